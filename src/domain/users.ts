@@ -1,0 +1,48 @@
+import { z } from 'zod'
+import type { Db } from '../db/client.ts'
+import { badInput, forbidden } from '../errors.ts'
+import type { UserKind, UserRecord } from '../store/records.ts'
+import { ensureUser, findUserByHandle, upsertUsers as storeUpsertUsers } from '../store/users.ts'
+import type { Identity } from '../auth.ts'
+import type { App, Viewer } from './app.ts'
+import { LIMITS } from './limits.ts'
+
+const UserInput = z.object({
+  handle: z.string().trim().min(1).max(LIMITS.handleLength),
+  displayName: z.string().trim().min(1).max(LIMITS.displayNameLength),
+  kind: z.enum(['HUMAN', 'AGENT']).default('HUMAN'),
+})
+
+/** Operators register or update the host system's users by handle. */
+export async function upsertUsers(app: App, viewer: Viewer, users: readonly { handle: string; displayName: string; kind?: UserKind | null }[]): Promise<UserRecord[]> {
+  if (!viewer.isOperator) throw forbidden('only operators upsert users')
+  if (users.length < 1 || users.length > LIMITS.usersPerUpsert) throw badInput(`pass 1..${LIMITS.usersPerUpsert} users`, 'users')
+  const parsed = users.map((u, i) => {
+    const r = UserInput.safeParse({ ...u, kind: u.kind ?? undefined })
+    if (!r.success) throw badInput(`users[${i}]: ${r.error.issues[0]!.message}`, `users.${i}.${r.error.issues[0]!.path.join('.')}`)
+    return r.data
+  })
+  if (new Set(parsed.map((u) => u.handle)).size !== parsed.length) throw badInput('handles must be unique', 'users')
+  return storeUpsertUsers(app.db, parsed)
+}
+
+/**
+ * Resolves a token's identity to a user, creating the user on first sight: the host system owns its
+ * users, and a valid token is proof enough. Cached for a few seconds, so a kind changed by
+ * upsertUsers shows within that time on every instance.
+ */
+export function createViewerResolver(db: Db, ttlMs = 5_000) {
+  const cache = new Map<string, { user: { id: number; kind: UserKind }; at: number }>()
+  return async (identity: Identity): Promise<Viewer> => {
+    const now = Date.now()
+    let user = cache.get(identity.handle)?.user
+    if (!user || now - cache.get(identity.handle)!.at > ttlMs) {
+      user =
+        (await findUserByHandle(db, identity.handle)) ??
+        (await ensureUser(db, { handle: identity.handle, displayName: identity.name ?? identity.handle, kind: 'HUMAN' }))
+      if (cache.size > 100_000) cache.clear()
+      cache.set(identity.handle, { user, at: now })
+    }
+    return { userId: user.id, handle: identity.handle, kind: user.kind, isOperator: identity.isOperator }
+  }
+}

@@ -1,0 +1,46 @@
+import { badInput } from './errors.ts'
+
+/**
+ * Opaque global ids for node(id): base64url("<Type>:<key>"). Messages are keyed by
+ * (conversationId, seq), so a message id is "Message:<conversationId>:<seq>".
+ */
+export type NodeType = 'User' | 'Conversation' | 'Message'
+export type MessageKey = { conversationId: number; seq: number }
+
+const NODE_TYPES = new Set<string>(['User', 'Conversation', 'Message'])
+
+export function encodeGlobalId(type: string, key: string | number | bigint): string {
+  return Buffer.from(`${type}:${key}`, 'utf8').toString('base64url')
+}
+
+export function decodeGlobalId(id: string): { type: NodeType; key: string } {
+  const raw = /^[A-Za-z0-9_-]{1,200}={0,2}$/.test(id) ? Buffer.from(id, 'base64url').toString('utf8') : ''
+  const at = raw.indexOf(':')
+  const type = raw.slice(0, at)
+  if (at < 0 || !NODE_TYPES.has(type)) throw badInput(`Malformed id "${id.slice(0, 64)}"`)
+  return { type: type as NodeType, key: raw.slice(at + 1) }
+}
+
+function positiveInt(text: string, id: string): number {
+  if (!/^[1-9][0-9]{0,15}$/.test(text)) throw badInput(`Malformed id "${id.slice(0, 64)}"`)
+  const n = Number(text)
+  if (!Number.isSafeInteger(n)) throw badInput(`Malformed id "${id.slice(0, 64)}"`)
+  return n
+}
+
+/** Decodes an id that must name a node of `type`; anything else is BAD_USER_INPUT. */
+export function parseId(id: string, type: 'User' | 'Conversation'): number {
+  const decoded = decodeGlobalId(id)
+  if (decoded.type !== type) throw badInput(`Expected a ${type} id, got a ${decoded.type} id`)
+  return positiveInt(decoded.key, id)
+}
+
+export function parseMessageId(id: string): MessageKey {
+  const decoded = decodeGlobalId(id)
+  if (decoded.type !== 'Message') throw badInput(`Expected a Message id, got a ${decoded.type} id`)
+  const [conversationId = '', seq = '', ...rest] = decoded.key.split(':')
+  if (rest.length) throw badInput(`Malformed id "${id.slice(0, 64)}"`)
+  return { conversationId: positiveInt(conversationId, id), seq: positiveInt(seq, id) }
+}
+
+export const messageGlobalId = (m: MessageKey) => encodeGlobalId('Message', `${m.conversationId}:${m.seq}`)

@@ -1,0 +1,48 @@
+import path from 'node:path'
+import { resolveAuthSecret, signToken } from './auth.ts'
+import { loadConfig } from './config.ts'
+import { createDb } from './db/client.ts'
+import { startEmbeddedPostgres } from './db/embedded.ts'
+import { migrateDeploy } from './db/migrate.ts'
+import { seedDemo } from './demo.ts'
+import { createRealtime } from './realtime/pubsub.ts'
+import { createParleyServer } from './server.ts'
+import { findUserByHandle } from './store/users.ts'
+
+const config = loadConfig()
+const log = (message: string) => console.log(`[parley] ${message}`)
+
+const database = config.DATABASE_URL
+  ? { url: config.DATABASE_URL, stop: async () => {} }
+  : await startEmbeddedPostgres({ dir: path.join(config.DATA_DIR, 'pg'), port: config.EMBEDDED_PG_PORT })
+log(config.DATABASE_URL ? 'using DATABASE_URL' : `embedded PostgreSQL in ${path.join(config.DATA_DIR, 'pg')} on port ${config.EMBEDDED_PG_PORT}`)
+migrateDeploy(database.url)
+
+const db = createDb(database.url, { poolSize: config.DATABASE_POOL_SIZE })
+const app = { db, realtime: createRealtime() }
+const authSecret = resolveAuthSecret(config, log)
+
+// A first embedded start gets demo data, so GraphiQL shows something real right away.
+if (!config.DATABASE_URL && !(await findUserByHandle(db, 'alice'))) {
+  await seedDemo(app)
+  log('created demo users alice, bob, carol and helper-bot with a few conversations')
+}
+
+const server = createParleyServer({ app, authSecret, maxBodyBytes: config.MAX_BODY_BYTES, production: config.NODE_ENV === 'production' })
+const url = await server.listen(config.PORT, config.HOST)
+log(`GraphQL (GraphiQL in a browser, WebSocket on the same path): ${url}`)
+if (config.NODE_ENV !== 'production') log(`a token for alice: ${await signToken(authSecret, 'alice')}`)
+
+let stopping = false
+async function shutdown(signal: string) {
+  if (stopping) return
+  stopping = true
+  log(`${signal}: draining connections`)
+  await server.close()
+  await db.$disconnect()
+  await database.stop()
+  log('stopped')
+  process.exit(0)
+}
+process.on('SIGINT', () => void shutdown('SIGINT'))
+process.on('SIGTERM', () => void shutdown('SIGTERM'))

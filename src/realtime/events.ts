@@ -1,0 +1,17 @@
+/**
+ * What domain actions hand to realtime after commit. Payloads carry keys only: each subscriber's
+ * resolver reads what that subscriber may see.
+ */
+export type MessageEventKind = 'ADDED' | 'EDITED' | 'RECALLED'
+
+export type RealtimeEvent =
+  | { type: 'message'; kind: MessageEventKind; conversationId: number; seq: number; pts: number }
+  | { type: 'read'; conversationId: number; userId: number; lastReadSeq: number; receiptsVisible: boolean }
+  | { type: 'typing'; conversationId: number; userId: number; expiresAt: string }
+  | { type: 'joined'; conversationId: number; userId: number }
+  | { type: 'removed'; conversationId: number; userId: number }
+  | { type: 'reminderDue'; userId: number; conversationId: number; seq: number; remindAt: string }
+  | { type: 'messageAction'; userId: number; conversationId: number; seq: number }
+
+export const conversationTopic = (id: number) => `conversation:${id}`
+export const userTopic = (id: number) => `user:${id}`

@@ -1,0 +1,120 @@
+import type { FieldMap } from '@pothos/core'
+import type { MessageKind } from '../store/records.ts'
+import { loadExisting } from '../domain/loaders.ts'
+import { builder } from './builder.ts'
+import { MessageKindEnum } from './enums.ts'
+import { UserRef } from './user.ts'
+
+/** Stored message content (JSONB) together with its kind, which picks the union member. */
+export type ContentShape = { kind: MessageKind; data: Record<string, any> }
+
+const TYPE_BY_KIND: Record<MessageKind, string> = {
+  TEXT: 'TextContent',
+  IMAGE: 'ImageContent',
+  AUDIO: 'AudioContent',
+  VIDEO: 'VideoContent',
+  FILE: 'FileContent',
+  STICKER: 'StickerContent',
+  CARD: 'CardContent',
+  FORWARD: 'ForwardContent',
+  MATERIAL: 'MaterialContent',
+  SYSTEM: 'SystemContent',
+}
+
+type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never
+type Fields = PothosSchemaTypes.ObjectFieldBuilder<Types, ContentShape>
+
+const content = <F extends FieldMap>(name: string, fields: (t: Fields) => F) => builder.objectRef<ContentShape>(name).implement({ fields })
+
+const str = (t: Fields, key: string, nullable = false) => t.string({ nullable, resolve: (c) => c.data[key] ?? null })
+const int = (t: Fields, key: string, nullable = true) => t.int({ nullable, resolve: (c) => c.data[key] ?? null })
+
+const TextContent = content('TextContent', (t) => ({ text: str(t, 'text') }))
+const ImageContent = content('ImageContent', (t) => ({
+  url: str(t, 'url'),
+  width: int(t, 'width'),
+  height: int(t, 'height'),
+  sizeBytes: int(t, 'sizeBytes'),
+  thumbnailUrl: str(t, 'thumbnailUrl', true),
+}))
+const AudioContent = content('AudioContent', (t) => ({ url: str(t, 'url'), durationMs: int(t, 'durationMs', false), sizeBytes: int(t, 'sizeBytes') }))
+const VideoContent = content('VideoContent', (t) => ({
+  url: str(t, 'url'),
+  durationMs: int(t, 'durationMs', false),
+  width: int(t, 'width'),
+  height: int(t, 'height'),
+  coverUrl: str(t, 'coverUrl', true),
+  sizeBytes: int(t, 'sizeBytes'),
+}))
+const FileContent = content('FileContent', (t) => ({ url: str(t, 'url'), name: str(t, 'name'), sizeBytes: int(t, 'sizeBytes', false), mimeType: str(t, 'mimeType', true) }))
+const StickerContent = content('StickerContent', (t) => ({ stickerId: str(t, 'stickerId'), url: str(t, 'url'), name: str(t, 'name', true) }))
+const CardContent = content('CardContent', (t) => ({ cardType: str(t, 'cardType'), data: t.field({ type: 'JSON', resolve: (c) => c.data.data }) }))
+const MaterialContent = content('MaterialContent', (t) => ({ title: str(t, 'title'), coverUrl: str(t, 'coverUrl', true), digest: str(t, 'digest', true), url: str(t, 'url') }))
+
+export const SystemEventEnum = builder.enumType('SystemEvent', {
+  values: ['CONVERSATION_CREATED', 'MEMBERS_ADDED', 'MEMBER_REMOVED', 'MEMBER_LEFT', 'TITLE_CHANGED', 'ROLE_CHANGED', 'MEMBER_MUTED', 'CALL_STARTED', 'CALL_ENDED'] as const,
+})
+const SystemContent = content('SystemContent', (t) => ({
+  event: t.field({ type: SystemEventEnum, resolve: (c) => c.data.event }),
+  actor: t.field({ type: UserRef, nullable: true, resolve: (c, _a, ctx) => (c.data.actorId ? ctx.loaders.users.load(c.data.actorId) : null) }),
+  targets: t.field({
+    type: [UserRef],
+    resolve: (c, _a, ctx) => loadExisting(ctx.loaders.users, c.data.targetIds ?? []),
+  }),
+  text: str(t, 'text', true),
+}))
+
+/** A merged-forward item: a snapshot taken when the forward was sent. */
+type ForwardedItemShape = { senderName: string; kind: MessageKind; content: Record<string, unknown>; sentAt: string }
+const ForwardedItem = builder.objectRef<ForwardedItemShape>('ForwardedItem')
+const ForwardContent = content('ForwardContent', (t) => ({
+  title: str(t, 'title'),
+  items: t.field({ type: [ForwardedItem], resolve: (c) => c.data.items ?? [] }),
+}))
+
+export const MessageContentUnion = builder.unionType('MessageContent', {
+  types: [TextContent, ImageContent, AudioContent, VideoContent, FileContent, StickerContent, CardContent, ForwardContent, MaterialContent, SystemContent],
+  resolveType: (c) => TYPE_BY_KIND[c.kind],
+})
+
+ForwardedItem.implement({
+  fields: (t) => ({
+    senderName: t.exposeString('senderName'),
+    kind: t.field({ type: MessageKindEnum, resolve: (i) => i.kind }),
+    content: t.field({ type: MessageContentUnion, resolve: (i) => ({ kind: i.kind, data: i.content }) }),
+    sentAt: t.field({ type: 'DateTime', resolve: (i) => new Date(i.sentAt) }),
+  }),
+})
+
+const TextInput = builder.inputType('TextInput', { fields: (t) => ({ text: t.string({ required: true }) }) })
+const ImageInput = builder.inputType('ImageInput', {
+  fields: (t) => ({ url: t.string({ required: true }), width: t.int(), height: t.int(), sizeBytes: t.int(), thumbnailUrl: t.string() }),
+})
+const AudioInput = builder.inputType('AudioInput', { fields: (t) => ({ url: t.string({ required: true }), durationMs: t.int({ required: true }), sizeBytes: t.int() }) })
+const VideoInput = builder.inputType('VideoInput', {
+  fields: (t) => ({ url: t.string({ required: true }), durationMs: t.int({ required: true }), width: t.int(), height: t.int(), coverUrl: t.string(), sizeBytes: t.int() }),
+})
+const FileInput = builder.inputType('FileInput', {
+  fields: (t) => ({ url: t.string({ required: true }), name: t.string({ required: true }), sizeBytes: t.int({ required: true }), mimeType: t.string() }),
+})
+const StickerInput = builder.inputType('StickerInput', { fields: (t) => ({ stickerId: t.string({ required: true }), url: t.string({ required: true }), name: t.string() }) })
+const CardInput = builder.inputType('CardInput', { fields: (t) => ({ cardType: t.string({ required: true }), data: t.field({ type: 'JSON', required: true }) }) })
+const ForwardInput = builder.inputType('ForwardInput', { fields: (t) => ({ title: t.string(), messageIds: t.idList({ required: true }) }) })
+const MaterialInput = builder.inputType('MaterialInput', {
+  fields: (t) => ({ title: t.string({ required: true }), coverUrl: t.string(), digest: t.string(), url: t.string({ required: true }) }),
+})
+
+export const MessageContentInput = builder.inputType('MessageContentInput', {
+  isOneOf: true,
+  fields: (t) => ({
+    text: t.field({ type: TextInput }),
+    image: t.field({ type: ImageInput }),
+    audio: t.field({ type: AudioInput }),
+    video: t.field({ type: VideoInput }),
+    file: t.field({ type: FileInput }),
+    sticker: t.field({ type: StickerInput }),
+    card: t.field({ type: CardInput }),
+    forward: t.field({ type: ForwardInput }),
+    material: t.field({ type: MaterialInput }),
+  }),
+})

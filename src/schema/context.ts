@@ -1,0 +1,13 @@
+import type { App, Viewer } from '../domain/app.ts'
+import type { Loaders } from '../domain/loaders.ts'
+import { DomainError } from '../errors.ts'
+
+/** Per-request (or per-subscription) context. */
+export type Context = { app: App; viewer: Viewer | null; loaders: Loaders }
+export type AuthedContext = Context & { viewer: Viewer }
+
+/** For fields below an authenticated root field. */
+export function viewerOf(ctx: Context): Viewer {
+  if (!ctx.viewer) throw new DomainError('UNAUTHENTICATED', 'sign in with "Authorization: Bearer <token>"')
+  return ctx.viewer
+}

@@ -1,0 +1,15 @@
+import { lexicographicSortSchema } from 'graphql'
+import { builder } from './builder.ts'
+import './scalars.ts'
+import './enums.ts'
+import './user.ts'
+import './conversation.ts'
+import './content.ts'
+import './message.ts'
+import './viewer.ts'
+import './node.ts'
+
+builder.queryType({})
+builder.mutationType({})
+
+export const schema = lexicographicSortSchema(builder.toSchema())

@@ -1,0 +1,101 @@
+import { listMessages, listMessagesAround } from '../domain/history.ts'
+import { sendMessage } from '../domain/messages.ts'
+import type { MessageRecord } from '../store/records.ts'
+import { loadExisting } from '../domain/loaders.ts'
+import { builder } from './builder.ts'
+import { MessageContentInput, MessageContentUnion } from './content.ts'
+import { viewerOf } from './context.ts'
+import { ConversationRef, loadConversation } from './conversation.ts'
+import { MessageKindEnum, MessageStatusEnum, SenderTypeEnum } from './enums.ts'
+import { UserRef } from './user.ts'
+
+export const MessageRef = builder.objectRef<MessageRecord>('Message')
+
+builder.node(MessageRef, {
+  id: { resolve: (m) => `${m.conversationId}:${m.seq}` },
+  isTypeOf: (v) => typeof v === 'object' && v !== null && 'seq' in v && 'pts' in v,
+  fields: (t) => ({
+    conversation: t.field({ type: ConversationRef, resolve: (m, _a, ctx) => loadConversation(ctx, m.conversationId) }),
+    seq: t.field({ type: 'SafeInt', resolve: (m) => m.seq }),
+    pts: t.field({ type: 'SafeInt', description: "The change number of this message's latest state", resolve: (m) => m.pts }),
+    senderType: t.field({ type: SenderTypeEnum, resolve: (m) => m.senderType }),
+    sender: t.field({ type: UserRef, nullable: true, description: 'Null for SYSTEM', resolve: (m, _a, ctx) => (m.senderId === null ? null : ctx.loaders.users.load(m.senderId)) }),
+    kind: t.field({ type: MessageKindEnum, resolve: (m) => m.kind }),
+    content: t.field({
+      type: MessageContentUnion,
+      nullable: true,
+      description: 'Null once RECALLED (a tombstone stays in history)',
+      resolve: (m) => (m.status === 'RECALLED' ? null : { kind: m.kind, data: m.content as Record<string, unknown> }),
+    }),
+    clientMessageId: t.string({ nullable: true, resolve: (m) => m.clientMessageId }),
+    mentions: t.field({
+      type: [UserRef],
+      resolve: (m, _a, ctx) => loadExisting(ctx.loaders.users, m.mentionUserIds),
+    }),
+    mentionsAll: t.boolean({ resolve: (m) => m.mentionAll }),
+    mentionsViewer: t.boolean({ resolve: (m, _a, ctx) => m.mentionAll || m.mentionUserIds.includes(viewerOf(ctx).userId) }),
+    status: t.field({ type: MessageStatusEnum, resolve: (m) => m.status }),
+    sentAt: t.field({ type: 'DateTime', resolve: (m) => m.sentAt }),
+    editedAt: t.field({ type: 'DateTime', nullable: true, resolve: (m) => m.editedAt }),
+    recalledAt: t.field({ type: 'DateTime', nullable: true, resolve: (m) => m.recalledAt }),
+    recalledBy: t.field({ type: UserRef, nullable: true, resolve: (m, _a, ctx) => (m.recalledById === null ? null : ctx.loaders.users.load(m.recalledById)) }),
+  }),
+})
+
+export const MessageConnection = builder.connectionObject({ type: MessageRef, name: 'MessageConnection' })
+
+builder.objectFields(ConversationRef, (t) => ({
+  lastMessage: t.field({
+    type: MessageRef,
+    nullable: true,
+    description: 'The newest message visible to the viewer',
+    resolve: (c, _a, ctx) => ctx.loaders.lastMessages.load(c.conversation.id),
+  }),
+  messages: t.connection(
+    {
+      type: MessageRef,
+      description: 'Relay connection over seq cursors; edges always ascending. No arguments = the newest 20; more than 100 = BAD_USER_INPUT.',
+      resolve: (c, args, ctx) => listMessages(ctx.app, viewerOf(ctx), c.conversation.id, args),
+    },
+    MessageConnection,
+  ),
+  messagesAround: t.field({
+    type: MessageConnection,
+    description: 'A window centred on an anchor seq (e.g. viewerMember.lastReadSeq + 1 = first unread)',
+    args: { seq: t.arg({ type: 'SafeInt', required: true }), count: t.arg.int({ defaultValue: 20 }) },
+    resolve: (c, { seq, count }, ctx) => listMessagesAround(ctx.app, viewerOf(ctx), c.conversation.id, seq, count),
+  }),
+  message: t.field({
+    type: MessageRef,
+    nullable: true,
+    args: { seq: t.arg({ type: 'SafeInt', required: true }) },
+    resolve: (c, { seq }, ctx) => ctx.loaders.messages.load({ conversationId: c.conversation.id, seq }),
+  }),
+}))
+
+const SendMessageInput = builder.inputType('SendMessageInput', {
+  fields: (t) => ({
+    conversationId: t.id({ required: true }),
+    clientMessageId: t.string({ required: true, description: 'Idempotency key chosen by the client, 1..128 chars' }),
+    content: t.field({ type: MessageContentInput, required: true }),
+    quotedMessageId: t.id(),
+    mentionUserIds: t.idList(),
+    mentionAll: t.boolean(),
+    visibleToUserIds: t.idList({ description: 'Directed message: only these members (and the sender) see it' }),
+  }),
+})
+
+const SendMessagePayload = builder.objectRef<{ message: MessageRecord; deduplicated: boolean }>('SendMessagePayload').implement({
+  fields: (t) => ({
+    message: t.field({ type: MessageRef, resolve: (p) => p.message }),
+    deduplicated: t.exposeBoolean('deduplicated'),
+  }),
+})
+
+builder.mutationField('sendMessage', (t) =>
+  t.withAuth({ authenticated: true }).field({
+    type: SendMessagePayload,
+    args: { input: t.arg({ type: SendMessageInput, required: true }) },
+    resolve: (_r, { input }, ctx) => sendMessage(ctx.app, ctx.viewer, input),
+  }),
+)

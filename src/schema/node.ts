@@ -1,0 +1,27 @@
+import { notFound } from '../errors.ts'
+import { decodeGlobalId, parseId, parseMessageId } from '../ids.ts'
+import { builder } from './builder.ts'
+import { loadConversation } from './conversation.ts'
+
+builder.queryField('node', (t) =>
+  t.withAuth({ authenticated: true }).field({
+    type: builder.nodeInterfaceRef(),
+    nullable: true,
+    description: 'A malformed id is BAD_USER_INPUT; an unknown one, or one the viewer may not see, is NOT_FOUND',
+    args: { id: t.arg.id({ required: true }) },
+    resolve: async (_root, { id }, ctx) => {
+      const { type } = decodeGlobalId(id)
+      switch (type) {
+        case 'User':
+          return (await ctx.loaders.users.load(parseId(id, 'User'))) ?? Promise.reject(notFound('User'))
+        case 'Conversation':
+          return loadConversation(ctx, parseId(id, 'Conversation'))
+        case 'Message': {
+          const key = parseMessageId(id)
+          await loadConversation(ctx, key.conversationId)
+          return (await ctx.loaders.messages.load(key)) ?? Promise.reject(notFound('Message'))
+        }
+      }
+    },
+  }),
+)

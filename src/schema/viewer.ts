@@ -1,0 +1,27 @@
+import type { Viewer } from '../domain/app.ts'
+import { listConversations } from '../domain/inbox.ts'
+import { builder } from './builder.ts'
+import { ConversationConnection } from './conversation.ts'
+import { ConversationTypeEnum } from './enums.ts'
+import { UserRef } from './user.ts'
+
+export const ViewerRef = builder.objectRef<Viewer>('Viewer')
+
+builder.objectType(ViewerRef, {
+  fields: (t) => ({
+    user: t.field({ type: UserRef, resolve: async (v, _a, ctx) => (await ctx.loaders.users.load(v.userId))! }),
+    isOperator: t.exposeBoolean('isOperator'),
+    conversations: t.field({
+      type: ConversationConnection,
+      description: 'Most recent activity first',
+      args: { first: t.arg.int(), after: t.arg.string(), type: t.arg({ type: ConversationTypeEnum }) },
+      resolve: async (v, args, ctx) => {
+        const page = await listConversations(ctx.app, v, args)
+        for (const { node } of page.edges) ctx.loaders.conversations.prime(node.conversation.id, node)
+        return page
+      },
+    }),
+  }),
+})
+
+builder.queryField('viewer', (t) => t.withAuth({ authenticated: true }).field({ type: ViewerRef, resolve: (_r, _a, ctx) => ctx.viewer }))

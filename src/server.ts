@@ -1,0 +1,77 @@
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { useServer } from 'graphql-ws/use/ws'
+import { WebSocketServer } from 'ws'
+import type { App } from './domain/app.ts'
+import { createYogaServer, GRAPHQL_PATH, type YogaOptions } from './yoga.ts'
+
+export type ParleyServer = {
+  server: Server
+  yoga: ReturnType<typeof createYogaServer>
+  /** Listens on `port` (0 = any free port) and resolves with the GraphQL URL. */
+  listen(port: number, host?: string): Promise<string>
+  /** Stops accepting, tells WebSocket clients to reconnect elsewhere, drains HTTP, then resolves. */
+  close(): Promise<void>
+}
+
+/** WebSocket close code for a server going away: graphql-ws clients retry on it. */
+const GOING_AWAY = 1001
+
+export function createParleyServer(opts: YogaOptions & { app: App }): ParleyServer {
+  const yoga = createYogaServer(opts)
+  const server = createServer(yoga)
+  const wss = new WebSocketServer({ server, path: GRAPHQL_PATH, maxPayload: opts.maxBodyBytes })
+
+  // graphql-ws runs each operation through Yoga's envelop, so plugins, limits and context apply to
+  // subscriptions exactly as to HTTP.
+  useServer(
+    {
+      execute: (args: any) => args.rootValue.execute(args),
+      subscribe: (args: any) => args.rootValue.subscribe(args),
+      onSubscribe: async (ctx, _id, params) => {
+        const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
+          ...ctx,
+          req: ctx.extra.request,
+          socket: ctx.extra.socket,
+          params,
+          connectionParams: ctx.connectionParams,
+        })
+        const args = {
+          schema,
+          operationName: params.operationName,
+          document: parse(params.query),
+          variableValues: params.variables,
+          contextValue: await contextFactory(),
+          rootValue: { execute, subscribe },
+        }
+        const errors = validate(args.schema, args.document)
+        if (errors.length) return errors
+        return args
+      },
+    },
+    wss,
+  )
+
+  return {
+    server,
+    yoga,
+    listen: (port, host) =>
+      new Promise((resolve, reject) => {
+        server.once('error', reject)
+        server.listen(port, host, () => {
+          const { port: bound } = server.address() as AddressInfo
+          resolve(`http://localhost:${bound}${GRAPHQL_PATH}`)
+        })
+      }),
+    async close() {
+      for (const socket of wss.clients) socket.close(GOING_AWAY, 'server shutting down')
+      await new Promise<void>((resolve) => wss.close(() => resolve()))
+      server.closeIdleConnections()
+      const drained = new Promise<void>((resolve) => server.close(() => resolve()))
+      // Requests still running after the grace period are cut off.
+      const timer = setTimeout(() => server.closeAllConnections(), 5_000)
+      await drained
+      clearTimeout(timer)
+    },
+  }
+}

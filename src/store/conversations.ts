@@ -1,0 +1,168 @@
+import type { ConversationType, HistoryVisibility, MemberRole } from '../generated/prisma/enums.ts'
+import { toConversation, toMember, type ConversationRecord, type MemberRecord } from './records.ts'
+import { Prisma, bigintArray, type Conn } from './sql.ts'
+
+const CONVERSATION_COLUMNS = Prisma.sql`c.id, c.type, c.title, c.history_visibility AS "historyVisibility",
+  c.last_seq AS "lastSeq", c.last_pts AS "lastPts", c.last_activity_at AS "lastActivityAt", c.created_at AS "createdAt"`
+const MEMBER_COLUMNS = Prisma.sql`cm.conversation_id AS "conversationId", cm.user_id AS "userId", cm.role,
+  cm.visible_from_seq AS "visibleFromSeq", cm.last_read_seq AS "lastReadSeq", cm.last_read_at AS "lastReadAt",
+  cm.muted_until AS "mutedUntil", cm.joined_at AS "joinedAt"`
+
+type ConversationRow = Parameters<typeof toConversation>[0]
+type MemberRow = Parameters<typeof toMember>[0]
+type AccessRow = ConversationRow & { member: MemberRow | null }
+
+export type ConversationAccess = { conversation: ConversationRecord; member: MemberRecord | null }
+
+const toAccess = (r: AccessRow): ConversationAccess => ({
+  conversation: toConversation(r),
+  member: r.member ? toMember({ ...r.member, lastReadAt: date(r.member.lastReadAt), mutedUntil: date(r.member.mutedUntil), joinedAt: date(r.member.joinedAt)! }) : null,
+})
+// Timestamps inside json_build_object come back as strings.
+const date = (v: Date | string | null) => (v === null ? null : new Date(v))
+
+const MEMBER_JSON = Prisma.sql`CASE WHEN cm.user_id IS NULL THEN NULL ELSE json_build_object(
+  'conversationId', cm.conversation_id, 'userId', cm.user_id, 'role', cm.role, 'visibleFromSeq', cm.visible_from_seq,
+  'lastReadSeq', cm.last_read_seq, 'lastReadAt', cm.last_read_at, 'mutedUntil', cm.muted_until, 'joinedAt', cm.joined_at) END AS member`
+
+/**
+ * Locks the conversation row (the seq/pts allocator) and reads the viewer's current membership with it.
+ * Every write that takes a seq or pts goes through here, so writes to one conversation serialize
+ * while writes to different conversations never wait for each other.
+ */
+export async function lockConversation(conn: Conn, conversationId: number, userId: number): Promise<ConversationAccess | null> {
+  const rows = await conn.$queryRaw<AccessRow[]>`
+    SELECT ${CONVERSATION_COLUMNS}, ${MEMBER_JSON}
+    FROM conversations c
+    LEFT JOIN conversation_members cm ON cm.conversation_id = c.id AND cm.user_id = ${userId} AND cm.left_at IS NULL
+    WHERE c.id = ${conversationId}
+    FOR UPDATE OF c`
+  return rows[0] ? toAccess(rows[0]) : null
+}
+
+/** Conversations with the viewer's current membership (null when not a member), for batched access checks. */
+export async function findConversationsForUser(conn: Conn, ids: readonly number[], userId: number): Promise<ConversationAccess[]> {
+  const rows = await conn.$queryRaw<AccessRow[]>`
+    SELECT ${CONVERSATION_COLUMNS}, ${MEMBER_JSON}
+    FROM conversations c
+    LEFT JOIN conversation_members cm ON cm.conversation_id = c.id AND cm.user_id = ${userId} AND cm.left_at IS NULL
+    WHERE c.id = ANY(${bigintArray(ids)})`
+  return rows.map(toAccess)
+}
+
+export async function insertConversation(
+  conn: Conn,
+  c: { type: ConversationType; title: string | null; historyVisibility: HistoryVisibility; privateKey?: string; createdById: number },
+): Promise<ConversationRecord | null> {
+  const rows = await conn.$queryRaw<ConversationRow[]>`
+    INSERT INTO conversations AS c (type, title, history_visibility, private_key, created_by_id)
+    VALUES (${c.type}::"ConversationType", ${c.title}, ${c.historyVisibility}::"HistoryVisibility", ${c.privateKey ?? null}, ${c.createdById})
+    ON CONFLICT (private_key) DO NOTHING
+    RETURNING ${CONVERSATION_COLUMNS}`
+  return rows[0] ? toConversation(rows[0]) : null
+}
+
+export async function findConversationIdByPrivateKey(conn: Conn, privateKey: string): Promise<number | null> {
+  const rows = await conn.$queryRaw<{ id: bigint }[]>`SELECT id FROM conversations WHERE private_key = ${privateKey}`
+  return rows[0] ? Number(rows[0].id) : null
+}
+
+/**
+ * Adds members, or brings back ones who left; current members are left untouched.
+ * Returns the ids that actually (re)joined.
+ */
+export async function addMembers(
+  conn: Conn,
+  conversationId: number,
+  members: { userId: number; role: MemberRole }[],
+  visibleFromSeq: number,
+): Promise<number[]> {
+  if (!members.length) return []
+  const rows = await conn.$queryRaw<{ userId: bigint }[]>`
+    INSERT INTO conversation_members AS cm (conversation_id, user_id, role, visible_from_seq)
+    SELECT ${conversationId}, u.user_id, u.role, ${visibleFromSeq}
+    FROM unnest(${bigintArray(members.map((m) => m.userId))}, ${members.map((m) => m.role)}::"MemberRole"[]) AS u(user_id, role)
+    ON CONFLICT (conversation_id, user_id) DO UPDATE
+      SET left_at = NULL, role = EXCLUDED.role, visible_from_seq = EXCLUDED.visible_from_seq, joined_at = now(), muted_until = NULL
+      WHERE cm.left_at IS NOT NULL
+    RETURNING user_id AS "userId"`
+  return rows.map((r) => Number(r.userId))
+}
+
+export async function markMemberLeft(conn: Conn, conversationId: number, userId: number): Promise<void> {
+  await conn.$executeRaw`
+    UPDATE conversation_members SET left_at = now() WHERE conversation_id = ${conversationId} AND user_id = ${userId} AND left_at IS NULL`
+}
+
+export async function setMemberRole(conn: Conn, conversationId: number, userId: number, role: MemberRole): Promise<MemberRecord | null> {
+  const rows = await conn.$queryRaw<MemberRow[]>`
+    UPDATE conversation_members cm SET role = ${role}::"MemberRole"
+    WHERE conversation_id = ${conversationId} AND user_id = ${userId} AND left_at IS NULL
+    RETURNING ${MEMBER_COLUMNS}`
+  return rows[0] ? toMember(rows[0]) : null
+}
+
+export async function findMember(conn: Conn, conversationId: number, userId: number): Promise<MemberRecord | null> {
+  const rows = await conn.$queryRaw<MemberRow[]>`
+    SELECT ${MEMBER_COLUMNS} FROM conversation_members cm
+    WHERE conversation_id = ${conversationId} AND user_id = ${userId} AND left_at IS NULL`
+  return rows[0] ? toMember(rows[0]) : null
+}
+
+/** The longest-standing remaining member, preferring admins: the next owner when the owner leaves. */
+export async function findSuccessor(conn: Conn, conversationId: number, excludeUserId: number): Promise<number | null> {
+  const rows = await conn.$queryRaw<{ userId: bigint }[]>`
+    SELECT user_id AS "userId" FROM conversation_members
+    WHERE conversation_id = ${conversationId} AND left_at IS NULL AND user_id <> ${excludeUserId}
+    ORDER BY (role = 'ADMIN') DESC, joined_at, user_id LIMIT 1`
+  return rows[0] ? Number(rows[0].userId) : null
+}
+
+/** The viewer's conversations, most recent activity first; keyset-paged on (lastActivityAt, id). */
+export async function listInbox(
+  conn: Conn,
+  userId: number,
+  opts: { type: ConversationType | null; after: { activityAt: Date; id: number } | null; limit: number },
+): Promise<ConversationAccess[]> {
+  const rows = await conn.$queryRaw<AccessRow[]>`
+    SELECT ${CONVERSATION_COLUMNS}, ${MEMBER_JSON}
+    FROM conversation_members cm JOIN conversations c ON c.id = cm.conversation_id
+    WHERE cm.user_id = ${userId} AND cm.left_at IS NULL
+      ${opts.type ? Prisma.sql`AND c.type = ${opts.type}::"ConversationType"` : Prisma.empty}
+      ${opts.after ? Prisma.sql`AND (c.last_activity_at, c.id) < (${opts.after.activityAt}, ${opts.after.id})` : Prisma.empty}
+    ORDER BY c.last_activity_at DESC, c.id DESC
+    LIMIT ${opts.limit}`
+  return rows.map(toAccess)
+}
+
+/** Current members of one conversation, by user id; keyset-paged. */
+export async function listMembers(conn: Conn, conversationId: number, opts: { afterUserId: number; limit: number }): Promise<MemberRecord[]> {
+  const rows = await conn.$queryRaw<MemberRow[]>`
+    SELECT ${MEMBER_COLUMNS} FROM conversation_members cm
+    WHERE cm.conversation_id = ${conversationId} AND cm.left_at IS NULL AND cm.user_id > ${opts.afterUserId}
+    ORDER BY cm.user_id LIMIT ${opts.limit}`
+  return rows.map(toMember)
+}
+
+/** For each conversation, one current member other than the viewer (the PRIVATE peer). */
+export async function findPeers(conn: Conn, conversationIds: readonly number[], viewerId: number): Promise<{ conversationId: number; userId: number }[]> {
+  const rows = await conn.$queryRaw<{ conversationId: bigint; userId: bigint }[]>`
+    SELECT DISTINCT ON (conversation_id) conversation_id AS "conversationId", user_id AS "userId"
+    FROM conversation_members
+    WHERE conversation_id = ANY(${bigintArray(conversationIds)}) AND user_id <> ${viewerId}
+    ORDER BY conversation_id, user_id`
+  return rows.map((r) => ({ conversationId: Number(r.conversationId), userId: Number(r.userId) }))
+}
+
+/** How many of `userIds` are current members. */
+export async function countCurrentMembers(conn: Conn, conversationId: number, userIds: readonly number[]): Promise<number> {
+  const rows = await conn.$queryRaw<{ n: number }[]>`
+    SELECT count(*)::int AS n FROM conversation_members
+    WHERE conversation_id = ${conversationId} AND user_id = ANY(${bigintArray(userIds)}) AND left_at IS NULL`
+  return rows[0]!.n
+}
+
+export async function findConversationType(conn: Conn, id: number): Promise<ConversationType | null> {
+  const rows = await conn.$queryRaw<{ type: ConversationType }[]>`SELECT type FROM conversations WHERE id = ${id}`
+  return rows[0]?.type ?? null
+}

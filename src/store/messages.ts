@@ -1,0 +1,148 @@
+import type { MessageKind, SenderType } from '../generated/prisma/enums.ts'
+import { toMessage, type MessageRecord, type MessageRow } from './records.ts'
+import { Prisma, bigintArray, type Conn } from './sql.ts'
+
+export const MESSAGE_COLUMNS = Prisma.sql`m.conversation_id AS "conversationId", m.seq, m.pts, m.sender_type AS "senderType",
+  m.sender_id AS "senderId", m.kind, m.client_message_id AS "clientMessageId", m.content, m.quoted_seq AS "quotedSeq",
+  m.mention_user_ids AS "mentionUserIds", m.mention_all AS "mentionAll", m.visible_to AS "visibleTo", m.status,
+  m.sent_at AS "sentAt", m.edited_at AS "editedAt", m.recalled_at AS "recalledAt", m.recalled_by_id AS "recalledById"`
+
+/** Who is reading: visibility of a message depends on the reader, never on a per-message member copy. */
+export type Reader = { userId: number }
+
+/**
+ * The one visibility rule every read path shares: the reader's membership window (visible_from_seq of
+ * `cm`, JOINED history), directed messages (visible_to), and the reader's own delete-for-me.
+ */
+export const visibleTo = (reader: Reader) => Prisma.sql`
+  m.seq >= cm.visible_from_seq
+  AND (cardinality(m.visible_to) = 0 OR m.sender_id = ${reader.userId} OR ${reader.userId} = ANY(m.visible_to))
+  AND NOT EXISTS (
+    SELECT 1 FROM message_user_actions ua
+    WHERE ua.conversation_id = m.conversation_id AND ua.seq = m.seq AND ua.user_id = ${reader.userId}
+      AND ua.action = 'DELETE' AND ua.status = 'ACTIVE')`
+
+/** Joins the reader's current membership row as `cm`. */
+const readerMembership = (reader: Reader) => Prisma.sql`
+  JOIN conversation_members cm ON cm.conversation_id = m.conversation_id AND cm.user_id = ${reader.userId} AND cm.left_at IS NULL`
+
+export type MessageDraft = {
+  senderType: SenderType
+  senderId: number | null
+  kind: MessageKind
+  clientMessageId: string | null
+  content: unknown
+  quotedSeq: number | null
+  mentionUserIds: number[]
+  mentionAll: boolean
+  visibleTo: number[]
+}
+
+/**
+ * Appends messages to a conversation whose row the caller holds locked (lockConversation), taking
+ * seq and pts after `last`. One statement: the rows, the conversation's counters and activity time,
+ * and each user sender's read position (sending reads up to your own message).
+ */
+export async function appendMessages(
+  conn: Conn,
+  conversationId: number,
+  last: { lastSeq: number; lastPts: number },
+  drafts: MessageDraft[],
+): Promise<MessageRecord[]> {
+  const values = drafts.map((d, i) => Prisma.sql`(
+    ${conversationId}, ${last.lastSeq + i + 1}, ${last.lastPts + i + 1}, ${d.senderType}::"SenderType", ${d.senderId}::bigint,
+    ${d.kind}::"MessageKind", ${d.clientMessageId}, ${JSON.stringify(d.content)}::jsonb, ${d.quotedSeq}::bigint,
+    ${bigintArray(d.mentionUserIds)}, ${d.mentionAll}, ${bigintArray(d.visibleTo)}, (SELECT at FROM clock))`)
+  const readUpTo = new Map<number, number>()
+  drafts.forEach((d, i) => d.senderId !== null && d.senderType !== 'SYSTEM' && readUpTo.set(d.senderId, last.lastSeq + i + 1))
+  const reads = readUpTo.size
+    ? Prisma.sql`, reads AS (
+        UPDATE conversation_members cm SET last_read_seq = GREATEST(cm.last_read_seq, r.seq), last_read_at = (SELECT at FROM clock)
+        FROM unnest(${bigintArray([...readUpTo.keys()])}, ${bigintArray([...readUpTo.values()])}) AS r(user_id, seq)
+        WHERE cm.conversation_id = ${conversationId} AND cm.user_id = r.user_id)`
+    : Prisma.empty
+  const rows = await conn.$queryRaw<MessageRow[]>`
+    WITH clock AS (SELECT clock_timestamp() AS at),
+    conv AS (
+      UPDATE conversations SET last_seq = ${last.lastSeq + drafts.length}, last_pts = ${last.lastPts + drafts.length},
+        last_activity_at = (SELECT at FROM clock)
+      WHERE id = ${conversationId})
+    ${reads}
+    INSERT INTO messages AS m (conversation_id, seq, pts, sender_type, sender_id, kind, client_message_id, content,
+      quoted_seq, mention_user_ids, mention_all, visible_to, sent_at)
+    VALUES ${Prisma.join(values)}
+    RETURNING ${MESSAGE_COLUMNS}`
+  return rows.map(toMessage)
+}
+
+export async function findByClientMessageId(
+  conn: Conn,
+  key: { conversationId: number; senderType: SenderType; senderId: number; clientMessageId: string },
+): Promise<MessageRecord | null> {
+  const rows = await conn.$queryRaw<MessageRow[]>`
+    SELECT ${MESSAGE_COLUMNS} FROM messages m
+    WHERE m.conversation_id = ${key.conversationId} AND m.sender_type = ${key.senderType}::"SenderType"
+      AND m.sender_id = ${key.senderId} AND m.client_message_id = ${key.clientMessageId}`
+  return rows[0] ? toMessage(rows[0]) : null
+}
+
+export type SeqRange = { afterSeq: number | null; beforeSeq: number | null }
+
+const seqRange = (r: SeqRange) => Prisma.sql`
+  ${r.afterSeq !== null ? Prisma.sql`AND m.seq > ${r.afterSeq}` : Prisma.empty}
+  ${r.beforeSeq !== null ? Prisma.sql`AND m.seq < ${r.beforeSeq}` : Prisma.empty}`
+
+/**
+ * A page of history the reader may see, as an index range scan on the (conversation_id, seq) key.
+ * `from: 'start'` reads ascending from the lower bound, `from: 'end'` descending from the upper bound.
+ * Rows come back in the scan's order.
+ */
+export async function listVisibleMessages(
+  conn: Conn,
+  reader: Reader,
+  conversationId: number,
+  opts: SeqRange & { from: 'start' | 'end'; limit: number },
+): Promise<MessageRecord[]> {
+  const rows = await conn.$queryRaw<MessageRow[]>`
+    SELECT ${MESSAGE_COLUMNS} FROM messages m ${readerMembership(reader)}
+    WHERE m.conversation_id = ${conversationId} ${seqRange(opts)} AND ${visibleTo(reader)}
+    ORDER BY m.seq ${opts.from === 'start' ? Prisma.sql`ASC` : Prisma.sql`DESC`}
+    LIMIT ${opts.limit}`
+  return rows.map(toMessage)
+}
+
+/** Whether the reader can see any message in the range (exact hasPreviousPage / hasNextPage). */
+export async function hasVisibleMessage(conn: Conn, reader: Reader, conversationId: number, range: SeqRange): Promise<boolean> {
+  const rows = await conn.$queryRaw<{ found: boolean }[]>`
+    SELECT EXISTS (
+      SELECT 1 FROM messages m ${readerMembership(reader)}
+      WHERE m.conversation_id = ${conversationId} ${seqRange(range)} AND ${visibleTo(reader)}) AS found`
+  return rows[0]!.found
+}
+
+/** Messages by key that the reader may see; invisible or missing keys are simply absent. */
+export async function findVisibleMessages(
+  conn: Conn,
+  reader: Reader,
+  keys: readonly { conversationId: number; seq: number }[],
+): Promise<MessageRecord[]> {
+  const rows = await conn.$queryRaw<MessageRow[]>`
+    SELECT ${MESSAGE_COLUMNS}
+    FROM unnest(${bigintArray(keys.map((k) => k.conversationId))}, ${bigintArray(keys.map((k) => k.seq))}) AS k(conversation_id, seq)
+    JOIN messages m ON m.conversation_id = k.conversation_id AND m.seq = k.seq
+    ${readerMembership(reader)}
+    WHERE ${visibleTo(reader)}`
+  return rows.map(toMessage)
+}
+
+/** The newest message the reader may see in each conversation (one statement for a whole inbox page). */
+export async function findLastVisibleMessages(conn: Conn, reader: Reader, conversationIds: readonly number[]): Promise<MessageRecord[]> {
+  const rows = await conn.$queryRaw<MessageRow[]>`
+    SELECT last.* FROM conversation_members cm
+    CROSS JOIN LATERAL (
+      SELECT ${MESSAGE_COLUMNS} FROM messages m
+      WHERE m.conversation_id = cm.conversation_id AND ${visibleTo(reader)}
+      ORDER BY m.seq DESC LIMIT 1) last
+    WHERE cm.user_id = ${reader.userId} AND cm.left_at IS NULL AND cm.conversation_id = ANY(${bigintArray(conversationIds)})`
+  return rows.map(toMessage)
+}

@@ -1,0 +1,122 @@
+import type {
+  ConversationType,
+  HistoryVisibility,
+  MemberRole,
+  MessageKind,
+  MessageStatus,
+  SenderType,
+  UserKind,
+} from '../generated/prisma/enums.ts'
+
+export type { ConversationType, HistoryVisibility, MemberRole, MessageKind, MessageStatus, SenderType, UserKind }
+
+/** Rows as the rest of the code sees them: BIGINT columns become JS numbers (ids and seqs < 2^53). */
+export type UserRecord = { id: number; handle: string; displayName: string; kind: UserKind }
+
+export type ConversationRecord = {
+  id: number
+  type: ConversationType
+  title: string | null
+  historyVisibility: HistoryVisibility
+  lastSeq: number
+  lastPts: number
+  lastActivityAt: Date
+  createdAt: Date
+}
+
+export type MemberRecord = {
+  conversationId: number
+  userId: number
+  role: MemberRole
+  visibleFromSeq: number
+  lastReadSeq: number
+  lastReadAt: Date | null
+  mutedUntil: Date | null
+  joinedAt: Date
+}
+
+export type MessageRecord = {
+  conversationId: number
+  seq: number
+  pts: number
+  senderType: SenderType
+  senderId: number | null
+  kind: MessageKind
+  clientMessageId: string | null
+  content: unknown
+  quotedSeq: number | null
+  mentionUserIds: number[]
+  mentionAll: boolean
+  visibleTo: number[]
+  status: MessageStatus
+  sentAt: Date
+  editedAt: Date | null
+  recalledAt: Date | null
+  recalledById: number | null
+}
+
+type Big = bigint | number
+const num = (v: Big) => Number(v)
+const numOrNull = (v: Big | null) => (v === null ? null : Number(v))
+
+export const toUser = (r: { id: Big; handle: string; displayName: string; kind: UserKind }): UserRecord => ({
+  id: num(r.id),
+  handle: r.handle,
+  displayName: r.displayName,
+  kind: r.kind,
+})
+
+export const toConversation = (r: Omit<ConversationRecord, 'id' | 'lastSeq' | 'lastPts'> & { id: Big; lastSeq: Big; lastPts: Big }): ConversationRecord => ({
+  id: num(r.id),
+  type: r.type,
+  title: r.title,
+  historyVisibility: r.historyVisibility,
+  lastSeq: num(r.lastSeq),
+  lastPts: num(r.lastPts),
+  lastActivityAt: r.lastActivityAt,
+  createdAt: r.createdAt,
+})
+
+export const toMember = (
+  r: Omit<MemberRecord, 'conversationId' | 'userId' | 'visibleFromSeq' | 'lastReadSeq'> & { conversationId: Big; userId: Big; visibleFromSeq: Big; lastReadSeq: Big },
+): MemberRecord => ({
+  conversationId: num(r.conversationId),
+  userId: num(r.userId),
+  role: r.role,
+  visibleFromSeq: num(r.visibleFromSeq),
+  lastReadSeq: num(r.lastReadSeq),
+  lastReadAt: r.lastReadAt,
+  mutedUntil: r.mutedUntil,
+  joinedAt: r.joinedAt,
+})
+
+export type MessageRow = Omit<MessageRecord, 'conversationId' | 'seq' | 'pts' | 'senderId' | 'quotedSeq' | 'mentionUserIds' | 'visibleTo' | 'recalledById'> & {
+  conversationId: Big
+  seq: Big
+  pts: Big
+  senderId: Big | null
+  quotedSeq: Big | null
+  mentionUserIds: Big[]
+  visibleTo: Big[]
+  recalledById: Big | null
+}
+
+export const toMessage = (r: MessageRow): MessageRecord => ({
+  conversationId: num(r.conversationId),
+  seq: num(r.seq),
+  pts: num(r.pts),
+  senderType: r.senderType,
+  senderId: numOrNull(r.senderId),
+  kind: r.kind,
+  clientMessageId: r.clientMessageId,
+  content: r.content,
+  quotedSeq: numOrNull(r.quotedSeq),
+  mentionUserIds: r.mentionUserIds.map(num),
+  mentionAll: r.mentionAll,
+  visibleTo: r.visibleTo.map(num),
+  status: r.status,
+  sentAt: r.sentAt,
+  editedAt: r.editedAt,
+  recalledAt: r.recalledAt,
+  recalledById: numOrNull(r.recalledById),
+})

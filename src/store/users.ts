@@ -1,0 +1,41 @@
+import type { UserKind } from '../generated/prisma/enums.ts'
+import { toUser, type UserRecord } from './records.ts'
+import { Prisma, bigintArray, type Conn } from './sql.ts'
+
+const USER_COLUMNS = Prisma.sql`id, handle, display_name AS "displayName", kind`
+
+export async function findUsersByIds(conn: Conn, ids: readonly number[]): Promise<UserRecord[]> {
+  const rows = await conn.$queryRaw<Parameters<typeof toUser>[0][]>`
+    SELECT ${USER_COLUMNS} FROM users WHERE id = ANY(${bigintArray(ids)})`
+  return rows.map(toUser)
+}
+
+export async function findUserByHandle(conn: Conn, handle: string): Promise<{ id: number; kind: UserKind } | null> {
+  const rows = await conn.$queryRaw<{ id: bigint; kind: UserKind }[]>`SELECT id, kind FROM users WHERE handle = ${handle}`
+  return rows[0] ? { id: Number(rows[0].id), kind: rows[0].kind } : null
+}
+
+/** Creates the user unless the handle exists (then keeps it as it is). */
+export async function ensureUser(conn: Conn, user: { handle: string; displayName: string; kind: UserKind }): Promise<{ id: number; kind: UserKind }> {
+  const rows = await conn.$queryRaw<{ id: bigint; kind: UserKind }[]>`
+    INSERT INTO users (handle, display_name, kind) VALUES (${user.handle}, ${user.displayName}, ${user.kind}::"UserKind")
+    ON CONFLICT (handle) DO UPDATE SET handle = EXCLUDED.handle
+    RETURNING id, kind`
+  return { id: Number(rows[0]!.id), kind: rows[0]!.kind }
+}
+
+/** Inserts or updates by handle, in input order. */
+export async function upsertUsers(conn: Conn, users: { handle: string; displayName: string; kind: UserKind }[]): Promise<UserRecord[]> {
+  const rows = await conn.$queryRaw<Parameters<typeof toUser>[0][]>`
+    INSERT INTO users (handle, display_name, kind)
+    SELECT * FROM unnest(${users.map((u) => u.handle)}::varchar[], ${users.map((u) => u.displayName)}::varchar[], ${users.map((u) => u.kind)}::"UserKind"[])
+    ON CONFLICT (handle) DO UPDATE SET display_name = EXCLUDED.display_name, kind = EXCLUDED.kind, updated_at = now()
+    RETURNING ${USER_COLUMNS}`
+  const byHandle = new Map(rows.map((r) => [r.handle, toUser(r)]))
+  return users.map((u) => byHandle.get(u.handle)!)
+}
+
+export async function countExistingUsers(conn: Conn, ids: readonly number[]): Promise<number> {
+  const rows = await conn.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM users WHERE id = ANY(${bigintArray(ids)})`
+  return rows[0]!.n
+}

@@ -1,0 +1,84 @@
+import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor'
+import { GraphQLError } from 'graphql'
+import { createLogger, createYoga, type Plugin, type YogaLogger } from 'graphql-yoga'
+import { authenticate } from './auth.ts'
+import type { App, Viewer } from './domain/app.ts'
+import { createLoaders } from './domain/loaders.ts'
+import { createViewerResolver } from './domain/users.ts'
+import { DomainError } from './errors.ts'
+import type { Context } from './schema/context.ts'
+import { schema } from './schema/index.ts'
+
+export type YogaOptions = { app: App; authSecret: string; maxBodyBytes: number; production: boolean; logger?: YogaLogger }
+
+/** Where the viewer's token arrives: the HTTP header, or graphql-ws connectionParams. */
+type ServerContext = { request?: Request; connectionParams?: Record<string, unknown> }
+
+export const GRAPHQL_PATH = '/graphql'
+
+/**
+ * Expected failures (DomainError) pass unchanged; GraphQL's own parse/validation/coercion errors
+ * keep or get a code; anything else is logged and masked.
+ */
+function maskError(logger: YogaLogger) {
+  return (error: unknown): Error => {
+    const original = error instanceof GraphQLError ? error.originalError : error
+    if (original instanceof DomainError) return error as GraphQLError
+    if (error instanceof GraphQLError && !original) {
+      if (!error.extensions.code) (error.extensions as Record<string, unknown>).code = 'BAD_USER_INPUT'
+      return error
+    }
+    logger.error('unexpected error', original)
+    return new GraphQLError('Unexpected error.', { extensions: { code: 'INTERNAL_SERVER_ERROR' } })
+  }
+}
+
+/** Refuses bodies over the limit before they are read (413 with a GraphQL-shaped error). */
+function useBodyLimit(maxBytes: number): Plugin {
+  return {
+    onRequest({ request, endResponse, fetchAPI }) {
+      const length = Number(request.headers.get('content-length') ?? 0)
+      const chunked = !request.headers.has('content-length') && request.headers.get('transfer-encoding')?.includes('chunked')
+      if (length > maxBytes || chunked) {
+        const message = chunked ? 'request bodies must declare their Content-Length' : `request body is larger than ${maxBytes} bytes`
+        endResponse(
+          new fetchAPI.Response(JSON.stringify({ errors: [{ message, extensions: { code: 'BAD_USER_INPUT' } }] }), {
+            status: 413,
+            headers: { 'content-type': 'application/json' },
+          }),
+        )
+      }
+    },
+  }
+}
+
+export function createYogaServer(opts: YogaOptions) {
+  const resolveViewer = createViewerResolver(opts.app.db)
+  const logger = opts.logger ?? createLogger(opts.production ? 'info' : 'warn')
+  return createYoga<ServerContext, Context>({
+    schema,
+    graphqlEndpoint: GRAPHQL_PATH,
+    logging: logger,
+    landingPage: false,
+    graphiql: { title: 'Parley', headers: JSON.stringify({ Authorization: 'Bearer <paste a token from `npm run token -- alice`>' }) },
+    maskedErrors: { isDev: false, maskError: maskError(logger) },
+    plugins: [
+      useBodyLimit(opts.maxBodyBytes),
+      // Generous enough for every real client path (about 10 levels deep), tight enough to stop abuse.
+      EnvelopArmorPlugin({
+        maxDepth: { n: 15 },
+        maxAliases: { n: 30 },
+        maxDirectives: { n: 20 },
+        maxTokens: { n: 3000 },
+        costLimit: { maxCost: 20_000 },
+        blockFieldSuggestion: { enabled: opts.production },
+      }),
+    ],
+    context: async ({ request, connectionParams }): Promise<Context> => {
+      const authorization = request?.headers.get('authorization') ?? (connectionParams?.authorization as string | undefined)
+      const identity = await authenticate(opts.authSecret, authorization)
+      const viewer: Viewer | null = identity ? await resolveViewer(identity) : null
+      return { app: opts.app, viewer, loaders: createLoaders(opts.app.db, viewer) }
+    },
+  })
+}
