@@ -1,5 +1,7 @@
 import { z } from 'zod'
 
+const booleanFlag = z.enum(['true', 'false', '1', '0', 'on', 'off']).transform((v) => ['true', '1', 'on'].includes(v))
+
 /** Every environment variable Parley reads, validated once at start-up (documented in README.md). */
 const Env = z.object({
   NODE_ENV: z.string().default('development'),
@@ -12,6 +14,12 @@ const Env = z.object({
   AUTH_SECRET: z.string().min(32, 'AUTH_SECRET must be at least 32 characters').optional(),
   MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(1_000_000),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+  RECALL_WINDOW_SECONDS: z.coerce.number().int().min(0).default(120),
+  READ_RECEIPTS_PRIVATE: booleanFlag.default(true),
+  READ_RECEIPTS_GROUP: booleanFlag.default(true),
+  SENSITIVE_WORDS_FILE: z.string().optional(),
+  REDIS_URL: z.string().optional(),
+  RESYNC_LIMIT: z.coerce.number().int().min(1).default(1000),
 })
 
 export type Config = z.infer<typeof Env>

@@ -5,6 +5,7 @@ import { createDb } from './db/client.ts'
 import { startEmbeddedPostgres } from './db/embedded.ts'
 import { migrateDeploy } from './db/migrate.ts'
 import { seedDemo } from './demo.ts'
+import { settingsFromConfig } from './domain/settings.ts'
 import { createRealtime } from './realtime/pubsub.ts'
 import { createParleyServer } from './server.ts'
 import { findUserByHandle } from './store/users.ts'
@@ -19,7 +20,7 @@ log(config.DATABASE_URL ? 'using DATABASE_URL' : `embedded PostgreSQL in ${path.
 migrateDeploy(database.url)
 
 const db = createDb(database.url, { poolSize: config.DATABASE_POOL_SIZE })
-const app = { db, realtime: createRealtime() }
+const app = { db, realtime: createRealtime(), settings: settingsFromConfig(config) }
 const authSecret = resolveAuthSecret(config, log)
 
 // A first embedded start gets demo data, so GraphiQL shows something real right away.

@@ -2,12 +2,13 @@ import type { UserKind } from '../store/records.ts'
 import type { Db, Tx } from '../db/client.ts'
 import type { RealtimeEvent } from '../realtime/events.ts'
 import type { Realtime } from '../realtime/pubsub.ts'
+import type { Settings } from './settings.ts'
 
 /** The authenticated caller. */
 export type Viewer = { userId: number; handle: string; kind: UserKind; isOperator: boolean }
 
-/** What domain actions run against: the database and the realtime bus. */
-export type App = { db: Db; realtime: Realtime }
+/** What domain actions run against: the database, the realtime bus and the behaviour settings. */
+export type App = { db: Db; realtime: Realtime; settings: Settings }
 
 export type Outcome<T> = { result: T; events: RealtimeEvent[] }
 

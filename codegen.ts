@@ -1,0 +1,23 @@
+import type { CodegenConfig } from '@graphql-codegen/cli'
+
+/** Types the operations written with `graphql()` in tests, bench and examples against schema.graphql. */
+const config: CodegenConfig = {
+  schema: 'schema.graphql',
+  documents: ['test/**/*.ts', 'bench/**/*.ts', '!test/gql/**'],
+  ignoreNoDocuments: true,
+  // ESM with NodeNext resolution: generated imports carry their extension.
+  importExtension: '.ts',
+  generates: {
+    'test/gql/': {
+      preset: 'client',
+      config: {
+        scalars: { DateTime: 'string', SafeInt: 'number', JSON: 'unknown' },
+        enumsAsTypes: true,
+        useTypeImports: true,
+      },
+      presetConfig: { fragmentMasking: false },
+    },
+  },
+}
+
+export default config

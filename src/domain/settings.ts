@@ -1,0 +1,29 @@
+import type { Config } from '../config.ts'
+
+/** Behaviour switches the domain reads (from the environment in production, set directly in tests). */
+export type Settings = {
+  /** How long a sender may recall their own message. */
+  recallWindowSeconds: number
+  /** Read receipts on/off per conversation type; read positions are kept either way. */
+  readReceipts: { private: boolean; group: boolean }
+  /** Lower-cased words a message may not contain (CONTENT_REJECTED). */
+  sensitiveWords: string[]
+  /** More missed changes than this on resume → RESYNC_REQUIRED. */
+  resyncLimit: number
+}
+
+export const DEFAULT_SETTINGS: Settings = {
+  recallWindowSeconds: 120,
+  readReceipts: { private: true, group: true },
+  sensitiveWords: [],
+  resyncLimit: 1000,
+}
+
+export function settingsFromConfig(config: Config, sensitiveWords: string[] = []): Settings {
+  return {
+    recallWindowSeconds: config.RECALL_WINDOW_SECONDS,
+    readReceipts: { private: config.READ_RECEIPTS_PRIVATE, group: config.READ_RECEIPTS_GROUP },
+    sensitiveWords,
+    resyncLimit: config.RESYNC_LIMIT,
+  }
+}

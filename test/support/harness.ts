@@ -1,0 +1,92 @@
+import { randomUUID } from 'node:crypto'
+import type { TypedDocumentNode } from '@graphql-typed-document-node/core'
+import { print } from 'graphql'
+import { inject } from 'vitest'
+import { signToken } from '../../src/auth.ts'
+import { createDb, type Db } from '../../src/db/client.ts'
+import type { App } from '../../src/domain/app.ts'
+import { DEFAULT_SETTINGS } from '../../src/domain/settings.ts'
+import { createRealtime } from '../../src/realtime/pubsub.ts'
+import { createParleyServer, type ParleyServer } from '../../src/server.ts'
+
+export const AUTH_SECRET = 'test-secret-that-is-long-enough-for-hs256'
+
+export type GraphQLResponse<T> = { data?: T | null; errors?: { message: string; path?: (string | number)[]; extensions?: { code?: string } }[] }
+
+/** Statement log of the test process's database client, for statement-count assertions. */
+export const sqlLog: string[] = []
+
+let shared: { db: Db; app: App; server: ParleyServer } | undefined
+
+/** One app per test file (worker): real PostgreSQL, in-process realtime, Yoga driven through fetch. */
+export function testApp() {
+  if (!shared) {
+    const db = createDb(inject('databaseUrl'), { poolSize: 40, onQuery: (sql) => sqlLog.push(sql) })
+    const app: App = { db, realtime: createRealtime(), settings: structuredClone(DEFAULT_SETTINGS) }
+    shared = { db, app, server: createParleyServer({ app, authSecret: AUTH_SECRET, maxBodyBytes: 100_000, production: false }) }
+  }
+  return shared
+}
+
+/** Counts the SQL statements `work` sends. */
+export async function countStatements(work: () => Promise<unknown>): Promise<number> {
+  const before = sqlLog.length
+  await work()
+  return sqlLog.slice(before).filter((q) => !/^(BEGIN|COMMIT|ROLLBACK)/i.test(q.trim())).length
+}
+
+/** Sends one GraphQL request over HTTP (yoga.fetch: the whole HTTP pipeline, no socket). */
+export async function request<T, V>(
+  token: string | null,
+  document: TypedDocumentNode<T, V> | string,
+  variables?: V,
+  headers: Record<string, string> = {},
+): Promise<GraphQLResponse<T>> {
+  const response = await testApp().server.yoga.fetch('http://parley.test/graphql', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers },
+    body: JSON.stringify({ query: typeof document === 'string' ? document : print(document), variables }),
+  })
+  return (await response.json()) as GraphQLResponse<T>
+}
+
+export type TestUser = {
+  id: string
+  handle: string
+  token: string
+  /** Runs an operation as this user; throws when the response has errors. */
+  run<T, V>(document: TypedDocumentNode<T, V>, variables?: V): Promise<T>
+  /** Runs an operation as this user and returns the raw response (for error assertions). */
+  try<T, V>(document: TypedDocumentNode<T, V>, variables?: V): Promise<GraphQLResponse<T>>
+}
+
+export const uniqueHandle = (prefix = 'u') => `${prefix}-${randomUUID().slice(0, 12)}`
+
+/** A fresh user: a minted token; the first authenticated request creates the user. */
+export function newUser(opts: { prefix?: string; operator?: boolean; name?: string } = {}): Promise<TestUser> {
+  return userWithHandle(uniqueHandle(opts.prefix), opts)
+}
+
+/** A user for a given handle (created on first request unless it exists). */
+export async function userWithHandle(handle: string, opts: { operator?: boolean; name?: string } = {}): Promise<TestUser> {
+  const token = await signToken(AUTH_SECRET, handle, { operator: opts.operator, name: opts.name })
+  const user: TestUser = {
+    id: '',
+    handle,
+    token,
+    try: (document, variables) => request(token, document, variables),
+    async run(document, variables) {
+      const response = await request(token, document, variables)
+      if (response.errors?.length) throw new Error(`GraphQL errors: ${JSON.stringify(response.errors)}`)
+      return response.data!
+    },
+  }
+  const me = await request<{ viewer: { user: { id: string } } }, never>(token, '{ viewer { user { id } } }')
+  user.id = me.data!.viewer.user.id
+  return user
+}
+
+export const newUsers = (n: number, prefix?: string) => Promise.all(Array.from({ length: n }, () => newUser({ prefix })))
+
+/** The error codes of a response, in order. */
+export const codes = (response: GraphQLResponse<unknown>) => (response.errors ?? []).map((e) => e.extensions?.code)
