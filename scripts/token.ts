@@ -1,0 +1,17 @@
+// npm run token -- <handle> [--operator] [--name "Display Name"]
+// Prints a JWT signed with AUTH_SECRET (or the development secret in the data folder).
+import { parseArgs } from 'node:util'
+import { resolveAuthSecret, signToken } from '../src/auth.ts'
+import { loadConfig } from '../src/config.ts'
+
+const { positionals, values } = parseArgs({
+  allowPositionals: true,
+  options: { operator: { type: 'boolean', default: false }, name: { type: 'string' }, expires: { type: 'string', default: '30d' } },
+})
+const handle = positionals[0]
+if (!handle) {
+  console.error('usage: npm run token -- <handle> [--operator] [--name "Display Name"] [--expires 30d]')
+  process.exit(2)
+}
+const secret = resolveAuthSecret(loadConfig(), (m) => console.error(m))
+console.log(await signToken(secret, handle, { operator: values.operator, name: values.name, expiresIn: values.expires }))
