@@ -24,7 +24,8 @@ function maskError(logger: YogaLogger) {
   return (error: unknown): Error => {
     const original = error instanceof GraphQLError ? error.originalError : error
     if (original instanceof DomainError) return error as GraphQLError
-    if (error instanceof GraphQLError && !original) {
+    // Parse, validation and input-coercion errors (graphql-js wraps some in a second GraphQLError).
+    if (error instanceof GraphQLError && (!original || original instanceof GraphQLError)) {
       if (!error.extensions.code) (error.extensions as Record<string, unknown>).code = 'BAD_USER_INPUT'
       return error
     }
