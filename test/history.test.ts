@@ -1,3 +1,4 @@
+import type { ResultOf } from '@graphql-typed-document-node/core'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { parseId } from '../src/ids.ts'
 import { appendMessages } from '../src/store/messages.ts'
@@ -21,6 +22,8 @@ const OneMessage = graphql(`
     conversation(id: $id) { message(seq: $seq) { seq content { ... on TextContent { text } } } }
   }
 `)
+
+type Page = NonNullable<ResultOf<typeof History>['conversation']>['messages']
 
 const TOTAL = 501 // the CONVERSATION_CREATED system message + 500 texts
 
@@ -65,7 +68,7 @@ describe('Conversation.messages', () => {
     const seen: number[] = []
     let before: string | null = null
     for (let pageNo = 0; ; pageNo++) {
-      const page = (await reader.run(History, { id: conversationId, last: 37, before })).conversation!.messages
+      const page: Page = (await reader.run(History, { id: conversationId, last: 37, before })).conversation!.messages
       const seqs = page.edges.map((e) => e.node.seq)
       expect(seqs).toEqual([...seqs].sort((a, b) => a - b))
       expect(page.pageInfo.hasNextPage).toBe(pageNo > 0)
@@ -80,7 +83,7 @@ describe('Conversation.messages', () => {
     const seen: number[] = []
     let after: string | null = null
     for (let pageNo = 0; ; pageNo++) {
-      const page = (await reader.run(History, { id: conversationId, first: 50, after })).conversation!.messages
+      const page: Page = (await reader.run(History, { id: conversationId, first: 50, after })).conversation!.messages
       expect(page.pageInfo.hasPreviousPage).toBe(pageNo > 0)
       seen.push(...page.edges.map((e) => e.node.seq))
       if (!page.pageInfo.hasNextPage) break
