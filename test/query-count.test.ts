@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest'
+import { graphql } from './gql/index.ts'
+import { countStatements, newUser, newUsers } from './support/harness.ts'
+import { createGroup, OpenPrivate, sendText } from './support/operations.ts'
+
+const Inbox = graphql(`
+  query Inbox($first: Int) {
+    viewer {
+      conversations(first: $first) {
+        edges {
+          node {
+            id type title lastSeq
+            peer { id handle }
+            viewerMember { role lastReadSeq user { handle } }
+            lastMessage { seq sentAt sender { id displayName } content { ... on TextContent { text } ... on SystemContent { event actor { handle } } } }
+          }
+        }
+        pageInfo { hasNextPage endCursor }
+      }
+    }
+  }
+`)
+
+describe('statement counts', () => {
+  it('are the same for an inbox page of 50 as for a page of 5 (no statement per row)', async () => {
+    const viewer = await newUser()
+    const others = await newUsers(5)
+    // Newest first: both pages hold every kind of row (private with a peer, groups with user and system messages).
+    for (let i = 0; i < 45; i++) {
+      if (i % 2) await createGroup(others[i % 5]!, [viewer])
+      else await sendText(others[i % 5]!, (await createGroup(viewer, [others[i % 5]!])).id, `group ${i}`)
+    }
+    for (const other of others) {
+      const chat = (await viewer.run(OpenPrivate, { userId: other.id })).openPrivateConversation
+      await sendText(other, chat.id, 'private')
+      await createGroup(other, [viewer])
+    }
+
+    await viewer.run(Inbox, { first: 1 }) // warm the token → user cache
+    let fifty = 0
+    const small = await countStatements(async () => {
+      const page = await viewer.run(Inbox, { first: 5 })
+      expect(page.viewer.conversations.edges).toHaveLength(5)
+    })
+    const large = await countStatements(async () => {
+      const page = await viewer.run(Inbox, { first: 50 })
+      fifty = page.viewer.conversations.edges.length
+      expect(page.viewer.conversations.edges.every((e) => e.node.lastMessage !== null)).toBe(true)
+    })
+    expect(fifty).toBe(50)
+    expect(large).toBe(small)
+    expect(large).toBeLessThanOrEqual(6)
+  })
+})
