@@ -4,6 +4,7 @@ import { loadConfig } from './config.ts'
 import { createDb } from './db/client.ts'
 import { openDatabase } from './db/embedded.ts'
 import { seedDemo } from './demo.ts'
+import { loadSensitiveWords } from './domain/sendRules.ts'
 import { settingsFromConfig } from './domain/settings.ts'
 import { createRealtime } from './realtime/pubsub.ts'
 import { createParleyServer } from './server.ts'
@@ -16,7 +17,7 @@ const database = await openDatabase(config)
 log(database.embedded ? `embedded PostgreSQL in ${path.join(config.DATA_DIR, 'pg')} on port ${config.EMBEDDED_PG_PORT}` : 'using DATABASE_URL')
 
 const db = createDb(database.url, { poolSize: config.DATABASE_POOL_SIZE })
-const app = { db, realtime: createRealtime(), settings: settingsFromConfig(config) }
+const app = { db, realtime: createRealtime(), settings: settingsFromConfig(config, loadSensitiveWords(config.SENSITIVE_WORDS_FILE)) }
 const authSecret = resolveAuthSecret(config, log)
 
 // A first embedded start gets demo data, so GraphiQL shows something real right away.

@@ -1,35 +1,177 @@
 import { z } from 'zod'
-import { badInput } from '../errors.ts'
-import type { MessageKind } from '../store/records.ts'
+import { DomainError, badInput, notFound } from '../errors.ts'
+import { parseMessageId, type MessageKey } from '../ids.ts'
+import { findVisibleMessages } from '../store/messages.ts'
+import type { MessageKind, MessageRecord } from '../store/records.ts'
+import type { Conn } from '../store/sql.ts'
+import { findUsersByIds } from '../store/users.ts'
+import type { Viewer } from './app.ts'
 import { LIMITS } from './limits.ts'
 
 /** MessageContentInput as GraphQL hands it over: @oneOf, so exactly one member is set. */
 export type ContentInput = Partial<Record<'text' | 'image' | 'audio' | 'video' | 'file' | 'sticker' | 'card' | 'forward' | 'material', unknown>>
 
-const text = z.object({
-  text: z
-    .string()
-    .max(LIMITS.textLength, `text is longer than ${LIMITS.textLength} characters`)
-    .refine((s) => s.trim().length > 0, 'text must not be empty'),
-})
-
-/** Validators per input member; the stored JSON is the validated object. */
-const CONTENT: Partial<Record<keyof ContentInput, { kind: MessageKind; schema: z.ZodType }>> = {
-  text: { kind: 'TEXT', schema: text },
-}
-
+/** Content ready to store: the JSONB is the validated object, without unset (null) fields. */
 export type ValidContent = { kind: MessageKind; content: Record<string, unknown> }
+/** A merged forward before its snapshot is taken (that needs the sender's view of the sources). */
+export type ForwardRequest = { title: string | null; sources: MessageKey[] }
+export type ContentDraft = ValidContent | { kind: 'FORWARD'; forward: ForwardRequest }
 
-export function validateContent(input: ContentInput): ValidContent {
+const range = (min: number, max: number) => z.number().int().min(min, `must be between ${min} and ${max}`).max(max, `must be between ${min} and ${max}`)
+const words = (max: number) =>
+  z
+    .string()
+    .max(max, `must be at most ${max} characters`)
+    .refine((s) => s.trim().length > 0, 'must not be empty')
+const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an absolute http(s) URL' }).max(LIMITS.urlLength, `must be at most ${LIMITS.urlLength} characters`)
+const bytes = range(0, LIMITS.mediaBytes)
+const pixels = range(1, LIMITS.mediaPixels)
+const durationMs = range(1, LIMITS.mediaDurationMs)
+const jsonBytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value), 'utf8')
+
+const cardData = z
+  .custom<Record<string, unknown>>((v) => typeof v === 'object' && v !== null && !Array.isArray(v), 'must be a JSON object')
+  .refine((v) => jsonBytes(v) <= LIMITS.cardDataBytes, `must be at most ${LIMITS.cardDataBytes} bytes as JSON`)
+
+/** Validators per input member (GraphQL already checked types and required fields). */
+const CONTENT = {
+  text: { kind: 'TEXT', schema: z.object({ text: words(LIMITS.textLength) }) },
+  image: {
+    kind: 'IMAGE',
+    schema: z.object({ url: httpUrl, width: pixels.nullish(), height: pixels.nullish(), sizeBytes: bytes.nullish(), thumbnailUrl: httpUrl.nullish() }),
+  },
+  audio: { kind: 'AUDIO', schema: z.object({ url: httpUrl, durationMs, sizeBytes: bytes.nullish() }) },
+  video: {
+    kind: 'VIDEO',
+    schema: z.object({ url: httpUrl, durationMs, width: pixels.nullish(), height: pixels.nullish(), coverUrl: httpUrl.nullish(), sizeBytes: bytes.nullish() }),
+  },
+  file: {
+    kind: 'FILE',
+    schema: z.object({
+      url: httpUrl,
+      name: words(LIMITS.fileNameLength),
+      sizeBytes: bytes,
+      mimeType: z
+        .string()
+        .max(LIMITS.mimeTypeLength, `must be at most ${LIMITS.mimeTypeLength} characters`)
+        .regex(/^[\w.+-]+\/[\w.+-]+( *;.*)?$/, 'must look like type/subtype')
+        .nullish(),
+    }),
+  },
+  sticker: { kind: 'STICKER', schema: z.object({ stickerId: words(LIMITS.stickerIdLength), url: httpUrl, name: words(LIMITS.stickerNameLength).nullish() }) },
+  card: {
+    kind: 'CARD',
+    schema: z.object({
+      cardType: words(LIMITS.cardTypeLength).regex(/^[A-Za-z0-9][\w.:-]*$/, 'must be an identifier (letters, digits, _ . : -)'),
+      data: cardData,
+    }),
+  },
+  forward: {
+    kind: 'FORWARD',
+    schema: z.object({
+      title: words(LIMITS.forwardTitleLength).nullish(),
+      messageIds: z.array(z.string()).min(1, `must name 1..${LIMITS.forwardMessages} messages`).max(LIMITS.forwardMessages, `must name 1..${LIMITS.forwardMessages} messages`),
+    }),
+  },
+  material: {
+    kind: 'MATERIAL',
+    schema: z.object({ title: words(LIMITS.materialTitleLength), coverUrl: httpUrl.nullish(), digest: words(LIMITS.materialDigestLength).nullish(), url: httpUrl }),
+  },
+} as const satisfies Record<keyof ContentInput, { kind: MessageKind; schema: z.ZodType<Record<string, unknown>> }>
+
+const withoutNulls = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== null && v !== undefined))
+
+/** Validates a MessageContentInput; a merged forward comes back as a request to snapshot. */
+export function parseContent(input: ContentInput): ContentDraft {
   const set = Object.entries(input).filter(([, v]) => v !== null && v !== undefined)
   if (set.length !== 1) throw badInput('content must set exactly one kind', 'content')
-  const [member, value] = set[0]!
-  const spec = CONTENT[member as keyof ContentInput]
+  const [member, value] = set[0]! as [keyof ContentInput, unknown]
+  const spec = CONTENT[member]
   if (!spec) throw badInput(`content kind "${member}" is not supported`, `content.${member}`)
   const parsed = spec.schema.safeParse(value)
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!
-    throw badInput(issue.message, ['content', member, ...issue.path].join('.'))
+    const field = ['content', member, ...issue.path].join('.')
+    throw badInput(`${field} ${issue.message}`, field)
   }
-  return { kind: spec.kind, content: parsed.data as Record<string, unknown> }
+  if (member === 'forward') {
+    const { title, messageIds } = parsed.data as { title?: string | null; messageIds: string[] }
+    const unique = new Map(messageIds.map(parseMessageId).map((k) => [`${k.conversationId}:${k.seq}`, k]))
+    return { kind: 'FORWARD', forward: { title: title ?? null, sources: [...unique.values()] } }
+  }
+  return { kind: spec.kind, content: withoutNulls(parsed.data) }
+}
+
+/** For actions that take content but no forward (editMessage). */
+export function validateContent(input: ContentInput): ValidContent {
+  const draft = parseContent(input)
+  if ('forward' in draft) throw badInput('a merged forward cannot be used here', 'content.forward')
+  return draft
+}
+
+/** A merged-forward item as stored: a copy, so later edits, recalls or deletes of the source do not change it. */
+export type ForwardedItemRecord = { senderName: string; kind: MessageKind; content: unknown; sentAt: string }
+
+/**
+ * Snapshots the sources of a merged forward as the sender sees them (the shared visibility rule):
+ * every source must be visible to the sender, else NOT_FOUND; recalled ones are MESSAGE_RECALLED;
+ * SYSTEM notices are not forwardable. Items are in the order they were sent.
+ */
+export async function snapshotForward(conn: Conn, viewer: Viewer, request: ForwardRequest): Promise<ValidContent> {
+  const found = await findVisibleMessages(conn, viewer, request.sources)
+  if (found.length !== request.sources.length) throw notFound('Forwarded message')
+  if (found.some((m) => m.status === 'RECALLED')) throw new DomainError('MESSAGE_RECALLED', 'a recalled message cannot be forwarded')
+  if (found.some((m) => m.senderId === null)) throw badInput('system notices cannot be forwarded', 'content.forward.messageIds')
+  const senders = new Map((await findUsersByIds(conn, [...new Set(found.map((m) => m.senderId!))])).map((u) => [u.id, u.displayName]))
+  const items: ForwardedItemRecord[] = found.sort(bySending).map((m) => ({
+    senderName: senders.get(m.senderId!) ?? '',
+    kind: m.kind,
+    content: m.content,
+    sentAt: m.sentAt.toISOString(),
+  }))
+  const content = { title: request.title ?? defaultForwardTitle(items.map((i) => i.senderName)), items }
+  if (jsonBytes(content) > LIMITS.forwardSnapshotBytes) {
+    throw badInput(`the forwarded messages are larger than ${LIMITS.forwardSnapshotBytes} bytes together`, 'content.forward.messageIds')
+  }
+  return { kind: 'FORWARD', content }
+}
+
+const bySending = (a: MessageRecord, b: MessageRecord) =>
+  a.sentAt.getTime() - b.sentAt.getTime() || a.conversationId - b.conversationId || a.seq - b.seq
+
+/** "Chat history of Alice", "… of Alice and Bob", "… of Alice, Bob and 3 others" (distinct senders, in order). */
+export function defaultForwardTitle(senderNames: string[]): string {
+  const names = [...new Set(senderNames)]
+  const others = names.length - 2
+  const who = others > 0 ? `${names[0]}, ${names[1]} and ${others} other${others > 1 ? 's' : ''}` : names.join(' and ')
+  const title = `Chat history of ${who}`
+  return title.length <= LIMITS.forwardTitleLength ? title : `${title.slice(0, LIMITS.forwardTitleLength - 1)}…`
+}
+
+const strings = (value: unknown): string[] =>
+  typeof value === 'string' ? [value] : typeof value === 'object' && value !== null ? Object.values(value).flatMap(strings) : []
+
+/**
+ * The human-readable text of stored content, which the sensitive-word filter reads: text, file and
+ * sticker names, material title and digest, the card type and every string inside card data, and a
+ * forward's title and items. URLs, ids and MIME types are not read (they would match by accident).
+ */
+export function readableText(kind: MessageKind, content: unknown): string[] {
+  const c = (content ?? {}) as Record<string, unknown>
+  const pick = (...keys: string[]) => keys.map((k) => c[k]).filter((v): v is string => typeof v === 'string')
+  switch (kind) {
+    case 'TEXT':
+      return pick('text')
+    case 'FILE':
+    case 'STICKER':
+      return pick('name')
+    case 'MATERIAL':
+      return pick('title', 'digest')
+    case 'CARD':
+      return [...pick('cardType'), ...strings(c.data)]
+    case 'FORWARD':
+      return [...pick('title'), ...((c.items ?? []) as ForwardedItemRecord[]).flatMap((i) => readableText(i.kind, i.content))]
+    default:
+      return []
+  }
 }

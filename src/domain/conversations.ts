@@ -11,6 +11,7 @@ import {
   insertConversation,
   markMemberLeft,
   setMemberRole as storeSetMemberRole,
+  updateConversationTitle,
 } from '../store/conversations.ts'
 import { appendMessages } from '../store/messages.ts'
 import type { ConversationRecord, HistoryVisibility, MemberRecord, MemberRole } from '../store/records.ts'
@@ -103,9 +104,9 @@ export async function createGroup(
   })
 }
 
-const canManage = (member: MemberRecord) => member.role === 'OWNER' || member.role === 'ADMIN'
+export const canManage = (member: Pick<MemberRecord, 'role'>) => member.role === 'OWNER' || member.role === 'ADMIN'
 
-function requireGroup(access: MemberAccess): void {
+export function requireGroup(access: MemberAccess): void {
   if (access.conversation.type !== 'GROUP') throw badInput('this works on groups only', 'conversationId')
 }
 
@@ -235,5 +236,23 @@ export async function unsubscribeChannel(app: App, viewer: Viewer, conversationI
     if (access.member.role === 'OWNER') throw badInput('the owner cannot unsubscribe; transfer ownership first', 'conversationId')
     await markMemberLeft(tx, id, viewer.userId)
     return { result: true, events: [{ type: 'removed', conversationId: id, userId: viewer.userId }] }
+  })
+}
+
+/**
+ * OWNER and ADMIN rename a group or channel; the change is a TITLE_CHANGED system message carrying
+ * the new title. Setting the current title again writes nothing.
+ */
+export async function setConversationTitle(app: App, viewer: Viewer, conversationId: string, title: string): Promise<number> {
+  const id = parseId(conversationId, 'Conversation')
+  const checked = checkTitle(title)
+  return transact(app, async (tx) => {
+    const { conversation, member } = await accessConversation(tx, viewer, id, { lock: true })
+    if (conversation.type === 'PRIVATE') throw badInput('a private conversation has no title', 'conversationId')
+    if (!canManage(member)) throw forbidden('only the owner or an admin can change the title')
+    if (conversation.title === checked) return { result: id, events: [] }
+    await updateConversationTitle(tx, id, checked)
+    const message = await writeSystemMessage(tx, conversation, { event: 'TITLE_CHANGED', actorId: viewer.userId, targetIds: [], text: checked })
+    return { result: id, events: [message] }
   })
 }

@@ -1,4 +1,4 @@
-/** Input limits; each is listed in README.md. */
+/** Input limits; each is listed for users in docs/messages.md. */
 export const LIMITS = {
   pageSize: 100,
   defaultPageSize: 20,
@@ -11,4 +11,26 @@ export const LIMITS = {
   membersPerCall: 100,
   mentionsPerMessage: 100,
   visibleToPerMessage: 100,
+
+  /** Message content (docs/messages.md "Content kinds"). Parley stores links to media, never the bytes. */
+  urlLength: 2048,
+  /** Declared sizes: at most 2 GB (GraphQL Int stops at 2^31-1 anyway). */
+  mediaBytes: 2_000_000_000,
+  /** Image and video width/height in pixels. */
+  mediaPixels: 20_000,
+  /** Audio and video duration: 1 ms up to 4 hours. */
+  mediaDurationMs: 4 * 60 * 60 * 1000,
+  fileNameLength: 255,
+  mimeTypeLength: 255,
+  stickerIdLength: 128,
+  stickerNameLength: 100,
+  cardTypeLength: 64,
+  /** CARD data: a JSON object of at most this many bytes (UTF-8 of its JSON text). */
+  cardDataBytes: 16 * 1024,
+  materialTitleLength: 200,
+  materialDigestLength: 1000,
+  /** Merged forward: 1..100 source messages, and the snapshot's JSON at most 1 MiB (nested forwards count fully). */
+  forwardMessages: 100,
+  forwardTitleLength: 200,
+  forwardSnapshotBytes: 1024 * 1024,
 } as const

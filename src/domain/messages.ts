@@ -1,4 +1,4 @@
-import { badInput, notFound } from '../errors.ts'
+import { DomainError, badInput, notFound } from '../errors.ts'
 import { parseId, parseMessageId } from '../ids.ts'
 import { countCurrentMembers } from '../store/conversations.ts'
 import { appendMessages, findByClientMessageId, findVisibleMessages } from '../store/messages.ts'
@@ -6,8 +6,9 @@ import type { MessageRecord, SenderType } from '../store/records.ts'
 import { isUniqueViolation } from '../store/sql.ts'
 import { accessConversation } from './access.ts'
 import { transact, type App, type Viewer } from './app.ts'
-import { validateContent, type ContentInput } from './content.ts'
+import { parseContent, readableText, snapshotForward, type ContentInput } from './content.ts'
 import { LIMITS } from './limits.ts'
+import { checkSender, checkSensitiveWords } from './sendRules.ts'
 
 export type SendMessageInput = {
   conversationId: string
@@ -38,9 +39,14 @@ export async function sendMessage(app: App, viewer: Viewer, input: SendMessageIn
   if (clientMessageId.length < 1 || clientMessageId.length > LIMITS.clientMessageIdLength) {
     throw badInput(`clientMessageId must be 1..${LIMITS.clientMessageIdLength} characters`, 'clientMessageId')
   }
-  const { kind, content } = validateContent(input.content)
+  const draft = parseContent(input.content)
+  const mentionAll = input.mentionAll ?? false
   const mentionUserIds = parseUserIds(input.mentionUserIds, 'mentionUserIds', LIMITS.mentionsPerMessage)
   const visibleTo = parseUserIds(input.visibleToUserIds, 'visibleToUserIds', LIMITS.visibleToPerMessage)
+  // In a directed message, mentioning someone who cannot see it would only confuse them.
+  if (visibleTo.length && mentionUserIds.some((id) => id !== viewer.userId && !visibleTo.includes(id))) {
+    throw badInput('a directed message can mention only users it is directed to', 'mentionUserIds')
+  }
   const quoted = input.quotedMessageId ? parseMessageId(input.quotedMessageId) : null
   if (quoted && quoted.conversationId !== conversationId) throw notFound('Quoted message')
 
@@ -57,24 +63,22 @@ export async function sendMessage(app: App, viewer: Viewer, input: SendMessageIn
   if (earlier) return earlier
   try {
     return await transact(app, async (tx) => {
-      const { conversation } = await accessConversation(tx, viewer, conversationId, { lock: true })
+      // Every rule is checked before the append: a rejected send writes nothing and takes no seq.
+      const access = await accessConversation(tx, viewer, conversationId, { lock: true })
+      await checkSender(tx, viewer, access, { mentionAll, now: new Date() })
       const audience = [...new Set([...mentionUserIds, ...visibleTo])]
       if (audience.length && (await countCurrentMembers(tx, conversationId, audience)) !== audience.length) {
         throw badInput('mentioned and directed users must be members of the conversation', 'mentionUserIds')
       }
-      if (quoted && !(await findVisibleMessages(tx, viewer, [quoted])).length) throw notFound('Quoted message')
-      const [message] = await appendMessages(tx, conversationId, conversation, [
-        {
-          senderType,
-          senderId: viewer.userId,
-          kind,
-          clientMessageId,
-          content,
-          quotedSeq: quoted?.seq ?? null,
-          mentionUserIds,
-          mentionAll: input.mentionAll ?? false,
-          visibleTo,
-        },
+      if (quoted) {
+        const [original] = await findVisibleMessages(tx, viewer, [quoted])
+        if (!original) throw notFound('Quoted message')
+        if (original.status === 'RECALLED') throw new DomainError('MESSAGE_RECALLED', 'a recalled message cannot be quoted')
+      }
+      const { kind, content } = 'forward' in draft ? await snapshotForward(tx, viewer, draft.forward) : draft
+      checkSensitiveWords(app.settings.sensitiveWords, readableText(kind, content))
+      const [message] = await appendMessages(tx, conversationId, access.conversation, [
+        { senderType, senderId: viewer.userId, kind, clientMessageId, content, quotedSeq: quoted?.seq ?? null, mentionUserIds, mentionAll, visibleTo },
       ])
       return {
         result: { message: message!, deduplicated: false },

@@ -8,6 +8,8 @@ import './content.ts'
 import './message.ts'
 import './viewer.ts'
 import './node.ts'
+import './quote.ts'
+import './moderation.ts'
 
 builder.queryType({})
 builder.mutationType({})

@@ -166,3 +166,16 @@ export async function findConversationType(conn: Conn, id: number): Promise<Conv
   const rows = await conn.$queryRaw<{ type: ConversationType }[]>`SELECT type FROM conversations WHERE id = ${id}`
   return rows[0]?.type ?? null
 }
+
+export async function updateConversationTitle(conn: Conn, id: number, title: string): Promise<void> {
+  await conn.$executeRaw`UPDATE conversations SET title = ${title} WHERE id = ${id}`
+}
+
+/** Sets or clears (null) a current member's mute end time. */
+export async function setMemberMutedUntil(conn: Conn, conversationId: number, userId: number, until: Date | null): Promise<MemberRecord | null> {
+  const rows = await conn.$queryRaw<MemberRow[]>`
+    UPDATE conversation_members cm SET muted_until = ${until}
+    WHERE conversation_id = ${conversationId} AND user_id = ${userId} AND left_at IS NULL
+    RETURNING ${MEMBER_COLUMNS}`
+  return rows[0] ? toMember(rows[0]) : null
+}

@@ -1,0 +1,26 @@
+import type { Conn } from './sql.ts'
+
+/** Records that `blockerId` blocks `blockedId` (idempotent). False when the blocked user does not exist. */
+export async function insertBlock(conn: Conn, blockerId: number, blockedId: number): Promise<boolean> {
+  const rows = await conn.$queryRaw<{ found: boolean }[]>`
+    WITH target AS (SELECT id FROM users WHERE id = ${blockedId}),
+    inserted AS (
+      INSERT INTO user_blocks (blocker_id, blocked_id) SELECT ${blockerId}, id FROM target
+      ON CONFLICT DO NOTHING)
+    SELECT EXISTS (SELECT 1 FROM target) AS found`
+  return rows[0]!.found
+}
+
+export async function deleteBlock(conn: Conn, blockerId: number, blockedId: number): Promise<void> {
+  await conn.$executeRaw`DELETE FROM user_blocks WHERE blocker_id = ${blockerId} AND blocked_id = ${blockedId}`
+}
+
+/** Whether the other participant of a private conversation blocks `senderId`. */
+export async function isBlockedByPeer(conn: Conn, conversationId: number, senderId: number): Promise<boolean> {
+  const rows = await conn.$queryRaw<{ blocked: boolean }[]>`
+    SELECT EXISTS (
+      SELECT 1 FROM conversation_members cm
+      JOIN user_blocks b ON b.blocker_id = cm.user_id AND b.blocked_id = ${senderId}
+      WHERE cm.conversation_id = ${conversationId} AND cm.user_id <> ${senderId}) AS blocked`
+  return rows[0]!.blocked
+}
