@@ -3,6 +3,7 @@ import type { Db } from '../db/client.ts'
 import type { MessageKey } from '../ids.ts'
 import { findConversationsForUser, findPeers, type ConversationAccess } from '../store/conversations.ts'
 import { findLastVisibleMessages, findVisibleMessages } from '../store/messages.ts'
+import { countReceipts, countUnread, type ReceiptCounts, type UnreadCounts } from '../store/reads.ts'
 import type { MessageRecord, UserRecord } from '../store/records.ts'
 import { findUsersByIds } from '../store/users.ts'
 import type { Viewer } from './app.ts'
@@ -43,6 +44,19 @@ export function createLoaders(db: Db, viewer: Viewer | null) {
       const found = new Map((await findPeers(db, ids, viewerId)).map((p) => [p.conversationId, p.userId]))
       return ids.map((id) => found.get(id) ?? null)
     }),
+    /** The viewer's unread and mentioned-unread counts, per conversation (one statement for an inbox page). */
+    unreadCounts: new DataLoader<number, UnreadCounts>(async (ids) => {
+      const found = byKey(await countUnread(db, { userId: viewerId }, ids), (c) => c.conversationId)
+      return ids.map((id) => found.get(id) ?? { unread: 0, mentioned: 0 })
+    }),
+    /** Read and unread audience counts of the viewer's own messages (one statement for a page of them). */
+    receiptCounts: new DataLoader<MessageKey, ReceiptCounts, string>(
+      async (keys) => {
+        const found = byKey(await countReceipts(db, viewerId, keys), messageKey)
+        return keys.map((k) => found.get(messageKey(k)) ?? { ...k, read: 0, unread: 0 })
+      },
+      { cacheKeyFn: messageKey },
+    ),
   }
 }
 

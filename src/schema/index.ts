@@ -10,6 +10,7 @@ import './viewer.ts'
 import './node.ts'
 import './quote.ts'
 import './moderation.ts'
+import './reads.ts'
 
 builder.queryType({})
 builder.mutationType({})

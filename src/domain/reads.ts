@@ -1,0 +1,77 @@
+import { badInput, notFound } from '../errors.ts'
+import { parseId, type MessageKey } from '../ids.ts'
+import { findMember } from '../store/conversations.ts'
+import { advanceReadPosition, countUnreadTotal, listReceiptReaders } from '../store/reads.ts'
+import type { ConversationType, MemberRecord, MessageRecord, UserRecord } from '../store/records.ts'
+import { findUsersByIds } from '../store/users.ts'
+import { accessConversation } from './access.ts'
+import { transact, type App, type Viewer } from './app.ts'
+import { checkPageSize, decodeIntCursor, encodeCursor, forwardPage, type Connection } from './paging.ts'
+import type { Settings } from './settings.ts'
+
+/**
+ * Whether other members may learn a reader's position in a conversation of this type. Channels never
+ * show receipts (a broadcast audience); positions are kept there too, for the reader's own counts.
+ */
+export function receiptsVisible(settings: Settings, type: ConversationType): boolean {
+  if (type === 'PRIVATE') return settings.readReceipts.private
+  if (type === 'GROUP') return settings.readReceipts.group
+  return false
+}
+
+/**
+ * Moves the viewer's read position to `seq` (default: the newest message), clamped to lastSeq. It
+ * never moves backwards: an older seq is a silent no-op that publishes nothing. The ReadEvent says
+ * whether receipts are visible, so that with receipts off only the reader's own devices get it.
+ */
+export async function markConversationRead(app: App, viewer: Viewer, conversationId: string, seq?: number | null): Promise<MemberRecord> {
+  const id = parseId(conversationId, 'Conversation')
+  if (seq != null && (!Number.isSafeInteger(seq) || seq < 0)) throw badInput('seq must be a non-negative integer', 'seq')
+  return transact(app, async (tx) => {
+    // No conversation lock: the conditional UPDATE alone keeps concurrent reads monotonic.
+    const { conversation, member } = await accessConversation(tx, viewer, id, { lock: false })
+    const target = Math.min(seq ?? conversation.lastSeq, conversation.lastSeq)
+    if (target <= member.lastReadSeq) return { result: member, events: [] }
+    const moved = await advanceReadPosition(tx, id, viewer.userId, target)
+    if (!moved) {
+      // A concurrent call moved it further first; this statement sees that commit.
+      const current = await findMember(tx, id, viewer.userId)
+      if (!current) throw notFound('Conversation')
+      return { result: current, events: [] }
+    }
+    return {
+      result: { ...member, ...moved },
+      events: [{ type: 'read', conversationId: id, userId: viewer.userId, lastReadSeq: moved.lastReadSeq, receiptsVisible: receiptsVisible(app.settings, conversation.type) }],
+    }
+  })
+}
+
+export async function unreadTotal(app: App, viewer: Viewer): Promise<number> {
+  return countUnreadTotal(app.db, viewer)
+}
+
+/** A receipt on one of the viewer's own messages. */
+export type Receipt = MessageKey & { senderId: number; type: 'PRIVATE' | 'GROUP' }
+
+/** The viewer sees a receipt only on their own messages, and only where receipts are switched on. */
+export function receiptOf(settings: Settings, viewer: Viewer, message: MessageRecord, type: ConversationType): Receipt | null {
+  if (message.senderType === 'SYSTEM' || message.senderId !== viewer.userId) return null
+  if (type === 'CHANNEL' || !receiptsVisible(settings, type)) return null
+  return { conversationId: message.conversationId, seq: message.seq, senderId: viewer.userId, type }
+}
+
+const READER_CURSOR = 'reader'
+
+/** MessageReceipt.readers: the audience that has (read: true) or has not yet read the message, by user id. */
+export async function listReaders(
+  app: App,
+  receipt: Receipt,
+  args: { read?: boolean | null; first?: number | null; after?: string | null },
+): Promise<Connection<UserRecord>> {
+  const limit = checkPageSize(args.first, 'first')
+  const afterUserId = decodeIntCursor(args.after, READER_CURSOR, 'after')
+  const ids = await listReceiptReaders(app.db, receipt.senderId, receipt, { read: args.read ?? true, afterUserId: afterUserId ?? 0, limit: limit + 1 })
+  const users = new Map((ids.length ? await findUsersByIds(app.db, ids) : []).map((u) => [u.id, u]))
+  const rows = ids.map((id) => users.get(id)).filter((u) => u !== undefined)
+  return forwardPage(rows, limit, (u) => encodeCursor(READER_CURSOR, u.id), afterUserId !== null)
+}

@@ -1,0 +1,91 @@
+import type { MessageKey } from '../ids.ts'
+import { visibleTo, type Reader } from './messages.ts'
+import { Prisma, bigintArray, type Conn } from './sql.ts'
+
+/**
+ * Moves the member's read position to `seq` only if that is further on, in one conditional UPDATE:
+ * concurrent calls stay monotonic through the member row lock alone (the conversation row is not
+ * locked). Null when the position did not move (already there or beyond, or not a current member).
+ */
+export async function advanceReadPosition(conn: Conn, conversationId: number, userId: number, seq: number): Promise<{ lastReadSeq: number; lastReadAt: Date } | null> {
+  const rows = await conn.$queryRaw<{ lastReadSeq: bigint; lastReadAt: Date }[]>`
+    UPDATE conversation_members SET last_read_seq = ${seq}, last_read_at = clock_timestamp()
+    WHERE conversation_id = ${conversationId} AND user_id = ${userId} AND left_at IS NULL AND last_read_seq < ${seq}
+    RETURNING last_read_seq AS "lastReadSeq", last_read_at AS "lastReadAt"`
+  return rows[0] ? { lastReadSeq: Number(rows[0].lastReadSeq), lastReadAt: rows[0].lastReadAt } : null
+}
+
+export type UnreadCounts = { unread: number; mentioned: number }
+
+/**
+ * Per membership `cm`: the unread messages of others the reader may see (not SYSTEM, not recalled,
+ * after the read position), and how many of them mention the reader or everyone. A range scan on the
+ * (conversation_id, seq) key from the read position on.
+ */
+const unreadOf = (reader: Reader) => Prisma.sql`
+  CROSS JOIN LATERAL (
+    SELECT count(*)::int AS unread,
+      count(*) FILTER (WHERE m.mention_all OR ${reader.userId} = ANY(m.mention_user_ids))::int AS mentioned
+    FROM messages m
+    WHERE m.conversation_id = cm.conversation_id AND m.seq > cm.last_read_seq
+      AND m.sender_type <> 'SYSTEM' AND m.sender_id <> ${reader.userId} AND m.status <> 'RECALLED'
+      AND ${visibleTo(reader)}) counts`
+
+/** Unread counts for the reader's current memberships among `conversationIds` (one statement for an inbox page). */
+export async function countUnread(conn: Conn, reader: Reader, conversationIds: readonly number[]): Promise<(UnreadCounts & { conversationId: number })[]> {
+  const rows = await conn.$queryRaw<(UnreadCounts & { conversationId: bigint })[]>`
+    SELECT cm.conversation_id AS "conversationId", counts.unread, counts.mentioned
+    FROM conversation_members cm ${unreadOf(reader)}
+    WHERE cm.user_id = ${reader.userId} AND cm.left_at IS NULL AND cm.conversation_id = ANY(${bigintArray(conversationIds)})`
+  return rows.map((r) => ({ conversationId: Number(r.conversationId), unread: r.unread, mentioned: r.mentioned }))
+}
+
+/** The sum of unread counts over all the reader's current conversations. */
+export async function countUnreadTotal(conn: Conn, reader: Reader): Promise<number> {
+  const rows = await conn.$queryRaw<{ total: number }[]>`
+    SELECT coalesce(sum(counts.unread), 0)::int AS total
+    FROM conversation_members cm ${unreadOf(reader)}
+    WHERE cm.user_id = ${reader.userId} AND cm.left_at IS NULL`
+  return rows[0]!.total
+}
+
+/**
+ * The audience `cm` of message `m` for receipts: current members other than the sender who can see
+ * the message by its own rules (joined at or before it under JOINED history; named by a directed
+ * message). Delete-for-me does not take anyone out: it is the member's private action.
+ */
+const audienceOf = Prisma.sql`
+  cm.conversation_id = m.conversation_id AND cm.left_at IS NULL AND cm.user_id <> m.sender_id
+  AND cm.visible_from_seq <= m.seq
+  AND (cardinality(m.visible_to) = 0 OR cm.user_id = ANY(m.visible_to))`
+
+export type ReceiptCounts = MessageKey & { read: number; unread: number }
+
+/** Read and unread audience counts for messages of `senderId` (one statement for a page of them). */
+export async function countReceipts(conn: Conn, senderId: number, keys: readonly MessageKey[]): Promise<ReceiptCounts[]> {
+  const rows = await conn.$queryRaw<{ conversationId: bigint; seq: bigint; read: number; unread: number }[]>`
+    SELECT m.conversation_id AS "conversationId", m.seq,
+      count(cm.user_id) FILTER (WHERE cm.last_read_seq >= m.seq)::int AS read,
+      count(cm.user_id) FILTER (WHERE cm.last_read_seq < m.seq)::int AS unread
+    FROM unnest(${bigintArray(keys.map((k) => k.conversationId))}, ${bigintArray(keys.map((k) => k.seq))}) AS k(conversation_id, seq)
+    JOIN messages m ON m.conversation_id = k.conversation_id AND m.seq = k.seq AND m.sender_id = ${senderId}
+    LEFT JOIN conversation_members cm ON ${audienceOf}
+    GROUP BY m.conversation_id, m.seq`
+  return rows.map((r) => ({ conversationId: Number(r.conversationId), seq: Number(r.seq), read: r.read, unread: r.unread }))
+}
+
+/** User ids of a page of the audience of one message of `senderId` that has (or has not) read it, ascending. */
+export async function listReceiptReaders(
+  conn: Conn,
+  senderId: number,
+  key: MessageKey,
+  opts: { read: boolean; afterUserId: number; limit: number },
+): Promise<number[]> {
+  const rows = await conn.$queryRaw<{ userId: bigint }[]>`
+    SELECT cm.user_id AS "userId"
+    FROM messages m JOIN conversation_members cm ON ${audienceOf}
+    WHERE m.conversation_id = ${key.conversationId} AND m.seq = ${key.seq} AND m.sender_id = ${senderId}
+      AND (cm.last_read_seq >= m.seq) = ${opts.read} AND cm.user_id > ${opts.afterUserId}
+    ORDER BY cm.user_id LIMIT ${opts.limit}`
+  return rows.map((r) => Number(r.userId))
+}
