@@ -167,6 +167,35 @@ describe('markConversationRead', () => {
   })
 })
 
+describe.sequential('read receipt switches', () => {
+  it('marks the read event of a conversation type whose receipts are off as not visible to others', async () => {
+    const settings = testApp().app.settings.readReceipts
+    const saved = { ...settings }
+    try {
+      const [alice, bob] = await newUsers(2)
+      const { openPrivateConversation: chat } = await alice!.run(OpenPrivate, { userId: bob!.id })
+      const group = await createGroup(alice!, [bob!])
+      const readBoth = async () => {
+        await Promise.all([sendText(alice!, chat.id), sendText(alice!, group.id)])
+        const reads = await recordReads(bob!)
+        await markRead(bob!, chat.id)
+        await markRead(bob!, group.id)
+        return (await reads.stop()).map((e) => e.receiptsVisible)
+      }
+      settings.private = false
+      expect(await readBoth()).toEqual([false, true])
+      settings.private = true
+      settings.group = false
+      expect(await readBoth()).toEqual([true, false])
+      // Positions moved all the same.
+      expect((await readState(bob!, chat.id)).unreadCount).toBe(0)
+      expect((await readState(bob!, group.id)).unreadCount).toBe(0)
+    } finally {
+      Object.assign(settings, saved)
+    }
+  })
+})
+
 describe('unread counts in the inbox', () => {
   it('costs the same statements for a page of 50 conversations as for a page of 5', async () => {
     const [viewer, other] = await newUsers(2)
