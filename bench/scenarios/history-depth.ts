@@ -1,0 +1,72 @@
+import pg from 'pg'
+import { encodeGlobalId } from '../../src/ids.ts'
+import { insertGroups, insertMessages, insertUsers, withClient } from '../setup.ts'
+import { createScenarioDatabase, graphqlRequest, latencies, median, startParley, tokenFor, type DatabaseHost, type Figure } from '../support.ts'
+
+const MESSAGES = Number(process.env.BENCH_HISTORY_MESSAGES ?? 1_000_000)
+const PAGE = 50
+const SAMPLES = 40
+
+const HISTORY = `query History($id: ID!, $before: String) {
+  conversation(id: $id) { messages(last: ${PAGE}, before: $before) {
+    edges { cursor node { seq sentAt sender { handle } content { ... on TextContent { text } } } }
+    pageInfo { hasPreviousPage hasNextPage } } } }`
+
+/**
+ * Scenario 3: a page of 50 at depth 1,000,000 of a 1M-message conversation, through HTTP GraphQL;
+ * baselines: the newest page (depth 0) through the same API, and OFFSET pagination (raw SQL) at the same depth.
+ */
+export async function historyDepth(host: DatabaseHost): Promise<Figure[]> {
+  const database = await createScenarioDatabase(host, 'history')
+  try {
+    const conversationId = await withClient(database.url, async (client) => {
+      const [reader] = await insertUsers(client, 'reader', 1)
+      const [id] = await insertGroups(client, 1, [reader!])
+      await insertMessages(client, id!, reader!, MESSAGES)
+      await client.query('VACUUM ANALYZE messages')
+      return id!
+    })
+    const token = await tokenFor('reader-0')
+    const parley = await startParley(database.url)
+    const pool = new pg.Pool({ connectionString: database.url, max: 2 })
+    try {
+      const id = encodeGlobalId('Conversation', conversationId)
+      const deepCursor = Buffer.from(`seq:${PAGE + 1}`).toString('base64url') // the page 1..50, under 1M newer messages
+      const page = (before: string | null) => graphqlRequest(parley.endpoint, token, HISTORY, { id, before })
+      const check = await page(deepCursor)
+      if (check.conversation.messages.edges[0].node.seq !== 1) throw new Error('deep page does not start at seq 1')
+      await latencies(20, () => page(null)) // warm-up
+      await latencies(20, () => page(deepCursor))
+      const shallow = median(await latencies(SAMPLES, () => page(null)))
+      const deep = median(await latencies(SAMPLES, () => page(deepCursor)))
+      const offsetSql = `SELECT conversation_id, seq, content, sent_at FROM messages WHERE conversation_id = $1 ORDER BY seq DESC OFFSET $2 LIMIT ${PAGE}`
+      await pool.query(offsetSql, [conversationId, MESSAGES - PAGE])
+      const offset = median(await latencies(Math.min(SAMPLES, 10), () => pool.query(offsetSql, [conversationId, MESSAGES - PAGE])))
+      return [
+        {
+          scenario: `3 history page of ${PAGE} at depth ${MESSAGES.toLocaleString('en')} (HTTP)`,
+          metric: 'p50 ms',
+          value: deep.toFixed(2),
+          baseline: `${shallow.toFixed(2)} (same API, depth 0)`,
+          ratio: deep / shallow,
+          target: '≤ 1.3',
+          met: deep / shallow <= 1.3,
+        },
+        {
+          scenario: `3 history page of ${PAGE} at depth ${MESSAGES.toLocaleString('en')} vs OFFSET`,
+          metric: 'speed-up',
+          value: `${deep.toFixed(2)} ms`,
+          baseline: `${offset.toFixed(1)} ms (raw SQL OFFSET ${MESSAGES - PAGE})`,
+          ratio: offset / deep,
+          target: '≥ 50× faster',
+          met: offset / deep >= 50,
+        },
+      ]
+    } finally {
+      await pool.end()
+      await parley.close()
+    }
+  } finally {
+    await database.drop()
+  }
+}

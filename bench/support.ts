@@ -1,0 +1,137 @@
+import os from 'node:os'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import pg from 'pg'
+import { signToken } from '../src/auth.ts'
+import { createDb, type Db } from '../src/db/client.ts'
+import { startEmbeddedPostgres } from '../src/db/embedded.ts'
+import { migrateDeploy } from '../src/db/migrate.ts'
+import type { App } from '../src/domain/app.ts'
+import { DEFAULT_SETTINGS } from '../src/domain/settings.ts'
+import { createRealtime } from '../src/realtime/pubsub.ts'
+import { createParleyServer, type ParleyServer } from '../src/server.ts'
+
+export const AUTH_SECRET = 'bench-secret-that-is-long-enough-for-hs256'
+
+/** Where benchmark databases live: BENCH_DATABASE_URL (a server; a database per scenario), else embedded. */
+export type DatabaseHost = { adminUrl: string; version: string; stop(): Promise<void> }
+
+export async function openDatabaseHost(): Promise<DatabaseHost> {
+  let adminUrl = process.env.BENCH_DATABASE_URL
+  let stop = async () => {}
+  if (!adminUrl) {
+    const dir = path.join(mkdtempSync(path.join(tmpdir(), 'parley-bench-')), 'pg')
+    const db = await startEmbeddedPostgres({ dir, port: 57000 + Math.floor(Math.random() * 2000), database: 'postgres', persistent: false })
+    adminUrl = db.url
+    stop = async () => {
+      await db.stop()
+      rmSync(path.dirname(dir), { recursive: true, force: true })
+    }
+  }
+  const client = new pg.Client({ connectionString: adminUrl })
+  await client.connect()
+  const { rows } = await client.query('SHOW server_version')
+  await client.end()
+  return { adminUrl, version: rows[0].server_version, stop }
+}
+
+/** A fresh, migrated database for one scenario. */
+export async function createScenarioDatabase(host: DatabaseHost, name: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const admin = new pg.Client({ connectionString: host.adminUrl })
+  await admin.connect()
+  const db = `parley_bench_${name}_${process.pid}`
+  await admin.query(`DROP DATABASE IF EXISTS "${db}" WITH (FORCE)`)
+  await admin.query(`CREATE DATABASE "${db}"`)
+  const url = new URL(host.adminUrl)
+  url.pathname = `/${db}`
+  migrateDeploy(url.toString())
+  return {
+    url: url.toString(),
+    drop: async () => {
+      await admin.query(`DROP DATABASE IF EXISTS "${db}" WITH (FORCE)`)
+      await admin.end()
+    },
+  }
+}
+
+/** A Parley server on a free port, as `npm start` builds it, plus a statement counter. */
+export async function startParley(url: string, poolSize = 40): Promise<{ app: App; db: Db; server: ParleyServer; endpoint: string; statements: { count: number }; close(): Promise<void> }> {
+  const statements = { count: 0 }
+  const db = createDb(url, { poolSize, onQuery: () => void statements.count++ })
+  const app: App = { db, realtime: createRealtime(), settings: structuredClone(DEFAULT_SETTINGS) }
+  const server = createParleyServer({ app, authSecret: AUTH_SECRET, maxBodyBytes: 1_000_000, production: true })
+  const endpoint = await server.listen(0, '127.0.0.1')
+  return {
+    app,
+    db,
+    server,
+    endpoint: endpoint.replace('localhost', '127.0.0.1'),
+    statements,
+    close: async () => {
+      await server.close()
+      await db.$disconnect()
+    },
+  }
+}
+
+export const tokenFor = (handle: string) => signToken(AUTH_SECRET, handle)
+
+/** POSTs one GraphQL operation; throws on GraphQL errors. */
+export async function graphqlRequest<T = any>(endpoint: string, token: string, query: string, variables?: Record<string, unknown>): Promise<T> {
+  const response = await fetch(endpoint, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify({ query, variables }),
+  })
+  const body = (await response.json()) as { data?: T; errors?: unknown[] }
+  if (body.errors?.length) throw new Error(JSON.stringify(body.errors))
+  return body.data!
+}
+
+/** Runs `count` tasks with `concurrency` workers; returns tasks per second. */
+export async function throughput(count: number, concurrency: number, task: (i: number) => Promise<unknown>): Promise<number> {
+  let next = 0
+  const started = performance.now()
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      for (let i = next++; i < count; i = next++) await task(i)
+    }),
+  )
+  return count / ((performance.now() - started) / 1000)
+}
+
+/** Latencies in ms of `count` sequential calls. */
+export async function latencies(count: number, task: (i: number) => Promise<unknown>): Promise<number[]> {
+  const out: number[] = []
+  for (let i = 0; i < count; i++) {
+    const t = performance.now()
+    await task(i)
+    out.push(performance.now() - t)
+  }
+  return out
+}
+
+export const median = (xs: number[]) => percentile(xs, 50)
+export function percentile(xs: number[], p: number): number {
+  const sorted = [...xs].sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!
+}
+
+/** The median of `runs` repetitions of `measure` (after `measure` has warmed up once, not counted). */
+export async function medianOf(runs: number, measure: () => Promise<number>): Promise<number> {
+  await measure()
+  const values: number[] = []
+  for (let i = 0; i < runs; i++) values.push(await measure())
+  return median(values)
+}
+
+export const machine = () => ({
+  cores: os.cpus().length,
+  cpu: os.cpus()[0]?.model ?? 'unknown',
+  memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+  node: process.version,
+})
+
+/** One line of the results table. */
+export type Figure = { scenario: string; metric: string; value: string; baseline: string; ratio: number; target: string; met: boolean; note?: string }
