@@ -4,6 +4,7 @@ import { loadConfig } from './config.ts'
 import { createDb } from './db/client.ts'
 import { openDatabase } from './db/embedded.ts'
 import { seedDemo } from './demo.ts'
+import { startReminderScheduler } from './domain/reminders.ts'
 import { loadSensitiveWords } from './domain/sendRules.ts'
 import { settingsFromConfig } from './domain/settings.ts'
 import { createRealtime } from './realtime/pubsub.ts'
@@ -30,6 +31,7 @@ const server = createParleyServer({ app, authSecret, maxBodyBytes: config.MAX_BO
 const url = await server.listen(config.PORT, config.HOST)
 log(`GraphQL (GraphiQL in a browser, WebSocket on the same path): ${url}`)
 if (config.NODE_ENV !== 'production') log(`a token for alice: ${await signToken(authSecret, 'alice')}`)
+const reminders = startReminderScheduler(app, { log })
 
 let stopping = false
 async function shutdown(signal: string) {
@@ -37,6 +39,7 @@ async function shutdown(signal: string) {
   stopping = true
   log(`${signal}: draining connections`)
   await server.close()
+  await reminders.stop()
   await db.$disconnect()
   await database.stop()
   log('stopped')

@@ -2,11 +2,14 @@ import DataLoader from 'dataloader'
 import type { Db } from '../db/client.ts'
 import type { MessageKey } from '../ids.ts'
 import { findConversationsForUser, findPeers, type ConversationAccess } from '../store/conversations.ts'
+import { findEdits, type MessageEditRecord } from '../store/lifecycle.ts'
 import { findLastVisibleMessages, findVisibleMessages } from '../store/messages.ts'
 import { countReceipts, countUnread, type ReceiptCounts, type UnreadCounts } from '../store/reads.ts'
 import type { MessageRecord, UserRecord } from '../store/records.ts'
+import { findViewerStates } from '../store/userActions.ts'
 import { findUsersByIds } from '../store/users.ts'
 import type { Viewer } from './app.ts'
+import { NO_ACTIONS, type ViewerState } from './userActions.ts'
 
 const messageKey = (k: MessageKey) => `${k.conversationId}:${k.seq}`
 
@@ -44,6 +47,23 @@ export function createLoaders(db: Db, viewer: Viewer | null) {
       const found = new Map((await findPeers(db, ids, viewerId)).map((p) => [p.conversationId, p.userId]))
       return ids.map((id) => found.get(id) ?? null)
     }),
+    /** Earlier versions of each message, oldest first. */
+    edits: new DataLoader<MessageKey, MessageEditRecord[], string>(
+      async (keys) => {
+        const byMessage = new Map<string, MessageEditRecord[]>()
+        for (const e of await findEdits(db, keys)) byMessage.set(messageKey(e), [...(byMessage.get(messageKey(e)) ?? []), e])
+        return keys.map((k) => byMessage.get(messageKey(k)) ?? [])
+      },
+      { cacheKeyFn: messageKey },
+    ),
+    /** The viewer's own favourite, reminder and delete-for-me state of each message. */
+    viewerStates: new DataLoader<MessageKey, ViewerState, string>(
+      async (keys) => {
+        const found = byKey(await findViewerStates(db, viewerId, keys), messageKey)
+        return keys.map((k) => found.get(messageKey(k)) ?? NO_ACTIONS)
+      },
+      { cacheKeyFn: messageKey },
+    ),
     /** The viewer's unread and mentioned-unread counts, per conversation (one statement for an inbox page). */
     unreadCounts: new DataLoader<number, UnreadCounts>(async (ids) => {
       const found = byKey(await countUnread(db, { userId: viewerId }, ids), (c) => c.conversationId)

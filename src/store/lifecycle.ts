@@ -1,0 +1,79 @@
+import type { MessageKey } from '../ids.ts'
+import { MESSAGE_COLUMNS } from './messages.ts'
+import { toMessage, type MessageRecord, type MessageRow } from './records.ts'
+import { Prisma, bigintArray, type Conn } from './sql.ts'
+
+/** An earlier version of a message's content; editedAt is when that version was written. */
+export type MessageEditRecord = MessageKey & { version: number; content: unknown; editedAt: Date }
+
+const oneMessage = (key: MessageKey) => Prisma.sql`m.conversation_id = ${key.conversationId} AND m.seq = ${key.seq}`
+
+/**
+ * Runs `change` (an UPDATE of messages m … RETURNING MESSAGE_COLUMNS, as CTE `changed`) and moves the
+ * conversation's last_pts to `pts` in the same statement when it changed a row. The caller holds the
+ * conversation row lock, so `pts` is the next one. `alongside` adds CTEs that run only with it.
+ */
+async function changeWithPts(conn: Conn, conversationId: number, pts: number, change: Prisma.Sql, alongside = Prisma.empty): Promise<MessageRecord | null> {
+  const rows = await conn.$queryRaw<MessageRow[]>`
+    WITH changed AS (${change} RETURNING ${MESSAGE_COLUMNS}),
+    conv AS (UPDATE conversations SET last_pts = ${pts} WHERE id = ${conversationId} AND EXISTS (SELECT 1 FROM changed))
+    ${alongside}
+    SELECT * FROM changed`
+  return rows[0] ? toMessage(rows[0]) : null
+}
+
+/**
+ * Replaces the content of a message that is not recalled: the current version goes to message_edits
+ * (stamped with when it was written: sent_at, or the edit that wrote it), the message becomes EDITED
+ * with `pts`. Null when the message is recalled (recall is terminal).
+ */
+export function replaceContent(conn: Conn, key: MessageKey, change: { content: unknown; pts: number }): Promise<MessageRecord | null> {
+  // Every sub-statement reads the snapshot from before the UPDATE, so `old` is the replaced version.
+  const keep = Prisma.sql`, kept AS (
+    INSERT INTO message_edits (conversation_id, seq, version, content, edited_at)
+    SELECT m.conversation_id, m.seq,
+      COALESCE((SELECT max(e.version) FROM message_edits e WHERE e.conversation_id = m.conversation_id AND e.seq = m.seq), 0) + 1,
+      m.content, COALESCE(m.edited_at, m.sent_at)
+    FROM messages m WHERE ${oneMessage(key)} AND EXISTS (SELECT 1 FROM changed))`
+  return changeWithPts(
+    conn,
+    key.conversationId,
+    change.pts,
+    Prisma.sql`UPDATE messages m SET content = ${JSON.stringify(change.content)}::jsonb, status = 'EDITED', edited_at = clock_timestamp(), pts = ${change.pts}
+      WHERE ${oneMessage(key)} AND m.status <> 'RECALLED'`,
+    keep,
+  )
+}
+
+/**
+ * Turns a message into a tombstone with `pts`. With `sentWithinSeconds` only a message sent less
+ * than that long ago (by the database clock, which stamped sent_at) qualifies. Null when nothing
+ * qualified (already recalled, or outside the window).
+ */
+export function markRecalled(
+  conn: Conn,
+  key: MessageKey,
+  change: { pts: number; recalledById: number; sentWithinSeconds: number | null },
+): Promise<MessageRecord | null> {
+  const window =
+    change.sentWithinSeconds === null
+      ? Prisma.empty
+      : Prisma.sql`AND m.sent_at > clock_timestamp() - make_interval(secs => ${change.sentWithinSeconds}::float8)`
+  return changeWithPts(
+    conn,
+    key.conversationId,
+    change.pts,
+    Prisma.sql`UPDATE messages m SET status = 'RECALLED', recalled_at = clock_timestamp(), recalled_by_id = ${change.recalledById}, pts = ${change.pts}
+      WHERE ${oneMessage(key)} AND m.status <> 'RECALLED' ${window}`,
+  )
+}
+
+/** The earlier versions of each message, oldest first. */
+export async function findEdits(conn: Conn, keys: readonly MessageKey[]): Promise<MessageEditRecord[]> {
+  const rows = await conn.$queryRaw<{ conversationId: bigint; seq: bigint; version: number; content: unknown; editedAt: Date }[]>`
+    SELECT e.conversation_id AS "conversationId", e.seq, e.version, e.content, e.edited_at AS "editedAt"
+    FROM unnest(${bigintArray(keys.map((k) => k.conversationId))}, ${bigintArray(keys.map((k) => k.seq))}) AS k(conversation_id, seq)
+    JOIN message_edits e ON e.conversation_id = k.conversation_id AND e.seq = k.seq
+    ORDER BY e.conversation_id, e.seq, e.version`
+  return rows.map((r) => ({ conversationId: Number(r.conversationId), seq: Number(r.seq), version: r.version, content: r.content, editedAt: r.editedAt }))
+}

@@ -1,0 +1,120 @@
+import type { MessageKey } from '../ids.ts'
+import { MESSAGE_COLUMNS, visibleTo, type Reader } from './messages.ts'
+import { toMessage, type MessageRecord, type MessageRow } from './records.ts'
+import { Prisma, bigintArray, type Conn } from './sql.ts'
+
+/** Per-user actions on messages; rows are toggled ACTIVE/INACTIVE, never deleted. */
+export type UserAction = 'DELETE' | 'FAVORITE' | 'REMINDER'
+
+type KeyRow = { conversationId: bigint; seq: bigint }
+const toKey = (r: KeyRow): MessageKey => ({ conversationId: Number(r.conversationId), seq: Number(r.seq) })
+
+const keysTable = (keys: readonly MessageKey[]) =>
+  Prisma.sql`unnest(${bigintArray(keys.map((k) => k.conversationId))}, ${bigintArray(keys.map((k) => k.seq))}) AS k(conversation_id, seq)`
+
+/**
+ * Makes the user's `action` ACTIVE on each message (with `remindAt` for REMINDER, which re-arms it).
+ * Returns the keys whose state changed; a row already ACTIVE with the same reminder keeps its time.
+ */
+export async function activateActions(
+  conn: Conn,
+  userId: number,
+  keys: readonly MessageKey[],
+  action: UserAction,
+  remindAt: Date | null = null,
+): Promise<MessageKey[]> {
+  const rows = await conn.$queryRaw<KeyRow[]>`
+    INSERT INTO message_user_actions AS ua (conversation_id, seq, user_id, action, status, remind_at)
+    SELECT k.conversation_id, k.seq, ${userId}, ${action}::"UserAction", 'ACTIVE', ${remindAt}::timestamptz FROM ${keysTable(keys)}
+    ON CONFLICT (conversation_id, seq, user_id, action) DO UPDATE
+      SET status = 'ACTIVE', remind_at = EXCLUDED.remind_at, fired_at = NULL, updated_at = now()
+      WHERE ua.status <> 'ACTIVE' OR ua.remind_at IS DISTINCT FROM EXCLUDED.remind_at OR ua.fired_at IS NOT NULL
+    RETURNING ua.conversation_id AS "conversationId", ua.seq`
+  return rows.map(toKey)
+}
+
+/** Makes the user's `action` INACTIVE on each message; returns the keys that were ACTIVE. */
+export async function deactivateActions(conn: Conn, userId: number, keys: readonly MessageKey[], action: UserAction): Promise<MessageKey[]> {
+  const rows = await conn.$queryRaw<KeyRow[]>`
+    UPDATE message_user_actions ua SET status = 'INACTIVE', updated_at = now()
+    FROM ${keysTable(keys)}
+    WHERE ua.conversation_id = k.conversation_id AND ua.seq = k.seq AND ua.user_id = ${userId}
+      AND ua.action = ${action}::"UserAction" AND ua.status = 'ACTIVE'
+    RETURNING ua.conversation_id AS "conversationId", ua.seq`
+  return rows.map(toKey)
+}
+
+export type ViewerStateRecord = MessageKey & { favorite: boolean; deletedForMe: boolean; remindAt: Date | null }
+
+/** The user's ACTIVE actions on each message, one row per message that has any (absent = none). */
+export async function findViewerStates(conn: Conn, userId: number, keys: readonly MessageKey[]): Promise<ViewerStateRecord[]> {
+  const rows = await conn.$queryRaw<(KeyRow & { favorite: boolean; deletedForMe: boolean; remindAt: Date | null })[]>`
+    SELECT ua.conversation_id AS "conversationId", ua.seq,
+      bool_or(ua.action = 'FAVORITE') AS favorite, bool_or(ua.action = 'DELETE') AS "deletedForMe",
+      max(ua.remind_at) FILTER (WHERE ua.action = 'REMINDER') AS "remindAt"
+    FROM ${keysTable(keys)}
+    JOIN message_user_actions ua ON ua.conversation_id = k.conversation_id AND ua.seq = k.seq
+    WHERE ua.user_id = ${userId} AND ua.status = 'ACTIVE'
+    GROUP BY ua.conversation_id, ua.seq`
+  return rows.map((r) => ({ ...toKey(r), favorite: r.favorite, deletedForMe: r.deletedForMe, remindAt: r.remindAt }))
+}
+
+/** A position in a per-user action list: the list's sort time, then the message key. */
+export type ActionCursor = { at: Date; conversationId: number; seq: number }
+
+/**
+ * How each list is ordered: favourites by when they were favourited, newest first (the
+ * (user_id, action, status, updated_at) index); reminders by remind_at, soonest first.
+ */
+const LISTS = {
+  FAVORITE: { at: Prisma.sql`ua.updated_at`, descending: true },
+  REMINDER: { at: Prisma.sql`ua.remind_at`, descending: false },
+} as const
+
+/**
+ * A keyset page of the messages on which the reader has `action` ACTIVE, as the reader may see them
+ * (the shared visibility rule) and not recalled, each with its list time.
+ */
+export async function listActionMessages(
+  conn: Conn,
+  reader: Reader,
+  opts: { action: keyof typeof LISTS; after: ActionCursor | null; atBefore: Date | null; limit: number },
+): Promise<(MessageRecord & { actionAt: Date })[]> {
+  const { at, descending } = LISTS[opts.action]
+  const direction = descending ? Prisma.sql`DESC` : Prisma.sql`ASC`
+  const after = opts.after
+    ? Prisma.sql`AND (${at}, ua.conversation_id, ua.seq) ${descending ? Prisma.sql`<` : Prisma.sql`>`}
+        (${opts.after.at}::timestamptz, ${opts.after.conversationId}::bigint, ${opts.after.seq}::bigint)`
+    : Prisma.empty
+  const rows = await conn.$queryRaw<(MessageRow & { actionAt: Date })[]>`
+    SELECT ${MESSAGE_COLUMNS}, ${at} AS "actionAt"
+    FROM message_user_actions ua
+    JOIN messages m ON m.conversation_id = ua.conversation_id AND m.seq = ua.seq
+    JOIN conversation_members cm ON cm.conversation_id = m.conversation_id AND cm.user_id = ${reader.userId} AND cm.left_at IS NULL
+    WHERE ua.user_id = ${reader.userId} AND ua.action = ${opts.action}::"UserAction" AND ua.status = 'ACTIVE'
+      AND m.status <> 'RECALLED' AND ${visibleTo(reader)}
+      ${after}
+      ${opts.atBefore ? Prisma.sql`AND ${at} < ${opts.atBefore}::timestamptz` : Prisma.empty}
+    ORDER BY ${at} ${direction}, ua.conversation_id ${direction}, ua.seq ${direction}
+    LIMIT ${opts.limit}`
+  return rows.map((r) => ({ ...toMessage(r), actionAt: r.actionAt }))
+}
+
+export type ClaimedReminder = MessageKey & { userId: number; remindAt: Date }
+
+/**
+ * Claims up to `limit` due, unfired reminders by setting fired_at, skipping rows another instance
+ * holds (FOR UPDATE SKIP LOCKED): however many schedulers run, each reminder is claimed once.
+ */
+export async function claimDueReminders(conn: Conn, limit: number): Promise<ClaimedReminder[]> {
+  const rows = await conn.$queryRaw<(KeyRow & { userId: bigint; remindAt: Date })[]>`
+    UPDATE message_user_actions ua SET fired_at = now()
+    WHERE (ua.conversation_id, ua.seq, ua.user_id, ua.action) IN (
+      SELECT d.conversation_id, d.seq, d.user_id, d.action FROM message_user_actions d
+      WHERE d.action = 'REMINDER' AND d.status = 'ACTIVE' AND d.fired_at IS NULL AND d.remind_at <= now()
+      ORDER BY d.remind_at
+      LIMIT ${limit}
+      FOR UPDATE SKIP LOCKED)
+    RETURNING ua.conversation_id AS "conversationId", ua.seq, ua.user_id AS "userId", ua.remind_at AS "remindAt"`
+  return rows.map((r) => ({ ...toKey(r), userId: Number(r.userId), remindAt: r.remindAt }))
+}
