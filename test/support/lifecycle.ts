@@ -1,0 +1,107 @@
+import { parseId, parseMessageId } from '../../src/ids.ts'
+import type { RealtimeEvent } from '../../src/realtime/events.ts'
+import type { Realtime } from '../../src/realtime/pubsub.ts'
+import { graphql } from '../gql/index.ts'
+import type { TestUser } from './harness.ts'
+
+/** Operations and helpers shared by the message lifecycle, user action, change feed and reminder tests. */
+
+export const MESSAGE_STATE = graphql(`
+  fragment LifecycleMessage on Message {
+    id seq pts status kind sentAt editedAt recalledAt
+    sender { id }
+    recalledBy { id }
+    content { __typename ... on TextContent { text } }
+    edits { version editedAt content { ... on TextContent { text } } }
+    viewerState { favorite remindAt }
+  }
+`)
+
+export const EditMessage = graphql(`
+  mutation LifecycleEdit($messageId: ID!, $text: String!) {
+    editMessage(messageId: $messageId, content: { text: { text: $text } }) { ...LifecycleMessage }
+  }
+`)
+
+export const RecallMessage = graphql(`
+  mutation LifecycleRecall($messageId: ID!) {
+    recallMessage(messageId: $messageId) { ...LifecycleMessage }
+  }
+`)
+
+export const MessageBySeq = graphql(`
+  query LifecycleMessageBySeq($id: ID!, $seq: SafeInt!) {
+    conversation(id: $id) { lastPts message(seq: $seq) { ...LifecycleMessage } }
+  }
+`)
+
+export const Changes = graphql(`
+  query LifecycleChanges($id: ID!, $sincePts: SafeInt!, $first: Int) {
+    conversation(id: $id) {
+      changes(sincePts: $sincePts, first: $first) { lastPts hasMore messages { seq pts status content { ... on TextContent { text } } } }
+    }
+  }
+`)
+
+export const SetFavorite = graphql(`
+  mutation LifecycleSetFavorite($messageId: ID!, $favorite: Boolean!) {
+    setFavorite(messageId: $messageId, favorite: $favorite) { id viewerState { favorite remindAt } }
+  }
+`)
+
+export const SetReminder = graphql(`
+  mutation LifecycleSetReminder($messageId: ID!, $remindAt: DateTime) {
+    setReminder(messageId: $messageId, remindAt: $remindAt) { id viewerState { favorite remindAt } }
+  }
+`)
+
+export const DeleteForMe = graphql(`
+  mutation LifecycleDeleteForMe($ids: [ID!]!) { deleteMessagesForMe(messageIds: $ids) }
+`)
+
+export const RestoreForMe = graphql(`
+  mutation LifecycleRestoreForMe($ids: [ID!]!) { restoreMessagesForMe(messageIds: $ids) }
+`)
+
+export const SetRole = graphql(`
+  mutation LifecycleSetRole($conversationId: ID!, $userId: ID!, $role: MemberRole!) {
+    setMemberRole(conversationId: $conversationId, userId: $userId, role: $role) { role }
+  }
+`)
+
+/** Numeric keys behind global ids, for realtime topics and events. */
+export const conversationKey = (id: string) => parseId(id, 'Conversation')
+export const messageKey = (id: string) => parseMessageId(id)
+export const userKey = (id: string) => parseId(id, 'User')
+
+const settle = () => new Promise((resolve) => setImmediate(resolve))
+
+/** Collects what `realtime` publishes on `topic` until stopped; `seen()` waits for delivery first. */
+export async function listen(realtime: Realtime, topic: string) {
+  const events: RealtimeEvent[] = []
+  const iterator = realtime.subscribe(topic)[Symbol.asyncIterator]()
+  const pump = (async () => {
+    for (;;) {
+      const next = await iterator.next()
+      if (next.done) return
+      events.push(next.value)
+    }
+  })()
+  await settle()
+  return {
+    async seen() {
+      await settle()
+      return events
+    },
+    async stop() {
+      await iterator.return?.()
+      await pump
+    },
+  }
+}
+
+/** The state of one message as `user` reads it. */
+export async function readMessage(user: TestUser, conversationId: string, seq: number) {
+  const { conversation } = await user.run(MessageBySeq, { id: conversationId, seq })
+  return { lastPts: conversation!.lastPts, message: conversation!.message }
+}
