@@ -12,6 +12,7 @@ import './lifecycle.ts'
 import './userActions.ts'
 import './quote.ts'
 import './moderation.ts'
+import './admin.ts'
 import './reads.ts'
 
 builder.queryType({})

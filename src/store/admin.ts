@@ -1,0 +1,50 @@
+import type { ConversationType, MessageKind } from '../generated/prisma/enums.ts'
+import { MESSAGE_COLUMNS } from './messages.ts'
+import { toMessage, type MessageRecord, type MessageRow } from './records.ts'
+import { Prisma, type Conn } from './sql.ts'
+
+export type AdminMessageQuery = {
+  conversationId: number | null
+  senderId: number | null
+  conversationType: ConversationType | null
+  kind: MessageKind | null
+  sentAfter: Date | null
+  sentBefore: Date | null
+}
+
+/** Where a page starts: the last message of the previous page. */
+export type AdminCursor = { sentAt: Date; conversationId: number; seq: number }
+
+/**
+ * Every message matching the filter, newest first, regardless of membership and visibility (the
+ * operators' read-only view). Keyset-paged on (sent_at, conversation_id, seq), which the sent_at and
+ * (sender_id, sent_at) indexes serve. Within one conversation seq order is sending order (seq and
+ * sent_at are both taken under the conversation lock), so a conversation filter pages by seq on the
+ * primary key instead.
+ */
+export async function listAdminMessages(conn: Conn, filter: AdminMessageQuery, after: AdminCursor | null, limit: number): Promise<MessageRecord[]> {
+  const conditions: Prisma.Sql[] = []
+  if (filter.conversationId !== null) conditions.push(Prisma.sql`m.conversation_id = ${filter.conversationId}`)
+  if (filter.senderId !== null) conditions.push(Prisma.sql`m.sender_id = ${filter.senderId}`)
+  if (filter.kind !== null) conditions.push(Prisma.sql`m.kind = ${filter.kind}::"MessageKind"`)
+  if (filter.sentAfter !== null) conditions.push(Prisma.sql`m.sent_at >= ${filter.sentAfter}`)
+  if (filter.sentBefore !== null) conditions.push(Prisma.sql`m.sent_at < ${filter.sentBefore}`)
+  if (filter.conversationType !== null) {
+    conditions.push(Prisma.sql`EXISTS (SELECT 1 FROM conversations c WHERE c.id = m.conversation_id AND c.type = ${filter.conversationType}::"ConversationType")`)
+  }
+  const inOneConversation = filter.conversationId !== null
+  if (after) {
+    conditions.push(
+      inOneConversation
+        ? Prisma.sql`m.seq < ${after.seq}`
+        : Prisma.sql`(m.sent_at, m.conversation_id, m.seq) < (${after.sentAt}, ${after.conversationId}, ${after.seq})`,
+    )
+  }
+  const order = inOneConversation ? Prisma.sql`m.seq DESC` : Prisma.sql`m.sent_at DESC, m.conversation_id DESC, m.seq DESC`
+  const rows = await conn.$queryRaw<MessageRow[]>`
+    SELECT ${MESSAGE_COLUMNS} FROM messages m
+    ${conditions.length ? Prisma.sql`WHERE ${Prisma.join(conditions, ' AND ')}` : Prisma.empty}
+    ORDER BY ${order}
+    LIMIT ${limit}`
+  return rows.map(toMessage)
+}
