@@ -8,6 +8,7 @@ import { startReminderScheduler } from './domain/reminders.ts'
 import { loadSensitiveWords } from './domain/sendRules.ts'
 import { settingsFromConfig } from './domain/settings.ts'
 import { createRealtime } from './realtime/pubsub.ts'
+import { createRedisRealtime } from './realtime/redis.ts'
 import { createParleyServer } from './server.ts'
 import { findUserByHandle } from './store/users.ts'
 
@@ -18,7 +19,10 @@ const database = await openDatabase(config)
 log(database.embedded ? `embedded PostgreSQL in ${path.join(config.DATA_DIR, 'pg')} on port ${config.EMBEDDED_PG_PORT}` : 'using DATABASE_URL')
 
 const db = createDb(database.url, { poolSize: config.DATABASE_POOL_SIZE })
-const app = { db, realtime: createRealtime(), settings: settingsFromConfig(config, loadSensitiveWords(config.SENSITIVE_WORDS_FILE)) }
+// Several instances share events through Redis; a single one keeps them in process.
+const realtime = config.REDIS_URL ? createRedisRealtime(config.REDIS_URL) : createRealtime()
+log(config.REDIS_URL ? 'realtime events through Redis' : 'realtime events in process (set REDIS_URL for several instances)')
+const app = { db, realtime, settings: settingsFromConfig(config, loadSensitiveWords(config.SENSITIVE_WORDS_FILE)) }
 const authSecret = resolveAuthSecret(config, log)
 
 // A first embedded start gets demo data, so GraphiQL shows something real right away.
@@ -40,6 +44,7 @@ async function shutdown(signal: string) {
   log(`${signal}: draining connections`)
   await server.close()
   await reminders.stop()
+  await realtime.close()
   await db.$disconnect()
   await database.stop()
   log('stopped')

@@ -2,7 +2,9 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { useServer } from 'graphql-ws/use/ws'
 import { WebSocketServer } from 'ws'
+import { authenticate } from './auth.ts'
 import type { App } from './domain/app.ts'
+import { endSubscriptions } from './domain/delivery.ts'
 import { createYogaServer, GRAPHQL_PATH, type YogaOptions } from './yoga.ts'
 
 export type ParleyServer = {
@@ -10,7 +12,10 @@ export type ParleyServer = {
   yoga: ReturnType<typeof createYogaServer>
   /** Listens on `port` (0 = any free port) and resolves with the GraphQL URL. */
   listen(port: number, host?: string): Promise<string>
-  /** Stops accepting, tells WebSocket clients to reconnect elsewhere, drains HTTP, then resolves. */
+  /**
+   * Stops accepting, tells WebSocket clients to reconnect elsewhere (1001), ends SSE streams, drains
+   * HTTP, then resolves. Clients resume with sincePts, so nothing committed is lost to them.
+   */
   close(): Promise<void>
 }
 
@@ -26,6 +31,13 @@ export function createParleyServer(opts: YogaOptions & { app: App }): ParleyServ
   // subscriptions exactly as to HTTP.
   useServer(
     {
+      // A socket needs a valid token: a missing or bad one is refused here (close 4403), before any
+      // operation. Each subscribe authenticates again through Yoga's context (an expired token fails there).
+      onConnect: async (ctx) => {
+        const authorization = ctx.connectionParams?.authorization
+        if (typeof authorization !== 'string') return false
+        return authenticate(opts.authSecret, authorization).then((identity) => identity !== null, () => false)
+      },
       execute: (args: any) => args.rootValue.execute(args),
       subscribe: (args: any) => args.rootValue.subscribe(args),
       onSubscribe: async (ctx, _id, params) => {
@@ -66,6 +78,7 @@ export function createParleyServer(opts: YogaOptions & { app: App }): ParleyServ
     async close() {
       for (const socket of wss.clients) socket.close(GOING_AWAY, 'server shutting down')
       await new Promise<void>((resolve) => wss.close(() => resolve()))
+      endSubscriptions(opts.app)
       server.closeIdleConnections()
       const drained = new Promise<void>((resolve) => server.close(() => resolve()))
       // Requests still running after the grace period are cut off.

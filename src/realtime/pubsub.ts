@@ -1,9 +1,27 @@
-import { createPubSub } from 'graphql-yoga'
+import { Repeater } from 'graphql-yoga'
 import { conversationTopic, userTopic, type RealtimeEvent } from './events.ts'
 
+export type Listener = (event: RealtimeEvent) => void
+
+/**
+ * The event bus: in-process, or Redis pub/sub for several instances (redis.ts). Domain actions only
+ * publish (after commit); src/domain/delivery.ts listens, one bus listener per topic and process.
+ */
 export type Realtime = {
   publish(events: readonly RealtimeEvent[]): void
+  /**
+   * Calls `listener` for every event on `topic`. The promise resolves once the bus delivers every
+   * event published from then on (Redis: the SUBSCRIBE is confirmed), which the gap-free resume needs.
+   */
+  listen(topic: string, listener: Listener): Promise<void>
+  unlisten(topic: string, listener: Listener): void
+  /** An unbounded stream of one topic, for tools and tests; subscriptions go through delivery.ts. */
   subscribe(topic: string): AsyncIterable<RealtimeEvent>
+  /** Events one subscription may have waiting before it ends with RESYNC_REQUIRED (a slow consumer). */
+  readonly subscriberBuffer: number
+  /** Runs `hook` first when the bus closes (delivery ends its local subscriptions). */
+  onClose(hook: () => void): void
+  close(): Promise<void>
 }
 
 /** Routes each event to its topic: one per conversation, one per user (never a global topic plus a filter). */
@@ -22,13 +40,82 @@ export function topicsOf(event: RealtimeEvent): string[] {
   }
 }
 
-/** In-process pub/sub. */
-export function createRealtime(): Realtime {
-  const pubsub = createPubSub<Record<string, [RealtimeEvent]>>()
-  return {
+export const DEFAULT_SUBSCRIBER_BUFFER = 1000
+
+/** The part of the DOM EventTarget the buses use: Node's EventTarget, or the Redis event target. */
+export type EventTargetLike = {
+  addEventListener(type: string, listener: (event: Event) => void): void
+  removeEventListener(type: string, listener: (event: Event) => void): void
+  dispatchEvent(event: Event): boolean
+}
+
+export type BusOptions = {
+  /** Share one target between two apps in a process to stand for several instances (tests). */
+  eventTarget?: EventTargetLike
+  subscriberBuffer?: number
+}
+
+/**
+ * A bus over an event target. `confirm` resolves once the target delivers a topic (Redis: the
+ * SUBSCRIBE reply); `publish` overrides dispatching (Redis: a PUBLISH whose failure is only logged).
+ */
+export function createBus(
+  target: EventTargetLike,
+  opts: {
+    subscriberBuffer?: number
+    confirm?: (topic: string) => Promise<void>
+    publish?: (topic: string, event: RealtimeEvent) => void
+    close?: () => Promise<void>
+  } = {},
+): Realtime {
+  // One target listener per (topic, listener), so unlisten finds the wrapper it registered.
+  const wrappers = new Map<string, Map<Listener, (event: Event) => void>>()
+  const closeHooks: (() => void)[] = []
+  const publishOne = opts.publish ?? ((topic, event) => target.dispatchEvent(new CustomEvent(topic, { detail: event })))
+
+  const bus: Realtime = {
+    subscriberBuffer: opts.subscriberBuffer ?? DEFAULT_SUBSCRIBER_BUFFER,
     publish(events) {
-      for (const event of events) for (const topic of topicsOf(event)) pubsub.publish(topic, event)
+      for (const event of events) for (const topic of topicsOf(event)) publishOne(topic, event)
     },
-    subscribe: (topic) => pubsub.subscribe(topic),
+    async listen(topic, listener) {
+      let byListener = wrappers.get(topic)
+      if (!byListener) wrappers.set(topic, (byListener = new Map()))
+      if (!byListener.has(listener)) {
+        const wrapper = (event: Event) => listener((event as CustomEvent<RealtimeEvent>).detail)
+        byListener.set(listener, wrapper)
+        target.addEventListener(topic, wrapper)
+      }
+      await opts.confirm?.(topic)
+    },
+    unlisten(topic, listener) {
+      const byListener = wrappers.get(topic)
+      const wrapper = byListener?.get(listener)
+      if (!byListener || !wrapper) return
+      byListener.delete(listener)
+      if (!byListener.size) wrappers.delete(topic)
+      target.removeEventListener(topic, wrapper)
+    },
+    subscribe(topic) {
+      return new Repeater<RealtimeEvent>(async (push, stop) => {
+        const listener: Listener = (event) => void push(event)
+        await bus.listen(topic, listener)
+        await stop
+        bus.unlisten(topic, listener)
+      })
+    },
+    onClose(hook) {
+      closeHooks.push(hook)
+    },
+    async close() {
+      for (const hook of closeHooks.splice(0)) hook()
+      await opts.close?.()
+    },
   }
+  return bus
+}
+
+/** In-process bus: one instance, or several apps in one process sharing `eventTarget`. */
+export function createRealtime(opts: BusOptions = {}): Realtime {
+  return createBus(opts.eventTarget ?? new EventTarget(), { subscriberBuffer: opts.subscriberBuffer })
 }

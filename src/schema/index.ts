@@ -14,6 +14,7 @@ import './quote.ts'
 import './moderation.ts'
 import './admin.ts'
 import './reads.ts'
+import './subscription.ts'
 
 builder.queryType({})
 builder.mutationType({})

@@ -1,0 +1,43 @@
+import { parseId } from '../ids.ts'
+import type { Realtime } from '../realtime/pubsub.ts'
+import { accessConversation } from './access.ts'
+import type { App, Viewer } from './app.ts'
+
+/** At most one typing event per user and conversation in this interval; calls in between are no-ops. */
+export const TYPING_INTERVAL_MS = 2_000
+/** How long a typing indicator shows unless renewed (longer than the interval, so one stays lit while typing goes on). */
+export const TYPING_TTL_MS = 6_000
+
+/** When each (user, conversation) last published, per instance. */
+const lastPublished = new WeakMap<Realtime, Map<string, number>>()
+
+function publishedRecently(app: App, key: string, now: number): boolean {
+  let times = lastPublished.get(app.realtime)
+  if (!times) lastPublished.set(app.realtime, (times = new Map()))
+  const last = times.get(key)
+  return last !== undefined && now - last < TYPING_INTERVAL_MS
+}
+
+function remember(app: App, key: string, now: number): void {
+  const times = lastPublished.get(app.realtime)!
+  // Only recent entries matter: drop the stale ones before the map grows large.
+  if (times.size >= 10_000) for (const [k, at] of times) if (now - at >= TYPING_INTERVAL_MS) times.delete(k)
+  times.set(key, now)
+}
+
+/**
+ * "The viewer is typing": published to the conversation's topic, never stored. Members only
+ * (NOT_FOUND otherwise). A call within TYPING_INTERVAL_MS of the last published one, or from a muted
+ * member, answers true and publishes nothing, so clients may call on every keystroke.
+ */
+export async function sendTyping(app: App, viewer: Viewer, conversationId: string): Promise<boolean> {
+  const id = parseId(conversationId, 'Conversation')
+  const key = `${viewer.userId}:${id}`
+  const now = Date.now()
+  if (publishedRecently(app, key, now)) return true
+  const { member } = await accessConversation(app.db, viewer, id, { lock: false })
+  if (member.mutedUntil && member.mutedUntil.getTime() > now) return true
+  remember(app, key, now)
+  app.realtime.publish([{ type: 'typing', conversationId: id, userId: viewer.userId, expiresAt: new Date(now + TYPING_TTL_MS).toISOString() }])
+  return true
+}

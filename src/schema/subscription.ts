@@ -1,0 +1,115 @@
+import { openConversationEvents, openInboxEvents, type Delivery, type EventPayload } from '../domain/delivery.ts'
+import { sendTyping } from '../domain/typing.ts'
+import { encodeGlobalId, messageGlobalId } from '../ids.ts'
+import { builder } from './builder.ts'
+import { viewerOf, type Context } from './context.ts'
+import { ConversationRef } from './conversation.ts'
+import { MessageRef } from './message.ts'
+import { UserRef } from './user.ts'
+
+type Payload<N extends EventPayload['typename']> = Extract<EventPayload, { typename: N }>
+
+const MessageEventKindEnum = builder.enumType('MessageEventKind', { values: ['ADDED', 'EDITED', 'RECALLED'] as const })
+
+const MessageEventRef = builder.objectRef<Payload<'MessageEvent'>>('MessageEvent').implement({
+  description: 'A message was sent, edited or recalled; `message` is its state as the subscriber may see it',
+  fields: (t) => ({
+    kind: t.field({ type: MessageEventKindEnum, resolve: (e) => e.kind }),
+    pts: t.field({ type: 'SafeInt', description: 'The change number: resume with sincePts set to the last one seen', resolve: (e) => e.pts }),
+    message: t.field({ type: MessageRef, resolve: (e) => e.message }),
+  }),
+})
+
+const ReadEventRef = builder.objectRef<Payload<'ReadEvent'>>('ReadEvent').implement({
+  description: "A member's read position moved (others' only when read receipts are on)",
+  fields: (t) => ({
+    conversationId: t.id({ resolve: (e) => encodeGlobalId('Conversation', e.conversationId) }),
+    user: t.field({ type: UserRef, resolve: async (e, _a, ctx) => (await ctx.loaders.users.load(e.userId))! }),
+    lastReadSeq: t.field({ type: 'SafeInt', resolve: (e) => e.lastReadSeq }),
+  }),
+})
+
+const TypingEventRef = builder.objectRef<Payload<'TypingEvent'>>('TypingEvent').implement({
+  description: 'Another member is typing; hide the indicator at expiresAt unless a newer event renews it',
+  fields: (t) => ({
+    conversationId: t.id({ resolve: (e) => encodeGlobalId('Conversation', e.conversationId) }),
+    user: t.field({ type: UserRef, resolve: async (e, _a, ctx) => (await ctx.loaders.users.load(e.userId))! }),
+    expiresAt: t.field({ type: 'DateTime', resolve: (e) => e.expiresAt }),
+  }),
+})
+
+const ReminderDueEventRef = builder.objectRef<Payload<'ReminderDueEvent'>>('ReminderDueEvent').implement({
+  fields: (t) => ({
+    message: t.field({ type: MessageRef, resolve: (e) => e.message }),
+    remindAt: t.field({ type: 'DateTime', resolve: (e) => e.remindAt }),
+  }),
+})
+
+const ConversationJoinedEventRef = builder.objectRef<Payload<'ConversationJoinedEvent'>>('ConversationJoinedEvent').implement({
+  description: 'The viewer became a member; later messages of the conversation follow as MessageEvents',
+  fields: (t) => ({
+    conversation: t.field({ type: ConversationRef, resolve: (e) => e.conversation }),
+  }),
+})
+
+const MessageActionEventRef = builder.objectRef<Payload<'MessageActionEvent'>>('MessageActionEvent').implement({
+  description: "The viewer's own delete-for-me, favourite or reminder changed (for their other devices)",
+  fields: (t) => ({
+    messageId: t.id({ resolve: (e) => messageGlobalId(e.key) }),
+    deletedForMe: t.boolean({ resolve: (e) => e.state.deletedForMe }),
+    favorite: t.boolean({ resolve: (e) => e.state.favorite }),
+    remindAt: t.field({ type: 'DateTime', nullable: true, resolve: (e) => e.state.remindAt }),
+  }),
+})
+
+const resolveType = (payload: EventPayload) => payload.typename
+
+const ConversationEventUnion = builder.unionType('ConversationEvent', {
+  types: [MessageEventRef, ReadEventRef, TypingEventRef],
+  resolveType,
+})
+
+const InboxEventUnion = builder.unionType('InboxEvent', {
+  types: [MessageEventRef, ReadEventRef, TypingEventRef, ReminderDueEventRef, ConversationJoinedEventRef, MessageActionEventRef],
+  resolveType,
+})
+
+/**
+ * Each event brings its own loaders (primed from reads shared by every subscriber of the event), so
+ * nested fields resolve through them. Events of one subscription execute one after another, so
+ * swapping the context's loaders here is safe. An Error payload ends the stream with that error.
+ */
+function deliver<N extends EventPayload['typename']>(delivery: Delivery, ctx: Context): Payload<N> {
+  ctx.loaders = delivery.loaders
+  if (delivery.payload.typename === 'Error') throw delivery.payload.error
+  return delivery.payload as Payload<N>
+}
+
+builder.subscriptionType({})
+
+// No withAuth here: scope-auth checks subscription fields per event, not before subscribing, so
+// the subscribe functions check the viewer themselves (viewerOf: UNAUTHENTICATED).
+builder.subscriptionFields((t) => ({
+  conversationEvents: t.field({
+    type: ConversationEventUnion,
+    description:
+      'With sincePts: first replays every change after it (as MessageEvents, ascending pts), then continues live with no gap and no duplicate. Too far behind: error RESYNC_REQUIRED.',
+    args: { conversationId: t.arg.id({ required: true }), sincePts: t.arg({ type: 'SafeInt' }) },
+    subscribe: (_root, args, ctx) => openConversationEvents(ctx.app, viewerOf(ctx), args),
+    resolve: (delivery: Delivery, _args, ctx) => deliver<'MessageEvent' | 'ReadEvent' | 'TypingEvent'>(delivery, ctx),
+  }),
+  inboxEvents: t.field({
+    type: InboxEventUnion,
+    description: 'Everything for the viewer across all their conversations',
+    subscribe: (_root, _args, ctx) => openInboxEvents(ctx.app, viewerOf(ctx)),
+    resolve: (delivery: Delivery, _args, ctx) => deliver<Exclude<EventPayload['typename'], 'Error'>>(delivery, ctx),
+  }),
+}))
+
+builder.mutationField('sendTyping', (t) =>
+  t.withAuth({ authenticated: true }).boolean({
+    description: 'Ephemeral, never stored; at most one event per 2 s per conversation (extra calls answer true and publish nothing)',
+    args: { conversationId: t.arg.id({ required: true }) },
+    resolve: (_r, { conversationId }, ctx) => sendTyping(ctx.app, ctx.viewer, conversationId),
+  }),
+)

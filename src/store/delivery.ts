@@ -1,0 +1,69 @@
+import type { MessageKey } from '../ids.ts'
+import { MESSAGE_COLUMNS, visibleTo, type Reader } from './messages.ts'
+import { toMember, toMessage, type MemberRecord, type MessageRecord, type MessageRow, type MessageStatus } from './records.ts'
+import { Prisma, bigintArray, type Conn } from './sql.ts'
+
+/** Reads for live delivery: each runs once per event and process, whatever the number of subscribers. */
+
+type MemberRow = Parameters<typeof toMember>[0]
+
+/**
+ * The shared visibility rule evaluated per member row: the reader is the joined member `cm` itself
+ * (visibleTo interpolates the reader id, and a SQL fragment is spliced in as SQL).
+ */
+const memberAsReader = { userId: Prisma.sql`cm.user_id` } as unknown as Reader
+
+export type DeliveryMember = { member: MemberRecord; sees: boolean }
+
+/**
+ * Which of `userIds` are current members of the conversation, with their membership rows, and for
+ * a message event whether each may see message `seq` (membership window, directed, deleted-for-me).
+ */
+export async function findDeliveryMembers(conn: Conn, conversationId: number, userIds: readonly number[], seq: number | null): Promise<DeliveryMember[]> {
+  const sees =
+    seq === null
+      ? Prisma.sql`true`
+      : Prisma.sql`EXISTS (SELECT 1 FROM messages m WHERE m.conversation_id = cm.conversation_id AND m.seq = ${seq} AND ${visibleTo(memberAsReader)})`
+  const rows = await conn.$queryRaw<(MemberRow & { sees: boolean })[]>`
+    SELECT cm.conversation_id AS "conversationId", cm.user_id AS "userId", cm.role, cm.visible_from_seq AS "visibleFromSeq",
+      cm.last_read_seq AS "lastReadSeq", cm.last_read_at AS "lastReadAt", cm.muted_until AS "mutedUntil", cm.joined_at AS "joinedAt",
+      ${sees} AS sees
+    FROM conversation_members cm
+    WHERE cm.conversation_id = ${conversationId} AND cm.user_id = ANY(${bigintArray(userIds)}) AND cm.left_at IS NULL`
+  return rows.map(({ sees, ...member }) => ({ member: toMember(member), sees }))
+}
+
+/** One message as stored, whoever reads it (delivery applies visibility per subscriber). */
+export async function findMessage(conn: Conn, key: MessageKey): Promise<MessageRecord | null> {
+  const rows = await conn.$queryRaw<MessageRow[]>`
+    SELECT ${MESSAGE_COLUMNS} FROM messages m WHERE m.conversation_id = ${key.conversationId} AND m.seq = ${key.seq}`
+  return rows[0] ? toMessage(rows[0]) : null
+}
+
+export type ChangeKey = { seq: number; pts: number; status: MessageStatus; edited: boolean }
+
+/**
+ * The changes with pts in (afterPts, untilPts], as keys: a live stream fills a gap with them. A pts
+ * absent from the answer belongs to a message changed again later (its row carries the newer pts).
+ */
+export async function findChangeKeys(conn: Conn, conversationId: number, afterPts: number, untilPts: number): Promise<ChangeKey[]> {
+  const rows = await conn.$queryRaw<{ seq: bigint; pts: bigint; status: MessageStatus; edited: boolean }[]>`
+    SELECT m.seq, m.pts, m.status, m.edited_at IS NOT NULL AS edited FROM messages m
+    WHERE m.conversation_id = ${conversationId} AND m.pts > ${afterPts} AND m.pts <= ${untilPts}
+    ORDER BY m.pts`
+  return rows.map((r) => ({ seq: Number(r.seq), pts: Number(r.pts), status: r.status, edited: r.edited }))
+}
+
+/** The newest pts of each conversation: where a live stream starts. */
+export async function findLastPts(conn: Conn, conversationIds: readonly number[]): Promise<Map<number, number>> {
+  const rows = await conn.$queryRaw<{ id: bigint; lastPts: bigint }[]>`
+    SELECT id, last_pts AS "lastPts" FROM conversations WHERE id = ANY(${bigintArray(conversationIds)})`
+  return new Map(rows.map((r) => [Number(r.id), Number(r.lastPts)]))
+}
+
+/** Every conversation the user is a current member of (the inbox stream listens to all of them). */
+export async function listMemberConversationIds(conn: Conn, userId: number): Promise<number[]> {
+  const rows = await conn.$queryRaw<{ id: bigint }[]>`
+    SELECT conversation_id AS id FROM conversation_members WHERE user_id = ${userId} AND left_at IS NULL`
+  return rows.map((r) => Number(r.id))
+}

@@ -1,0 +1,71 @@
+import { graphql } from '../gql/index.ts'
+
+/** Operations shared by the live delivery tests (subscriptions, resume, SSE, several instances). */
+
+export const ConversationEvents = graphql(`
+  subscription LiveConversationEvents($conversationId: ID!, $sincePts: SafeInt) {
+    conversationEvents(conversationId: $conversationId, sincePts: $sincePts) {
+      __typename
+      ... on MessageEvent {
+        kind
+        pts
+        message { id seq pts status sender { id handle } conversation { id } content { __typename ... on TextContent { text } } }
+      }
+      ... on ReadEvent { conversationId user { id } lastReadSeq }
+      ... on TypingEvent { conversationId user { id } expiresAt }
+    }
+  }
+`)
+
+export const InboxEvents = graphql(`
+  subscription LiveInboxEvents {
+    inboxEvents {
+      __typename
+      ... on MessageEvent { kind pts message { id seq conversation { id } content { ... on TextContent { text } } } }
+      ... on ReadEvent { conversationId user { id } lastReadSeq }
+      ... on TypingEvent { conversationId user { id } }
+      ... on ConversationJoinedEvent { conversation { id title viewerMember { role } } }
+      ... on MessageActionEvent { messageId deletedForMe favorite remindAt }
+      ... on ReminderDueEvent { message { id } dueAt: remindAt }
+    }
+  }
+`)
+
+export const SendTyping = graphql(`
+  mutation LiveSendTyping($id: ID!) { sendTyping(conversationId: $id) }
+`)
+
+export const RemoveMember = graphql(`
+  mutation LiveRemoveMember($id: ID!, $userId: ID!) { removeGroupMember(conversationId: $id, userId: $userId) { id } }
+`)
+
+export const AddMembers = graphql(`
+  mutation LiveAddMembers($id: ID!, $userIds: [ID!]!) { addGroupMembers(conversationId: $id, userIds: $userIds) { id lastPts } }
+`)
+
+export const MarkRead = graphql(`
+  mutation LiveMarkRead($id: ID!, $seq: SafeInt) { markConversationRead(conversationId: $id, seq: $seq) { lastReadSeq } }
+`)
+
+export const Edit = graphql(`
+  mutation LiveEdit($messageId: ID!, $text: String!) { editMessage(messageId: $messageId, content: { text: { text: $text } }) { id pts } }
+`)
+
+export const Recall = graphql(`
+  mutation LiveRecall($messageId: ID!) { recallMessage(messageId: $messageId) { id pts } }
+`)
+
+export const Favorite = graphql(`
+  mutation LiveFavorite($messageId: ID!) { setFavorite(messageId: $messageId, favorite: true) { id } }
+`)
+
+export const SendDirected = graphql(`
+  mutation LiveSendDirected($input: SendMessageInput!) { sendMessage(input: $input) { message { id seq pts } } }
+`)
+
+export const Position = graphql(`
+  query LivePosition($id: ID!) { conversation(id: $id) { lastSeq lastPts } }
+`)
+
+/** The text of a MessageEvent (null once recalled). */
+export const textOf = (event: { message?: { content?: { text?: string } | null } }) => event.message?.content?.text ?? null

@@ -1,0 +1,173 @@
+import type { TypedDocumentNode } from '@graphql-typed-document-node/core'
+import { print } from 'graphql'
+import { createClient, type Client } from 'graphql-ws'
+import { inject } from 'vitest'
+import WebSocket from 'ws'
+import { createDb } from '../../src/db/client.ts'
+import type { App } from '../../src/domain/app.ts'
+import { deliveryStats } from '../../src/domain/delivery.ts'
+import { DEFAULT_SETTINGS } from '../../src/domain/settings.ts'
+import { parseId } from '../../src/ids.ts'
+import { createRealtime, type EventTargetLike, type Realtime } from '../../src/realtime/pubsub.ts'
+import { createRedisRealtime } from '../../src/realtime/redis.ts'
+import { createParleyServer, type ParleyServer } from '../../src/server.ts'
+import { AUTH_SECRET, testApp, type GraphQLResponse } from './harness.ts'
+
+/** A started server (real HTTP and WebSocket on a free port) for subscription tests. */
+export type TestServer = { app: App; server: ParleyServer; url: string; wsUrl: string; close(): Promise<void> }
+
+/** Starts a server on port 0 around `app` (default: the harness app, so harness mutations reach its subscribers). */
+export async function startServer(app: App = testApp().app): Promise<TestServer> {
+  const server = createParleyServer({ app, authSecret: AUTH_SECRET, maxBodyBytes: 100_000, production: false })
+  const url = await server.listen(0, '127.0.0.1')
+  let closed = false
+  return {
+    app,
+    server,
+    url,
+    wsUrl: url.replace(/^http/, 'ws'),
+    async close() {
+      if (closed) return
+      closed = true
+      await server.close()
+    },
+  }
+}
+
+/** The Redis the multi-instance tests use, when configured (CI sets TEST_REDIS_URL when Redis answers). */
+export const testRedisUrl = process.env.TEST_REDIS_URL ?? process.env.REDIS_URL
+
+/**
+ * Buses for several instances in this process: Redis pub/sub when configured, else one shared
+ * in-process event target (the same delivery code, without the network hop).
+ */
+export function sharedBuses(opts: { subscriberBuffer?: number } = {}): { kind: 'redis' | 'memory'; create(): Realtime } {
+  if (testRedisUrl) return { kind: 'redis', create: () => createRedisRealtime(testRedisUrl, opts) }
+  const target: EventTargetLike = new EventTarget()
+  return { kind: 'memory', create: () => createRealtime({ ...opts, eventTarget: target }) }
+}
+
+/** An instance with its own database pool and bus, on the shared test database. */
+export async function startInstance(realtime: Realtime): Promise<TestServer> {
+  const db = createDb(inject('databaseUrl'), { poolSize: 10 })
+  const app: App = { db, realtime, settings: structuredClone(DEFAULT_SETTINGS) }
+  const started = await startServer(app)
+  return {
+    ...started,
+    async close() {
+      await started.close()
+      await realtime.close()
+      await db.$disconnect()
+    },
+  }
+}
+
+/** Sends one operation over real HTTP to a started server. */
+export async function post<T, V>(url: string, token: string, document: TypedDocumentNode<T, V>, variables?: V): Promise<GraphQLResponse<T>> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify({ query: print(document), variables }),
+  })
+  return (await response.json()) as GraphQLResponse<T>
+}
+
+export function wsClient(wsUrl: string | (() => string), token: string, opts: { retryAttempts?: number; onConnected?: () => void } = {}): Client {
+  return createClient({
+    url: wsUrl,
+    webSocketImpl: WebSocket,
+    connectionParams: { authorization: `Bearer ${token}` },
+    retryAttempts: opts.retryAttempts ?? 0,
+    retryWait: async () => {},
+    on: opts.onConnected ? { connected: opts.onConnected } : {},
+  })
+}
+
+type Errors = NonNullable<GraphQLResponse<unknown>['errors']>
+
+/** What one subscription received: data events, errors (in a next payload or as the error message), and the end. */
+export type Received<T> = {
+  events: T[]
+  errors: Errors
+  done: boolean
+  /** Resolves once `count` events arrived (or the stream ended: then the assertion shows what came). */
+  waitFor(count: number): Promise<T[]>
+  /** Resolves once the stream ended (complete or error). */
+  ended(): Promise<void>
+  dispose(): void
+}
+
+const WAIT_LIMIT_MS = 15_000
+
+export function receiver<T>(): { received: Received<T>; push(event: T): void; fail(errors: Errors): void; end(): void; onDispose(f: () => void): void } {
+  let notify: () => void = () => {}
+  let dispose = () => {}
+  const changed = () => new Promise<void>((resolve) => (notify = resolve))
+  const until = async (done: () => boolean, what: string) => {
+    const deadline = Date.now() + WAIT_LIMIT_MS
+    while (!done()) {
+      const wait = changed()
+      const timeout = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), Math.max(0, deadline - Date.now())).unref())
+      if ((await Promise.race([wait, timeout])) === 'timeout') throw new Error(`gave up waiting for ${what}; received ${JSON.stringify(received.events)} errors ${JSON.stringify(received.errors)}`)
+    }
+  }
+  const received: Received<T> = {
+    events: [],
+    errors: [],
+    done: false,
+    async waitFor(count) {
+      await until(() => received.events.length >= count || received.done, `${count} events`)
+      return received.events
+    },
+    async ended() {
+      await until(() => received.done, 'the end of the stream')
+    },
+    dispose: () => dispose(),
+  }
+  return {
+    received,
+    push(event) {
+      received.events.push(event)
+      notify()
+    },
+    fail(errors) {
+      received.errors.push(...errors)
+      notify()
+    },
+    end() {
+      received.done = true
+      notify()
+    },
+    onDispose(f) {
+      dispose = f
+    },
+  }
+}
+
+/** Subscribes over graphql-ws and records everything that arrives. */
+export function subscribeWs<T, V>(client: Client, document: TypedDocumentNode<T, V>, variables?: V): Received<T> {
+  const r = receiver<T>()
+  const unsubscribe = client.subscribe<T>(
+    { query: print(document), variables: variables as Record<string, unknown> | undefined },
+    {
+      next: (result) => (result.errors ? r.fail(result.errors as Errors) : r.push(result.data as T)),
+      error: (error) => {
+        r.fail(Array.isArray(error) ? (error as Errors) : [{ message: String((error as { reason?: string }).reason ?? error) }])
+        r.end()
+      },
+      complete: () => r.end(),
+    },
+  )
+  r.onDispose(unsubscribe)
+  return r.received
+}
+
+/** Waits until `user` has `count` open subscriptions on the app's process (listening, resume position taken). */
+export async function waitForSubscriptions(app: App, user: { id: string }, count: number): Promise<void> {
+  const userId = parseId(user.id, 'User')
+  const deadline = Date.now() + WAIT_LIMIT_MS
+  while (deliveryStats(app, userId).subscriptions !== count) {
+    if (Date.now() > deadline) throw new Error(`expected ${count} open subscriptions, have ${JSON.stringify(deliveryStats(app, userId))}`)
+    await new Promise((r) => setTimeout(r, 10))
+  }
+}
