@@ -19,6 +19,10 @@ const EditToImage = graphql(`
   }
 `)
 
+const MuteMember = graphql(`
+  mutation LifecycleMute($conversationId: ID!, $userId: ID!, $until: DateTime) { muteMember(conversationId: $conversationId, userId: $userId, until: $until) { mutedUntil } }
+`)
+
 const SystemMessageId = graphql(`
   query LifecycleSystemMessage($id: ID!) { conversation(id: $id) { message(seq: 1) { id senderType } } }
 `)
@@ -83,6 +87,27 @@ describe('editMessage', () => {
     const recalled = (await alice!.run(RecallMessage, { messageId: sent.id })).recallMessage
     expect(codes(await alice!.try(EditMessage, { messageId: sent.id, text: 'back' }))).toEqual(['MESSAGE_RECALLED'])
     expect(await readMessage(alice!, group.id, sent.seq)).toEqual({ lastPts: recalled.pts, message: recalled })
+  })
+})
+
+describe.sequential('editMessage and the sending rules', () => {
+  it('holds an edit to the rules of a send: mute and the word filter', async () => {
+    const [alice, bob] = await newUsers(2)
+    const group = await createGroup(alice!, [bob!])
+    const sent = (await sendText(bob!, group.id, 'fine')).message
+    const { app } = testApp()
+    const saved = app.settings.sensitiveWords
+    app.settings.sensitiveWords = ['forbiddenword']
+    try {
+      expect(codes(await bob!.try(EditMessage, { messageId: sent.id, text: 'now with ForbiddenWord' }))).toEqual(['CONTENT_REJECTED'])
+    } finally {
+      app.settings.sensitiveWords = saved
+    }
+    await alice!.run(MuteMember, { conversationId: group.id, userId: bob!.id, until: new Date(Date.now() + 3_600_000).toISOString() })
+    const before = await readMessage(bob!, group.id, sent.seq)
+    expect(codes(await bob!.try(EditMessage, { messageId: sent.id, text: 'sneaky' }))).toEqual(['SENDER_MUTED'])
+    expect((await readMessage(bob!, group.id, sent.seq)).message).toEqual(before.message)
+    expect(before.message).toMatchObject({ status: 'NORMAL', content: { text: 'fine' } })
   })
 })
 
