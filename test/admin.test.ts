@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { graphql } from './gql/index.ts'
-import type { AdminMessageFilter } from './gql/graphql.ts'
+import type { AdminMessageFilter, AdminMessagesQuery } from './gql/graphql.ts'
 import { codes, newUser, newUsers, request, type TestUser } from './support/harness.ts'
 import { createGroup, OpenPrivate, SendMessage, sendText } from './support/operations.ts'
 
@@ -20,7 +20,7 @@ async function all(operator: TestUser, filter: AdminMessageFilter, size = 2): Pr
   const rows: Row[] = []
   let after: string | null = null
   for (;;) {
-    const page = (await operator.run(AdminMessages, { filter, first: size, after })).adminMessages
+    const { adminMessages: page }: AdminMessagesQuery = await operator.run(AdminMessages, { filter, first: size, after })
     expect(page.pageInfo.hasPreviousPage).toBe(after !== null)
     rows.push(...page.edges.map((e) => e.node as Row))
     if (!page.pageInfo.hasNextPage) return rows
