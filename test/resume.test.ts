@@ -1,0 +1,183 @@
+import type { Client } from 'graphql-ws'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { App, Viewer } from '../src/domain/app.ts'
+import { deliveryStats, openConversationEvents, type Delivery } from '../src/domain/delivery.ts'
+import { sendMessage } from '../src/domain/messages.ts'
+import { messageGlobalId, parseId } from '../src/ids.ts'
+import { createRealtime } from '../src/realtime/pubsub.ts'
+import { codes, newUsers, testApp, type TestUser } from './support/harness.ts'
+import { ConversationEvents, Edit, Recall } from './support/live.ts'
+import { createGroup, sendText } from './support/operations.ts'
+import { startServer, subscribeWs, waitForSubscriptions, wsClient, type Received, type TestServer } from './support/server.ts'
+
+let server: TestServer
+const clients: Client[] = []
+
+beforeAll(async () => {
+  server = await startServer()
+})
+afterAll(async () => {
+  await Promise.all(clients.map((c) => c.dispose()))
+  await server.close()
+})
+
+type Events = Received<{ conversationEvents: { __typename: string; kind?: string; pts?: number; message?: { id: string; status: string } } }>
+
+function follow(user: TestUser, conversationId: string, sincePts?: number): Events {
+  const client = wsClient(server.wsUrl, user.token)
+  clients.push(client)
+  return subscribeWs(client, ConversationEvents, { conversationId, sincePts }) as Events
+}
+
+const messageEvents = (stream: Events) => stream.events.map((e) => e.conversationEvents).filter((e) => e.__typename === 'MessageEvent')
+const viewerOf = (user: TestUser): Viewer => ({ userId: parseId(user.id, 'User'), handle: user.handle, kind: 'HUMAN', isOperator: false })
+let sent = 0
+const domainSend = (app: App, user: TestUser, conversationId: string, text: string) =>
+  sendMessage(app, viewerOf(user), { conversationId, clientMessageId: `domain-${++sent}-${Math.random()}`, content: { text: { text } } })
+
+describe('resume with sincePts', () => {
+  it('replays exactly the changes missed while away, each message once in its latest state, then goes live', async () => {
+    const [owner, member] = await newUsers(2)
+    const group = await createGroup(owner!, [member!])
+    const first = follow(member!, group.id, group.lastPts)
+    const seen1 = await sendText(owner!, group.id, 'seen 1')
+    await sendText(owner!, group.id, 'seen 2')
+    await first.waitFor(2)
+    first.dispose()
+    const lastSeen = messageEvents(first).at(-1)!.pts!
+
+    const away1 = await sendText(owner!, group.id, 'away 1')
+    const away2 = await sendText(owner!, group.id, 'away 2')
+    await owner!.run(Edit, { messageId: away1.message.id, text: 'away 1, edited' })
+    await owner!.run(Recall, { messageId: seen1.message.id })
+
+    const resumed = follow(member!, group.id, lastSeen)
+    await resumed.waitFor(3)
+    const live = await sendText(owner!, group.id, 'live')
+    await resumed.waitFor(4)
+    expect(messageEvents(resumed).map((e) => [e.kind, e.message!.id, e.pts])).toEqual([
+      ['ADDED', away2.message.id, lastSeen + 2],
+      ['EDITED', away1.message.id, lastSeen + 3],
+      ['RECALLED', seen1.message.id, lastSeen + 4],
+      ['ADDED', live.message.id, lastSeen + 5],
+    ])
+    resumed.dispose()
+  })
+
+  it('has no gap and no duplicate while a sender keeps sending during the replay', async () => {
+    const [owner, member] = await newUsers(2)
+    const group = await createGroup(owner!, [member!])
+    // More than one replay page (100) is waiting when the subscriber comes back.
+    const missed = await Promise.all(Array.from({ length: 110 }, (_, i) => sendText(owner!, group.id, `missed ${i}`)))
+    const stream = follow(member!, group.id, group.lastPts)
+    // These commit before, during and after the replay.
+    const during = await Promise.all(Array.from({ length: 50 }, (_, i) => sendText(owner!, group.id, `during ${i}`)))
+    const all = [...missed, ...during]
+    await stream.waitFor(all.length)
+    const marker = await sendText(owner!, group.id, 'marker')
+    await stream.waitFor(all.length + 1)
+
+    const events = messageEvents(stream)
+    expect(events.at(-1)!.message!.id).toBe(marker.message.id)
+    const received = events.slice(0, -1)
+    expect(received).toHaveLength(all.length)
+    expect(new Set(received.map((e) => e.message!.id))).toEqual(new Set(all.map((s) => s.message.id)))
+    const pts = events.map((e) => e.pts!)
+    pts.slice(1).forEach((p, i) => expect(p).toBeGreaterThan(pts[i]!))
+    // Every change of the conversation since sincePts, none missing.
+    expect(pts).toEqual(Array.from({ length: pts.length }, (_, i) => group.lastPts + 1 + i))
+    stream.dispose()
+  })
+
+  it('delivers a committed change whose event never arrived, in order, from the database', async () => {
+    const [owner, member] = await newUsers(2)
+    const group = await createGroup(owner!, [member!])
+    const stream = follow(member!, group.id, group.lastPts)
+    await waitForSubscriptions(server.app, member!, 1)
+    // Committed, but its event is lost (as when an instance dies between commit and publish).
+    const app = testApp().app
+    const lost = await domainSend({ ...app, realtime: { ...app.realtime, publish: () => {} } }, owner!, group.id, 'lost event')
+    const next = await sendText(owner!, group.id, 'published')
+    await stream.waitFor(2)
+    expect(messageEvents(stream).map((e) => [e.message!.id, e.pts])).toEqual([
+      [messageGlobalId(lost.message), lost.message.pts],
+      [next.message.id, next.message.pts],
+    ])
+    stream.dispose()
+  })
+
+  it('refuses a sincePts ahead of the conversation or negative', async () => {
+    const [owner] = await newUsers(1)
+    const group = await createGroup(owner!, [])
+    for (const sincePts of [group.lastPts + 1, -1]) {
+      const stream = follow(owner!, group.id, sincePts)
+      await stream.ended()
+      expect(stream.errors.map((e) => e.extensions?.code)).toEqual(['BAD_USER_INPUT'])
+    }
+  })
+})
+
+describe.sequential('resync limit', () => {
+  it('answers RESYNC_REQUIRED past settings.resyncLimit changes, and replays up to it', async () => {
+    const settings = testApp().app.settings
+    const [owner, member] = await newUsers(2)
+    const group = await createGroup(owner!, [member!])
+    for (let i = 0; i < 6; i++) await sendText(owner!, group.id, `m${i}`)
+    const limit = settings.resyncLimit
+    settings.resyncLimit = 5
+    try {
+      const tooFar = follow(member!, group.id, group.lastPts)
+      await tooFar.ended()
+      expect(tooFar.errors.map((e) => e.extensions?.code)).toEqual(['RESYNC_REQUIRED'])
+      expect(tooFar.events).toEqual([])
+      const withinLimit = follow(member!, group.id, group.lastPts + 1)
+      expect((await withinLimit.waitFor(5)).map((e) => e.conversationEvents.pts)).toEqual([2, 3, 4, 5, 6].map((i) => group.lastPts + i))
+      withinLimit.dispose()
+    } finally {
+      settings.resyncLimit = limit
+    }
+  })
+})
+
+describe('slow consumers', () => {
+  it('ends a subscription that stops reading with RESYNC_REQUIRED past its buffer, frees it, and resume gets everything', async () => {
+    const [owner, member] = await newUsers(2)
+    const group = await createGroup(owner!, [member!])
+    // An instance whose subscriptions hold at most 3 waiting events.
+    const app: App = { ...testApp().app, realtime: createRealtime({ subscriberBuffer: 3 }) }
+    const memberId = parseId(member!.id, 'User')
+    const stream = await openConversationEvents(app, viewerOf(member!), { conversationId: group.id })
+    expect(deliveryStats(app, memberId)).toMatchObject({ subscriptions: 1, conversationTopics: 1, userTopics: 1 })
+
+    // Nobody reads the stream while four messages go out.
+    const texts = ['a', 'b', 'c', 'd']
+    for (const text of texts) await domainSend(app, owner!, group.id, text)
+    expect(deliveryStats(app)).toMatchObject({ conversationTopics: 0, userTopics: 0 })
+
+    const ended = await stream.next()
+    expect((ended.value as Delivery).payload).toMatchObject({ typename: 'Error', error: { extensions: { code: 'RESYNC_REQUIRED' } } })
+    expect((await stream.next()).done).toBe(true)
+    expect(deliveryStats(app).subscriptions).toBe(0)
+
+    // Resuming from where it was replays all four.
+    const resumed = await openConversationEvents(app, viewerOf(member!), { conversationId: group.id, sincePts: group.lastPts })
+    const replayed: string[] = []
+    for (let i = 0; i < texts.length; i++) {
+      const { payload } = (await resumed.next()).value as Delivery
+      if (payload.typename === 'MessageEvent') replayed.push((payload.message.content as { text: string }).text)
+    }
+    expect(replayed).toEqual(texts)
+    await resumed.return?.()
+    expect(deliveryStats(app).subscriptions).toBe(0)
+  })
+
+  it('stops listening when a client unsubscribes', async () => {
+    const [owner, member] = await newUsers(2)
+    const group = await createGroup(owner!, [member!])
+    const stream = follow(member!, group.id)
+    await waitForSubscriptions(server.app, member!, 1)
+    stream.dispose()
+    await waitForSubscriptions(server.app, member!, 0)
+    expect(codes({ errors: stream.errors })).toEqual([])
+  })
+})
