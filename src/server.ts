@@ -79,11 +79,13 @@ export function createParleyServer(opts: YogaOptions & { app: App }): ParleyServ
       for (const socket of wss.clients) socket.close(GOING_AWAY, 'server shutting down')
       await new Promise<void>((resolve) => wss.close(() => resolve()))
       endSubscriptions(opts.app)
-      server.closeIdleConnections()
       const drained = new Promise<void>((resolve) => server.close(() => resolve()))
-      // Requests still running after the grace period are cut off.
+      // Keep-alive sockets go idle as their last response ends (the SSE streams just ended finish a
+      // moment later), so sweep them until drained; requests still running after the grace period are cut off.
+      const sweep = setInterval(() => server.closeIdleConnections(), 50)
       const timer = setTimeout(() => server.closeAllConnections(), 5_000)
       await drained
+      clearInterval(sweep)
       clearTimeout(timer)
     },
   }

@@ -178,3 +178,44 @@ export async function waitForSubscriptions(app: App, user: { id: string }, count
     await new Promise((r) => setTimeout(r, 10))
   }
 }
+
+/**
+ * Subscribes over Server-Sent Events (Yoga's own transport: a POST with Accept: text/event-stream)
+ * and records `next` payloads until `complete` or the connection ends.
+ */
+export function subscribeSse<T, V>(url: string, token: string | null, document: TypedDocumentNode<T, V>, variables?: V): Received<T> {
+  const r = receiver<T>()
+  const abort = new AbortController()
+  r.onDispose(() => abort.abort())
+  void (async () => {
+    try {
+      const response = await fetch(url, {
+        method: 'POST',
+        signal: abort.signal,
+        headers: { accept: 'text/event-stream', 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+        body: JSON.stringify({ query: print(document), variables }),
+      })
+      const decoder = new TextDecoder()
+      let buffer = ''
+      for await (const chunk of response.body! as unknown as AsyncIterable<Uint8Array>) {
+        buffer += decoder.decode(chunk, { stream: true })
+        for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
+          const message = buffer.slice(0, end)
+          buffer = buffer.slice(end + 2)
+          const event = /^event: (.*)$/m.exec(message)?.[1]
+          const data = /^data: (.*)$/m.exec(message)?.[1]
+          if (event === 'next' && data) {
+            const result = JSON.parse(data) as GraphQLResponse<T>
+            if (result.errors) r.fail(result.errors)
+            else r.push(result.data as T)
+          }
+        }
+      }
+    } catch (error) {
+      if (!abort.signal.aborted) r.fail([{ message: String(error) }])
+    } finally {
+      r.end()
+    }
+  })()
+  return r.received
+}
