@@ -12,6 +12,7 @@ import { UserRef } from './user.ts'
 /** A conversation as one viewer sees it: the row plus the viewer's membership. */
 export const ConversationRef = builder.objectRef<ConversationAccess>('Conversation')
 export const ConversationMemberRef = builder.objectRef<MemberRecord>('ConversationMember')
+const ConversationMemberConnection = builder.connectionObject({ type: ConversationMemberRef, name: 'ConversationMemberConnection' })
 
 /** Loads a conversation the viewer is a member of, else NOT_FOUND. `fresh` skips the request cache (after a write). */
 export async function loadConversation(ctx: Context, id: number, opts: { fresh?: boolean } = {}): Promise<ConversationAccess> {
@@ -41,14 +42,11 @@ builder.node(ConversationRef, {
       },
     }),
     viewerMember: t.field({ type: ConversationMemberRef, description: "The viewer's own membership and read position", resolve: (c) => c.member! }),
-    members: t.connection(
-      {
-        type: ConversationMemberRef,
-        args: {},
-        resolve: (c, args, ctx) => listConversationMembers(ctx.app, c.conversation.id, args),
-      },
-      { name: 'ConversationMemberConnection' },
-    ),
+    members: t.field({
+      type: ConversationMemberConnection,
+      args: { first: t.arg.int(), after: t.arg.string() },
+      resolve: (c, args, ctx) => listConversationMembers(ctx.app, c.conversation.id, args),
+    }),
   }),
 })
 

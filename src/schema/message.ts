@@ -1,5 +1,6 @@
 import { listMessages, listMessagesAround } from '../domain/history.ts'
 import { sendMessage } from '../domain/messages.ts'
+import { encodeGlobalId } from '../ids.ts'
 import type { MessageRecord } from '../store/records.ts'
 import { loadExisting } from '../domain/loaders.ts'
 import { builder } from './builder.ts'
@@ -15,7 +16,12 @@ builder.node(MessageRef, {
   id: { resolve: (m) => `${m.conversationId}:${m.seq}` },
   isTypeOf: (v) => typeof v === 'object' && v !== null && 'seq' in v && 'pts' in v,
   fields: (t) => ({
-    conversation: t.field({ type: ConversationRef, resolve: (m, _a, ctx) => loadConversation(ctx, m.conversationId) }),
+    conversation: t.field({
+      type: ConversationRef,
+      description: 'NOT_FOUND for a conversation the viewer is not in (operators reading adminMessages: use conversationId)',
+      resolve: (m, _a, ctx) => loadConversation(ctx, m.conversationId),
+    }),
+    conversationId: t.id({ resolve: (m) => encodeGlobalId('Conversation', m.conversationId) }),
     seq: t.field({ type: 'SafeInt', resolve: (m) => m.seq }),
     pts: t.field({ type: 'SafeInt', description: "The change number of this message's latest state", resolve: (m) => m.pts }),
     senderType: t.field({ type: SenderTypeEnum, resolve: (m) => m.senderType }),
@@ -33,7 +39,13 @@ builder.node(MessageRef, {
       resolve: (m, _a, ctx) => loadExisting(ctx.loaders.users, m.mentionUserIds),
     }),
     mentionsAll: t.boolean({ resolve: (m) => m.mentionAll }),
-    mentionsViewer: t.boolean({ resolve: (m, _a, ctx) => m.mentionAll || m.mentionUserIds.includes(viewerOf(ctx).userId) }),
+    mentionsViewer: t.boolean({
+      description: 'Whether the message mentions the viewer, by name or @all (never on their own messages)',
+      resolve: (m, _a, ctx) => {
+        const viewerId = viewerOf(ctx).userId
+        return m.senderId !== viewerId && (m.mentionAll || m.mentionUserIds.includes(viewerId))
+      },
+    }),
     status: t.field({ type: MessageStatusEnum, resolve: (m) => m.status }),
     sentAt: t.field({ type: 'DateTime', resolve: (m) => m.sentAt }),
     editedAt: t.field({ type: 'DateTime', nullable: true, resolve: (m) => m.editedAt }),
