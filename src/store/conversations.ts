@@ -14,30 +14,43 @@ type AccessRow = ConversationRow & { member: MemberRow | null }
 
 export type ConversationAccess = { conversation: ConversationRecord; member: MemberRecord | null }
 
-const toAccess = (r: AccessRow): ConversationAccess => ({
-  conversation: toConversation(r),
-  member: r.member ? toMember({ ...r.member, lastReadAt: date(r.member.lastReadAt), mutedUntil: date(r.member.mutedUntil), joinedAt: date(r.member.joinedAt)! }) : null,
-})
-// Timestamps inside json_build_object come back as strings.
+// Member rows read as JSON carry their timestamps as strings.
+const toMemberFromJson = (m: MemberRow) => toMember({ ...m, lastReadAt: date(m.lastReadAt), mutedUntil: date(m.mutedUntil), joinedAt: date(m.joinedAt)! })
+const toAccess = (r: AccessRow): ConversationAccess => ({ conversation: toConversation(r), member: r.member ? toMemberFromJson(r.member) : null })
 const date = (v: Date | string | null) => (v === null ? null : new Date(v))
 
-const MEMBER_JSON = Prisma.sql`CASE WHEN cm.user_id IS NULL THEN NULL ELSE json_build_object(
+const memberJson = Prisma.sql`json_build_object(
   'conversationId', cm.conversation_id, 'userId', cm.user_id, 'role', cm.role, 'visibleFromSeq', cm.visible_from_seq,
-  'lastReadSeq', cm.last_read_seq, 'lastReadAt', cm.last_read_at, 'mutedUntil', cm.muted_until, 'joinedAt', cm.joined_at) END AS member`
+  'lastReadSeq', cm.last_read_seq, 'lastReadAt', cm.last_read_at, 'mutedUntil', cm.muted_until, 'joinedAt', cm.joined_at)`
+const MEMBER_JSON = Prisma.sql`CASE WHEN cm.user_id IS NULL THEN NULL ELSE ${memberJson} END AS member`
 
 /**
- * Locks the conversation row (the seq/pts allocator) and reads the viewer's current membership with it.
- * Every write that takes a seq or pts goes through here, so writes to one conversation serialize
- * while writes to different conversations never wait for each other.
+ * Locks the conversation row (the seq/pts allocator) and reads the current memberships of `userIds`
+ * with it, in one statement. Every write that takes a seq or pts goes through here, so writes to one
+ * conversation serialize while writes to different conversations never wait for each other.
  */
-export async function lockConversation(conn: Conn, conversationId: number, userId: number): Promise<ConversationAccess | null> {
-  const rows = await conn.$queryRaw<AccessRow[]>`
-    SELECT ${CONVERSATION_COLUMNS}, ${MEMBER_JSON}
+export async function lockConversationFor(
+  conn: Conn,
+  conversationId: number,
+  userIds: readonly number[],
+): Promise<{ conversation: ConversationRecord; members: Map<number, MemberRecord> } | null> {
+  const rows = await conn.$queryRaw<(ConversationRow & { members: MemberRow[] })[]>`
+    SELECT ${CONVERSATION_COLUMNS}, (
+      SELECT coalesce(json_agg(${memberJson}), '[]') FROM conversation_members cm
+      WHERE cm.conversation_id = c.id AND cm.user_id = ANY(${bigintArray(userIds)}) AND cm.left_at IS NULL) AS members
     FROM conversations c
-    LEFT JOIN conversation_members cm ON cm.conversation_id = c.id AND cm.user_id = ${userId} AND cm.left_at IS NULL
     WHERE c.id = ${conversationId}
     FOR UPDATE OF c`
-  return rows[0] ? toAccess(rows[0]) : null
+  const row = rows[0]
+  if (!row) return null
+  const members = row.members.map(toMemberFromJson)
+  return { conversation: toConversation(row), members: new Map(members.map((m) => [m.userId, m])) }
+}
+
+/** Locks the conversation row and reads one user's current membership with it (see lockConversationFor). */
+export async function lockConversation(conn: Conn, conversationId: number, userId: number): Promise<ConversationAccess | null> {
+  const locked = await lockConversationFor(conn, conversationId, [userId])
+  return locked && { conversation: locked.conversation, member: locked.members.get(userId) ?? null }
 }
 
 /** Conversations with the viewer's current membership (null when not a member), for batched access checks. */
