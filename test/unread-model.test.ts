@@ -1,0 +1,271 @@
+import { describe, expect, it } from 'vitest'
+import { messageGlobalId, parseId } from '../src/ids.ts'
+import { graphql } from './gql/index.ts'
+import { newUsers, type TestUser } from './support/harness.ts'
+import { createGroup, OpenPrivate, SendMessage } from './support/operations.ts'
+
+/**
+ * Unread counts and receipts against a brute-force model: random scenarios of sends (directed,
+ * mentions, @all), reads, deletions for me and restores, recalls, members joining and leaving and
+ * system messages, then every user's counts and every sender's receipts compared with the model.
+ */
+
+const MarkRead = graphql(`
+  mutation ModelMarkRead($conversationId: ID!, $seq: SafeInt) {
+    markConversationRead(conversationId: $conversationId, seq: $seq) { lastReadSeq }
+  }
+`)
+const DeleteForMe = graphql(`mutation ModelDelete($ids: [ID!]!) { deleteMessagesForMe(messageIds: $ids) }`)
+const RestoreForMe = graphql(`mutation ModelRestore($ids: [ID!]!) { restoreMessagesForMe(messageIds: $ids) }`)
+const Recall = graphql(`mutation ModelRecall($id: ID!) { recallMessage(messageId: $id) { status } }`)
+const SetTitle = graphql(`mutation ModelTitle($id: ID!, $title: String!) { setConversationTitle(conversationId: $id, title: $title) { lastSeq } }`)
+const AddMembers = graphql(`mutation ModelAdd($id: ID!, $userIds: [ID!]!) { addGroupMembers(conversationId: $id, userIds: $userIds) { lastSeq } }`)
+const RemoveMember = graphql(`mutation ModelRemove($id: ID!, $userId: ID!) { removeGroupMember(conversationId: $id, userId: $userId) { lastSeq } }`)
+
+const Counts = graphql(`
+  query ModelCounts {
+    viewer {
+      unreadTotal
+      conversations(first: 10) { edges { node { id unreadCount mentionedUnreadCount viewerMember { lastReadSeq } } } }
+    }
+  }
+`)
+const OwnReceipts = graphql(`
+  query ModelReceipts($id: ID!) {
+    conversation(id: $id) {
+      messages(last: 100) {
+        edges {
+          node {
+            seq
+            receipt { readByPeer readCount unreadCount }
+          }
+        }
+      }
+    }
+  }
+`)
+const Readers = graphql(`
+  query ModelReaders($id: ID!, $seq: SafeInt!) {
+    conversation(id: $id) {
+      message(seq: $seq) {
+        receipt {
+          readers(first: 10) { edges { node { id } } }
+          notRead: readers(read: false, first: 10) { edges { node { id } } }
+        }
+      }
+    }
+  }
+`)
+
+/** A small seeded generator (mulberry32), so a failing scenario can be replayed from its seed. */
+function random(seed: number) {
+  let a = seed >>> 0
+  const next = () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+  const int = (n: number) => Math.floor(next() * n)
+  return {
+    chance: (p: number) => next() < p,
+    int,
+    pick: <T>(items: readonly T[]): T | undefined => items[int(items.length)],
+    subset: <T>(items: readonly T[], p: number) => items.filter(() => next() < p),
+  }
+}
+
+type ModelMessage = { seq: number; sender: number | null; mentions: number[]; all: boolean; to: number[]; recalled: boolean }
+type ModelMember = { current: boolean; visibleFrom: number; pos: number }
+
+/** One conversation as the contract defines it; users are indices into the scenario's user list. */
+class ConversationModel {
+  readonly messages: ModelMessage[] = []
+  readonly members = new Map<number, ModelMember>()
+  readonly deleted = new Set<string>()
+  constructor(
+    readonly id: string,
+    readonly type: 'PRIVATE' | 'GROUP',
+    readonly joinedHistory: boolean,
+    public lastSeq: number,
+    memberIds: number[],
+  ) {
+    for (let seq = 1; seq <= lastSeq; seq++) this.messages.push({ seq, sender: null, mentions: [], all: false, to: [], recalled: false })
+    for (const u of memberIds) this.members.set(u, { current: true, visibleFrom: 1, pos: 0 })
+  }
+  current = () => [...this.members].filter(([, m]) => m.current).map(([u]) => u)
+  isDeleted = (u: number, m: ModelMessage) => this.deleted.has(`${u}:${m.seq}`)
+  /** The shared visibility rule: membership window, directed audience, delete-for-me. */
+  sees(u: number, m: ModelMessage, ignoringDelete = false): boolean {
+    const member = this.members.get(u)
+    if (!member?.current || m.seq < member.visibleFrom) return false
+    if (m.to.length && m.sender !== u && !m.to.includes(u)) return false
+    return ignoringDelete || !this.isDeleted(u, m)
+  }
+  unread(u: number) {
+    const pos = this.members.get(u)!.pos
+    const unread = this.messages.filter((m) => m.sender !== null && m.sender !== u && !m.recalled && m.seq > pos && this.sees(u, m))
+    return { unreadCount: unread.length, mentionedUnreadCount: unread.filter((m) => m.all || m.mentions.includes(u)).length }
+  }
+  /** Current members other than the sender who could see the message by its own rules (not by deletions). */
+  receipt(m: ModelMessage) {
+    const audience = this.current().filter((u) => u !== m.sender && this.members.get(u)!.visibleFrom <= m.seq && (!m.to.length || m.to.includes(u)))
+    const readers = audience.filter((u) => this.members.get(u)!.pos >= m.seq)
+    return { readers, notRead: audience.filter((u) => !readers.includes(u)) }
+  }
+  append(m: Omit<ModelMessage, 'seq' | 'recalled'>): ModelMessage {
+    const message = { ...m, seq: ++this.lastSeq, recalled: false }
+    this.messages.push(message)
+    if (m.sender !== null) this.read(m.sender, message.seq)
+    return message
+  }
+  read(u: number, seq: number) {
+    const member = this.members.get(u)!
+    member.pos = Math.max(member.pos, Math.min(seq, this.lastSeq))
+  }
+}
+
+async function runScenario(seed: number) {
+  const rand = random(seed)
+  const users = await newUsers(6)
+  const owner = 0
+  const joinedHistory = seed % 2 === 1
+  const created = await createGroup(users[0]!, users.slice(1, 4), joinedHistory ? 'JOINED' : 'SHARED')
+  const group = new ConversationModel(created.id, 'GROUP', joinedHistory, created.lastSeq, [0, 1, 2, 3])
+  const { openPrivateConversation: chat } = await users[1]!.run(OpenPrivate, { userId: users[2]!.id })
+  const direct = new ConversationModel(chat.id, 'PRIVATE', false, chat.lastSeq, [1, 2])
+  let sent = 0
+
+  const send = async (c: ConversationModel) => {
+    const sender = rand.pick(c.current())!
+    const others = c.current().filter((u) => u !== sender)
+    const to = c.type === 'GROUP' && rand.chance(0.25) ? rand.subset(others, 0.5) : []
+    const mentions = rand.chance(0.35) ? rand.subset(to.length ? to : others, 0.5) : []
+    const all = sender === owner && c.type === 'GROUP' && rand.chance(0.2)
+    const { sendMessage } = await users[sender]!.run(SendMessage, {
+      input: {
+        conversationId: c.id,
+        clientMessageId: `model-${++sent}`,
+        content: { text: { text: `m${sent}` } },
+        mentionUserIds: mentions.map((u) => users[u]!.id),
+        mentionAll: all,
+        visibleToUserIds: to.map((u) => users[u]!.id),
+      },
+    })
+    expect(sendMessage.message.seq).toBe(c.append({ sender, mentions, all, to }).seq)
+  }
+  const markRead = async (c: ConversationModel) => {
+    const reader = rand.pick(c.current())!
+    const seq = rand.chance(0.3) ? undefined : rand.int(c.lastSeq + 3)
+    c.read(reader, seq ?? c.lastSeq)
+    const { markConversationRead } = await users[reader]!.run(MarkRead, { conversationId: c.id, seq })
+    expect(markConversationRead.lastReadSeq).toBe(c.members.get(reader)!.pos)
+  }
+  const messageId = (c: ConversationModel, m: ModelMessage) => messageGlobalId({ conversationId: parseId(c.id, 'Conversation'), seq: m.seq })
+  const deleteOrRestore = async (c: ConversationModel, restore: boolean) => {
+    const user = rand.pick(c.current())!
+    const candidates = c.messages.filter((m) => c.sees(user, m, true) && c.isDeleted(user, m) === restore)
+    // Mostly messages that would count as unread, where a deletion changes the counts.
+    const unread = candidates.filter((m) => m.sender !== null && m.sender !== user && m.seq > c.members.get(user)!.pos)
+    const target = rand.pick(unread.length && rand.chance(0.7) ? unread : candidates)
+    if (!target) return
+    const ids = [messageId(c, target)]
+    if (restore) {
+      await users[user]!.run(RestoreForMe, { ids })
+      c.deleted.delete(`${user}:${target.seq}`)
+    } else {
+      await users[user]!.run(DeleteForMe, { ids })
+      c.deleted.add(`${user}:${target.seq}`)
+    }
+  }
+  const recall = async (c: ConversationModel) => {
+    const target = rand.pick(c.messages.filter((m) => m.sender !== null && !m.recalled))
+    if (!target) return
+    // The group owner recalls anything they can see; otherwise the sender (within the window).
+    const recaller = c.type === 'GROUP' && c.sees(owner, target) ? owner : target.sender!
+    if (!c.sees(recaller, target)) return
+    await users[recaller]!.run(Recall, { id: messageId(c, target) })
+    target.recalled = true
+  }
+  /** A group change that writes a SYSTEM message; returns the conversation's new lastSeq. */
+  const systemMessage = async (run: () => Promise<number>) => {
+    const lastSeq = await run()
+    expect(lastSeq).toBe(group.append({ sender: null, mentions: [], all: false, to: [] }).seq)
+  }
+  const addMember = async () => {
+    const newcomer = rand.pick([1, 2, 3, 4, 5].filter((u) => !group.members.get(u)?.current))
+    if (newcomer === undefined) return
+    await systemMessage(async () => (await users[owner]!.run(AddMembers, { id: group.id, userIds: [users[newcomer]!.id] })).addGroupMembers.lastSeq)
+    // A returning member keeps their read position; JOINED history starts at the "added" message.
+    const before = group.members.get(newcomer)
+    group.members.set(newcomer, { current: true, pos: before?.pos ?? 0, visibleFrom: joinedHistory ? group.lastSeq : 1 })
+  }
+  const removeMember = async () => {
+    const leaving = rand.pick(group.current().filter((u) => u !== owner))
+    if (leaving === undefined) return
+    await systemMessage(async () => (await users[owner]!.run(RemoveMember, { id: group.id, userId: users[leaving]!.id })).removeGroupMember.lastSeq)
+    group.members.get(leaving)!.current = false
+  }
+
+  for (let step = 0; step < 60; step++) {
+    const c = rand.chance(0.7) ? group : direct
+    const roll = rand.int(100)
+    if (roll < 45) await send(c)
+    else if (roll < 65) await markRead(c)
+    else if (roll < 73) await deleteOrRestore(c, false)
+    else if (roll < 77) await deleteOrRestore(c, true)
+    else if (roll < 83) await recall(c)
+    else if (roll < 88) await systemMessage(async () => (await users[owner]!.run(SetTitle, { id: group.id, title: `t${step}` })).setConversationTitle.lastSeq)
+    else if (roll < 94) await addMember()
+    else await removeMember()
+    if (step % 15 === 14) await check(step, { readers: step === 59 })
+  }
+
+  /**
+   * Every user's inbox (which conversations, their counts and read positions, the total) and the
+   * receipts on their own messages; reader lists are many requests, so only when asked.
+   */
+  async function check(step: number, opts: { readers: boolean }) {
+    const byId = (a: { id: string }, b: { id: string }) => a.id.localeCompare(b.id)
+    for (const [u, user] of users.entries()) {
+      const mine = [group, direct].filter((c) => c.members.get(u)?.current)
+      const expected = mine.map((c) => ({ id: c.id, ...c.unread(u), viewerMember: { lastReadSeq: c.members.get(u)!.pos } })).sort(byId)
+      const { viewer } = await user.run(Counts)
+      expect(viewer.conversations.edges.map((e) => e.node).sort(byId), `user ${u} after step ${step}`).toEqual(expected)
+      expect(viewer.unreadTotal).toBe(expected.reduce((sum, c) => sum + c.unreadCount, 0))
+      for (const c of mine) await checkReceipts(c, u, user, opts.readers)
+    }
+  }
+
+  async function checkReceipts(c: ConversationModel, u: number, user: TestUser, withReaders: boolean) {
+    const { conversation } = await user.run(OwnReceipts, { id: c.id })
+    for (const { node } of conversation!.messages.edges) {
+      const m = c.messages[node.seq - 1]!
+      if (m.sender !== u) {
+        expect(node.receipt, `receipt of ${c.type} seq ${m.seq} seen by user ${u}`).toBeNull()
+        continue
+      }
+      const model = c.receipt(m)
+      expect(node.receipt, `receipt of ${c.type} seq ${m.seq}`).toEqual({
+        readByPeer: c.type === 'PRIVATE' ? model.readers.length > 0 : null,
+        readCount: model.readers.length,
+        unreadCount: model.notRead.length,
+      })
+      if (!withReaders) continue
+      const { readers, notRead } = (await user.run(Readers, { id: c.id, seq: m.seq })).conversation!.message!.receipt!
+      const ids = (list: number[]) => list.map((i) => users[i]!.id).sort()
+      expect(readers.edges.map((e) => e.node.id).sort()).toEqual(ids(model.readers))
+      expect(notRead.edges.map((e) => e.node.id).sort()).toEqual(ids(model.notRead))
+    }
+  }
+}
+
+describe('unread counts and receipts against a brute-force model', () => {
+  const seeds = [1, 2, 3, Date.now() % 1_000_000]
+  for (const seed of seeds) {
+    it(`matches the model in random scenario ${seed}`, async () => {
+      await runScenario(seed)
+    })
+  }
+})
