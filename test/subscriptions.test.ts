@@ -1,10 +1,12 @@
 import type { Client } from 'graphql-ws'
 import WebSocket from 'ws'
+import { parseId } from '../src/ids.ts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { countStatements, newUser, newUsers, testApp, type TestUser } from './support/harness.ts'
 import {
   AddMembers,
   ConversationEvents,
+  DeleteForMe,
   Edit,
   Favorite,
   InboxEvents,
@@ -225,6 +227,18 @@ describe('inboxEvents', () => {
     const c = await sendText(friend!, third.id, 'in the joined one')
     expect((await inbox.waitFor(5))[4]!.inboxEvents).toMatchObject({ __typename: 'MessageEvent', message: { id: c.message.id, content: { text: 'in the joined one' } } })
     expect(textOf(events[0] as never)).toBe('in the first')
+
+    // A message deleted for the viewer still reports its state to their devices.
+    await viewer!.run(DeleteForMe, { ids: [b.message.id] })
+    // The reminder scheduler publishes this on the owner's topic (its firing is tested with the scheduler).
+    const remindAt = new Date().toISOString()
+    testApp().app.realtime.publish([
+      { type: 'reminderDue', userId: parseId(viewer!.id, 'User'), conversationId: parseId(first.id, 'Conversation'), seq: a.message.seq, remindAt },
+    ])
+    expect((await inbox.waitFor(7)).slice(5).map((e) => e.inboxEvents)).toMatchObject([
+      { __typename: 'MessageActionEvent', messageId: b.message.id, deletedForMe: true, favorite: false, remindAt: null },
+      { __typename: 'ReminderDueEvent', message: { id: a.message.id }, dueAt: remindAt },
+    ])
     inbox.dispose()
   })
 })

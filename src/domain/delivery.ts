@@ -21,7 +21,7 @@ import { viewerStateOf, type ViewerState } from './userActions.ts'
  * from reads that run once per event for all local subscribers (the "wave").
  */
 
-/** A subscription's GraphQL payload; `Error` ends the stream with that error. */
+/** A subscription's GraphQL payload; `Error` ends the stream with that error (masked unless a DomainError). */
 export type EventPayload =
   | { typename: 'MessageEvent'; kind: MessageEventKind; pts: number; message: MessageRecord }
   | { typename: 'ReadEvent'; conversationId: number; userId: number; lastReadSeq: number }
@@ -29,7 +29,7 @@ export type EventPayload =
   | { typename: 'ReminderDueEvent'; message: MessageRecord; remindAt: Date }
   | { typename: 'ConversationJoinedEvent'; conversation: ConversationAccess }
   | { typename: 'MessageActionEvent'; key: MessageKey; state: ViewerState }
-  | { typename: 'Error'; error: DomainError }
+  | { typename: 'Error'; error: Error }
 
 /** One event for one subscriber, with the loaders its fields resolve through (primed from the shared reads). */
 export type Delivery = { payload: EventPayload; loaders: Loaders }
@@ -400,7 +400,7 @@ class Subscription {
     }
   }
 
-  private fail(error: DomainError): Delivery {
+  fail(error: Error): Delivery {
     return { payload: { typename: 'Error', error }, loaders: this.loaders() }
   }
 
@@ -482,8 +482,23 @@ class Subscription {
   }
 }
 
-/** Runs `body`, and ends the subscription when the consumer stops: return() must not wait for a next event. */
-function stream(subscription: Subscription, body: AsyncGenerator<Delivery>): AsyncIterableIterator<Delivery> {
+/**
+ * Runs `events` as the subscription's stream. A failure while streaming (the database away) ends it
+ * with that error as the last payload, so it is masked like any resolver error and the client
+ * resumes; the subscription is closed however the stream ends. return() closes the subscription
+ * first, so it does not wait for a next event.
+ */
+function stream(subscription: Subscription, events: () => AsyncGenerator<Delivery>): AsyncIterableIterator<Delivery> {
+  async function* guarded(): AsyncGenerator<Delivery> {
+    try {
+      yield* events()
+    } catch (error) {
+      yield subscription.fail(error instanceof Error ? error : new Error(String(error)))
+    } finally {
+      subscription.close()
+    }
+  }
+  const body = guarded()
   return {
     next: () => body.next(),
     async return() {
@@ -534,15 +549,10 @@ export async function openConversationEvents(app: App, viewer: Viewer, input: { 
     }
     return head
   })
-  async function* body(): AsyncGenerator<Delivery> {
-    try {
-      if (sincePts !== null) yield* subscription.replay(conversationId, access, sincePts, head)
-      yield* subscription.live()
-    } finally {
-      subscription.close()
-    }
-  }
-  return stream(subscription, body())
+  return stream(subscription, async function* () {
+    if (sincePts !== null) yield* subscription.replay(conversationId, access, sincePts, head)
+    yield* subscription.live()
+  })
 }
 
 /**
@@ -558,12 +568,5 @@ export async function openInboxEvents(app: App, viewer: Viewer): Promise<AsyncIt
     const ids = await listMemberConversationIds(app.db, viewer.userId)
     await Promise.all(ids.map((id) => subscription.join(id)))
   })
-  async function* body(): AsyncGenerator<Delivery> {
-    try {
-      yield* subscription.live()
-    } finally {
-      subscription.close()
-    }
-  }
-  return stream(subscription, body())
+  return stream(subscription, () => subscription.live())
 }

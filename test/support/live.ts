@@ -59,6 +59,10 @@ export const Favorite = graphql(`
   mutation LiveFavorite($messageId: ID!) { setFavorite(messageId: $messageId, favorite: true) { id } }
 `)
 
+export const DeleteForMe = graphql(`
+  mutation LiveDeleteForMe($ids: [ID!]!) { deleteMessagesForMe(messageIds: $ids) }
+`)
+
 export const SendDirected = graphql(`
   mutation LiveSendDirected($input: SendMessageInput!) { sendMessage(input: $input) { message { id seq pts } } }
 `)
