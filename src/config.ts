@@ -20,6 +20,7 @@ const Env = z.object({
   SENSITIVE_WORDS_FILE: z.string().optional(),
   REDIS_URL: z.string().optional(),
   RESYNC_LIMIT: z.coerce.number().int().min(1).default(1000),
+  SEND_COALESCING: booleanFlag.default(true),
 })
 
 export type Config = z.infer<typeof Env>

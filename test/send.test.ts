@@ -2,7 +2,7 @@ import pg from 'pg'
 import { describe, expect, it } from 'vitest'
 import { inject } from 'vitest'
 import { graphql } from './gql/index.ts'
-import { newUser, newUsers, uniqueHandle, userWithHandle } from './support/harness.ts'
+import { codes, newUser, newUsers, sqlLog, uniqueHandle, userWithHandle, type TestUser } from './support/harness.ts'
 import { createGroup, lastSeqOf, SendMessage, sendText } from './support/operations.ts'
 
 const UpsertUsers = graphql(`
@@ -82,5 +82,55 @@ describe('sendMessage', () => {
     const sent = await sendText(agent, group.id, 'beep')
     expect(sent.message).toMatchObject({ senderType: 'AGENT', sender: { id: agent.id } })
     expect((await sendText(human, group.id, 'hi')).message.senderType).toBe('USER')
+  })
+})
+
+const Mute = graphql(`
+  mutation MuteForCoalescing($conversationId: ID!, $userId: ID!, $until: DateTime) {
+    muteMember(conversationId: $conversationId, userId: $userId, until: $until) { mutedUntil }
+  }
+`)
+
+describe('concurrent sends to one conversation (coalesced into shared transactions)', () => {
+  it('give each sender its own message, seq order, idempotency and error', async () => {
+    const [owner, muted, ...members] = await newUsers(6)
+    const outsider = await newUser()
+    const group = await createGroup(owner!, [muted!, ...members])
+    await owner!.run(Mute, { conversationId: group.id, userId: muted!.id, until: new Date(Date.now() + 3_600_000).toISOString() })
+    const start = await lastSeqOf(owner!, group.id)
+    const commitsBefore = sqlLog.filter((q) => /^COMMIT/i.test(q.trim())).length
+
+    const attempt = (user: TestUser, clientMessageId: string) =>
+      user.try(SendMessage, { input: { conversationId: group.id, clientMessageId, content: { text: { text: `${user.handle} ${clientMessageId}` } } } })
+    const plan = [
+      ...members.flatMap((m) => Array.from({ length: 8 }, (_, i) => [m, `k${i}`] as const)),
+      ...members.map((m) => [m, 'k0'] as const), // a retry of each member's first message, inside the burst
+      ...Array.from({ length: 4 }, (_, i) => [muted!, `muted${i}`] as const),
+      ...Array.from({ length: 4 }, (_, i) => [outsider, `out${i}`] as const),
+    ]
+    const responses = await Promise.all(plan.map(([user, key]) => attempt(user, key)))
+
+    const byKey = new Map<string, { ids: Set<string>; fresh: number }>()
+    responses.forEach((response, i) => {
+      const [user, key] = plan[i]!
+      if (user === muted) return expect(codes(response)).toEqual(['SENDER_MUTED'])
+      if (user === outsider) return expect(codes(response)).toEqual(['NOT_FOUND'])
+      const payload = response.data!.sendMessage
+      expect(payload.message.content).toEqual({ __typename: 'TextContent', text: `${user.handle} ${key}` })
+      expect(payload.message.sender!.id).toBe(user.id)
+      const entry = byKey.get(`${user.id}/${key}`) ?? { ids: new Set(), fresh: 0 }
+      entry.ids.add(payload.message.id)
+      entry.fresh += payload.deduplicated ? 0 : 1
+      byKey.set(`${user.id}/${key}`, entry)
+    })
+    expect(byKey.size).toBe(members.length * 8)
+    for (const entry of byKey.values()) expect(entry).toMatchObject({ ids: expect.any(Set), fresh: 1 })
+    expect([...byKey.values()].every((e) => e.ids.size === 1)).toBe(true)
+    const seqs = responses.flatMap((r) => (r.data?.sendMessage.deduplicated === false ? [r.data.sendMessage.message.seq] : [])).sort((a, b) => a - b)
+    expect(seqs).toEqual(Array.from({ length: members.length * 8 }, (_, i) => start + 1 + i))
+    expect(await lastSeqOf(owner!, group.id)).toBe(start + members.length * 8)
+    // Fewer commits than messages: concurrent sends shared transactions.
+    const commits = sqlLog.filter((q) => /^COMMIT/i.test(q.trim())).length - commitsBefore
+    expect(commits).toBeLessThan(members.length * 8)
   })
 })

@@ -1,12 +1,14 @@
 import { DomainError, badInput, notFound } from '../errors.ts'
-import { parseId, parseMessageId } from '../ids.ts'
-import { countCurrentMembers } from '../store/conversations.ts'
-import { appendMessages, findByClientMessageId, findVisibleMessages } from '../store/messages.ts'
-import type { MessageRecord, SenderType } from '../store/records.ts'
-import { isUniqueViolation } from '../store/sql.ts'
+import { parseId, parseMessageId, type MessageKey } from '../ids.ts'
+import type { RealtimeEvent } from '../realtime/events.ts'
+import { countCurrentMembers, lockConversationFor } from '../store/conversations.ts'
+import { appendMessages, findByClientMessageIds, findVisibleMessages, type IdempotencyKey, type MessageDraft } from '../store/messages.ts'
+import type { MessageRecord } from '../store/records.ts'
+import { isUniqueViolation, type Conn } from '../store/sql.ts'
+import type { MemberAccess } from './access.ts'
 import { accessConversation } from './access.ts'
 import { transact, type App, type Viewer } from './app.ts'
-import { parseContent, readableText, snapshotForward, type ContentInput } from './content.ts'
+import { parseContent, readableText, snapshotForward, type ContentDraft, type ContentInput } from './content.ts'
 import { LIMITS } from './limits.ts'
 import { checkSender, checkSensitiveWords } from './sendRules.ts'
 
@@ -22,25 +24,32 @@ export type SendMessageInput = {
 
 export type SendMessageResult = { message: MessageRecord; deduplicated: boolean }
 
+/** A send whose input is valid; what is left to check needs the conversation lock. */
+type PreparedSend = {
+  viewer: Viewer
+  conversationId: number
+  key: IdempotencyKey
+  content: ContentDraft
+  quoted: MessageKey | null
+  mentionUserIds: number[]
+  mentionAll: boolean
+  visibleTo: number[]
+}
+
 function parseUserIds(ids: readonly string[] | null | undefined, field: string, max: number): number[] {
   if (!ids) return []
   if (ids.length > max) throw badInput(`${field} takes at most ${max} ids`, field)
   return [...new Set(ids.map((id) => parseId(id, 'User')))]
 }
 
-/**
- * Sends a message: idempotent per (conversation, sender, clientMessageId). A retry returns the
- * original with deduplicated: true. Layer one looks the key up before taking the conversation lock;
- * layer two is the unique constraint, for retries that race each other.
- */
-export async function sendMessage(app: App, viewer: Viewer, input: SendMessageInput): Promise<SendMessageResult> {
+/** Everything that can be checked without the database. */
+function prepareSend(viewer: Viewer, input: SendMessageInput): PreparedSend {
   const conversationId = parseId(input.conversationId, 'Conversation')
   const clientMessageId = input.clientMessageId
   if (clientMessageId.length < 1 || clientMessageId.length > LIMITS.clientMessageIdLength) {
     throw badInput(`clientMessageId must be 1..${LIMITS.clientMessageIdLength} characters`, 'clientMessageId')
   }
-  const draft = parseContent(input.content)
-  const mentionAll = input.mentionAll ?? false
+  const content = parseContent(input.content)
   const mentionUserIds = parseUserIds(input.mentionUserIds, 'mentionUserIds', LIMITS.mentionsPerMessage)
   const visibleTo = parseUserIds(input.visibleToUserIds, 'visibleToUserIds', LIMITS.visibleToPerMessage)
   // In a directed message, mentioning someone who cannot see it would only confuse them.
@@ -49,45 +58,157 @@ export async function sendMessage(app: App, viewer: Viewer, input: SendMessageIn
   }
   const quoted = input.quotedMessageId ? parseMessageId(input.quotedMessageId) : null
   if (quoted && quoted.conversationId !== conversationId) throw notFound('Quoted message')
+  const key = { senderType: viewer.kind === 'AGENT' ? ('AGENT' as const) : ('USER' as const), senderId: viewer.userId, clientMessageId }
+  return { viewer, conversationId, key, content, quoted, mentionUserIds, mentionAll: input.mentionAll ?? false, visibleTo }
+}
 
-  const senderType: SenderType = viewer.kind === 'AGENT' ? 'AGENT' : 'USER'
-  const key = { conversationId, senderType, senderId: viewer.userId, clientMessageId }
-  const retry = async (): Promise<SendMessageResult | null> => {
-    const original = await findByClientMessageId(app.db, key)
-    if (!original) return null
-    await accessConversation(app.db, viewer, conversationId, { lock: false })
-    return { message: original, deduplicated: true }
+/**
+ * The rules a send must pass under the conversation lock, before anything is written (a rejected
+ * send writes nothing and takes no seq); returns the row to append.
+ */
+async function checkSend(tx: Conn, app: App, send: PreparedSend, access: MemberAccess, now: Date): Promise<MessageDraft> {
+  const { viewer, conversationId } = send
+  await checkSender(tx, viewer, access, { mentionAll: send.mentionAll, now })
+  const audience = [...new Set([...send.mentionUserIds, ...send.visibleTo])]
+  if (audience.length && (await countCurrentMembers(tx, conversationId, audience)) !== audience.length) {
+    throw badInput('mentioned and directed users must be members of the conversation', 'mentionUserIds')
   }
+  if (send.quoted) {
+    const [original] = await findVisibleMessages(tx, viewer, [send.quoted])
+    if (!original) throw notFound('Quoted message')
+    if (original.status === 'RECALLED') throw new DomainError('MESSAGE_RECALLED', 'a recalled message cannot be quoted')
+  }
+  const { kind, content } = 'forward' in send.content ? await snapshotForward(tx, viewer, send.content.forward) : send.content
+  checkSensitiveWords(app.settings.sensitiveWords, readableText(kind, content))
+  return {
+    ...send.key,
+    kind,
+    content,
+    quotedSeq: send.quoted?.seq ?? null,
+    mentionUserIds: send.mentionUserIds,
+    mentionAll: send.mentionAll,
+    visibleTo: send.visibleTo,
+  }
+}
 
-  const earlier = await retry()
-  if (earlier) return earlier
+const keyOf = (k: IdempotencyKey) => `${k.senderType}:${k.senderId}:${k.clientMessageId}`
+const storedKeyOf = (m: MessageRecord) => `${m.senderType}:${m.senderId}:${m.clientMessageId}`
+
+/** The outcome of one send in a shared transaction: its result, a reference to an earlier send of the same key, or its own error. */
+type Outcome = SendMessageResult | { sameAs: number } | DomainError
+
+/**
+ * Commits sends to one conversation in ONE transaction: one row lock, one multi-row insert, one
+ * commit. Each send keeps its own checks, idempotency, seq (in arrival order) and error.
+ */
+async function commitSends(app: App, conversationId: number, sends: PreparedSend[]): Promise<Outcome[]> {
+  return transact(app, async (tx) => {
+    const locked = await lockConversationFor(tx, conversationId, [...new Set(sends.map((s) => s.viewer.userId))])
+    // Under the lock every committed send to this conversation is visible: retries that raced ours.
+    const stored = sends.length > 1 ? new Map((await findByClientMessageIds(tx, conversationId, sends.map((s) => s.key))).map((m) => [storedKeyOf(m), m])) : new Map()
+    const now = new Date()
+    const outcomes: Outcome[] = []
+    const accepted: { index: number; draft: MessageDraft }[] = []
+    const firstOfKey = new Map<string, number>()
+    for (const [index, send] of sends.entries()) {
+      try {
+        const member = locked?.members.get(send.viewer.userId)
+        if (!locked || !member) throw notFound('Conversation')
+        const key = keyOf(send.key)
+        const original = stored.get(key)
+        if (original) outcomes[index] = { message: original, deduplicated: true }
+        else if (firstOfKey.has(key)) outcomes[index] = { sameAs: firstOfKey.get(key)! }
+        else {
+          accepted.push({ index, draft: await checkSend(tx, app, send, { conversation: locked.conversation, member }, now) })
+          firstOfKey.set(key, index)
+        }
+      } catch (error) {
+        if (!(error instanceof DomainError)) throw error
+        outcomes[index] = error
+      }
+    }
+    const messages = accepted.length ? await appendMessages(tx, conversationId, locked!.conversation, accepted.map((a) => a.draft)) : []
+    accepted.forEach(({ index }, i) => (outcomes[index] = { message: messages[i]!, deduplicated: false }))
+    const events: RealtimeEvent[] = messages.map((m) => ({ type: 'message', kind: 'ADDED', conversationId, seq: m.seq, pts: m.pts }))
+    return { result: outcomes, events }
+  })
+}
+
+type Waiter = { send: PreparedSend; resolve: (r: SendMessageResult) => void; reject: (e: unknown) => void }
+
+const MAX_BATCH = 100
+/** Per app and conversation: the sends waiting while a transaction for that conversation runs. */
+const waiting = new WeakMap<App, Map<number, Waiter[]>>()
+
+/**
+ * Coalescing: a send to a conversation with no transaction in flight commits at once (a lone sender
+ * waits for nobody); sends arriving meanwhile queue and commit together in the next transaction.
+ * One commit per batch instead of one per message lifts a hot conversation past the
+ * one-commit-per-message ceiling.
+ */
+function enqueueSend(app: App, send: PreparedSend): Promise<SendMessageResult> {
+  let queues = waiting.get(app)
+  if (!queues) waiting.set(app, (queues = new Map()))
+  const conversationQueues = queues
+  return new Promise((resolve, reject) => {
+    const queue = conversationQueues.get(send.conversationId)
+    if (queue) return void queue.push({ send, resolve, reject })
+    conversationQueues.set(send.conversationId, [])
+    void (async () => {
+      let batch: Waiter[] = [{ send, resolve, reject }]
+      while (batch.length) {
+        await settle(app, send.conversationId, batch)
+        batch = conversationQueues.get(send.conversationId)!.splice(0, MAX_BATCH)
+      }
+      conversationQueues.delete(send.conversationId)
+    })()
+  })
+}
+
+async function settle(app: App, conversationId: number, batch: Waiter[]): Promise<void> {
   try {
-    return await transact(app, async (tx) => {
-      // Every rule is checked before the append: a rejected send writes nothing and takes no seq.
-      const access = await accessConversation(tx, viewer, conversationId, { lock: true })
-      await checkSender(tx, viewer, access, { mentionAll, now: new Date() })
-      const audience = [...new Set([...mentionUserIds, ...visibleTo])]
-      if (audience.length && (await countCurrentMembers(tx, conversationId, audience)) !== audience.length) {
-        throw badInput('mentioned and directed users must be members of the conversation', 'mentionUserIds')
-      }
-      if (quoted) {
-        const [original] = await findVisibleMessages(tx, viewer, [quoted])
-        if (!original) throw notFound('Quoted message')
-        if (original.status === 'RECALLED') throw new DomainError('MESSAGE_RECALLED', 'a recalled message cannot be quoted')
-      }
-      const { kind, content } = 'forward' in draft ? await snapshotForward(tx, viewer, draft.forward) : draft
-      checkSensitiveWords(app.settings.sensitiveWords, readableText(kind, content))
-      const [message] = await appendMessages(tx, conversationId, access.conversation, [
-        { senderType, senderId: viewer.userId, kind, clientMessageId, content, quotedSeq: quoted?.seq ?? null, mentionUserIds, mentionAll, visibleTo },
-      ])
-      return {
-        result: { message: message!, deduplicated: false },
-        events: [{ type: 'message', kind: 'ADDED', conversationId, seq: message!.seq, pts: message!.pts }],
-      }
+    const outcomes = await commitSends(app, conversationId, batch.map((w) => w.send))
+    const result = (i: number): Outcome => {
+      const outcome = outcomes[i]!
+      return 'sameAs' in outcome ? { ...(result(outcome.sameAs) as SendMessageResult), deduplicated: true } : outcome
+    }
+    batch.forEach((waiter, i) => {
+      const outcome = result(i)
+      if (outcome instanceof DomainError) waiter.reject(outcome)
+      else waiter.resolve(outcome as SendMessageResult)
     })
   } catch (error) {
+    if (batch.length === 1) return batch[0]!.reject(error)
+    // Something broke the shared transaction: settle each send alone, so only its own send fails.
+    for (const waiter of batch) await settle(app, conversationId, [waiter])
+  }
+}
+
+async function sendOnce(app: App, send: PreparedSend): Promise<SendMessageResult> {
+  return new Promise((resolve, reject) => void settle(app, send.conversationId, [{ send, resolve, reject }]))
+}
+
+/**
+ * Sends a message: idempotent per (conversation, sender, clientMessageId); a retry returns the
+ * original with deduplicated: true. Layer one looks the key up before the conversation lock; layer
+ * two is the unique constraint, for retries that race each other (and the in-lock lookup when
+ * sends share a transaction).
+ */
+export async function sendMessage(app: App, viewer: Viewer, input: SendMessageInput): Promise<SendMessageResult> {
+  const send = prepareSend(viewer, input)
+  const earlier = async (): Promise<SendMessageResult | null> => {
+    const [original] = await findByClientMessageIds(app.db, send.conversationId, [send.key])
+    if (!original) return null
+    await accessConversation(app.db, viewer, send.conversationId, { lock: false })
+    return { message: original, deduplicated: true }
+  }
+  const found = await earlier()
+  if (found) return found
+  try {
+    return await (app.settings.coalesceSends ? enqueueSend(app, send) : sendOnce(app, send))
+  } catch (error) {
     if (isUniqueViolation(error, 'messages_idempotency_key')) {
-      const original = await retry()
+      const original = await earlier()
       if (original) return original
     }
     throw error

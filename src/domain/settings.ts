@@ -10,6 +10,8 @@ export type Settings = {
   sensitiveWords: string[]
   /** More missed changes than this on resume → RESYNC_REQUIRED. */
   resyncLimit: number
+  /** Concurrent sends to one conversation share one transaction (one lock and commit for many messages). */
+  coalesceSends: boolean
 }
 
 export const DEFAULT_SETTINGS: Settings = {
@@ -17,6 +19,7 @@ export const DEFAULT_SETTINGS: Settings = {
   readReceipts: { private: true, group: true },
   sensitiveWords: [],
   resyncLimit: 1000,
+  coalesceSends: true,
 }
 
 export function settingsFromConfig(config: Config, sensitiveWords: string[] = []): Settings {
@@ -25,5 +28,6 @@ export function settingsFromConfig(config: Config, sensitiveWords: string[] = []
     readReceipts: { private: config.READ_RECEIPTS_PRIVATE, group: config.READ_RECEIPTS_GROUP },
     sensitiveWords,
     resyncLimit: config.RESYNC_LIMIT,
+    coalesceSends: config.SEND_COALESCING,
   }
 }

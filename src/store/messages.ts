@@ -75,15 +75,17 @@ export async function appendMessages(
   return rows.map(toMessage)
 }
 
-export async function findByClientMessageId(
-  conn: Conn,
-  key: { conversationId: number; senderType: SenderType; senderId: number; clientMessageId: string },
-): Promise<MessageRecord | null> {
+export type IdempotencyKey = { senderType: SenderType; senderId: number; clientMessageId: string }
+
+/** Messages already stored under any of `keys` in one conversation (the idempotency lookup). */
+export async function findByClientMessageIds(conn: Conn, conversationId: number, keys: readonly IdempotencyKey[]): Promise<MessageRecord[]> {
   const rows = await conn.$queryRaw<MessageRow[]>`
-    SELECT ${MESSAGE_COLUMNS} FROM messages m
-    WHERE m.conversation_id = ${key.conversationId} AND m.sender_type = ${key.senderType}::"SenderType"
-      AND m.sender_id = ${key.senderId} AND m.client_message_id = ${key.clientMessageId}`
-  return rows[0] ? toMessage(rows[0]) : null
+    SELECT ${MESSAGE_COLUMNS}
+    FROM unnest(${keys.map((k) => k.senderType)}::"SenderType"[], ${bigintArray(keys.map((k) => k.senderId))}, ${keys.map((k) => k.clientMessageId)}::varchar[])
+      AS k(sender_type, sender_id, client_message_id)
+    JOIN messages m ON m.conversation_id = ${conversationId} AND m.sender_type = k.sender_type
+      AND m.sender_id = k.sender_id AND m.client_message_id = k.client_message_id`
+  return rows.map(toMessage)
 }
 
 export type SeqRange = { afterSeq: number | null; beforeSeq: number | null }
