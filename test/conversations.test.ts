@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { graphql } from './gql/index.ts'
-import { codes, newUser, newUsers } from './support/harness.ts'
+import { codes, newUser, newUsers, testApp } from './support/harness.ts'
 import { ConversationState, createGroup, OpenPrivate, sendText } from './support/operations.ts'
 
 const Members = graphql(`
@@ -11,6 +11,12 @@ const Members = graphql(`
         pageInfo { hasNextPage endCursor }
       }
     }
+  }
+`)
+
+const MemberPositions = graphql(`
+  query MemberPositions($id: ID!) {
+    conversation(id: $id) { members(first: 10) { edges { node { lastReadSeq user { id } } } } }
   }
 `)
 
@@ -159,5 +165,23 @@ describe('channels', () => {
     expect(await reader.run(Unsubscribe, { conversationId: channel.id })).toEqual({ unsubscribeChannel: true })
     expect(codes(await reader.try(ConversationState, { id: channel.id }))).toEqual(['NOT_FOUND'])
     expect(codes(await operator.try(Unsubscribe, { conversationId: channel.id }))).toEqual(['BAD_USER_INPUT'])
+  })
+})
+
+describe('members’ read positions', () => {
+  it('show other members’ positions only where read receipts are on', async () => {
+    const [owner, member] = await newUsers(2)
+    const group = await createGroup(owner!, [member!])
+    await sendText(owner!, group.id, 'read me') // the sender reads up to its own message
+    const positions = async () =>
+      Object.fromEntries((await member!.run(MemberPositions, { id: group.id })).conversation!.members.edges.map((e) => [e.node.user.id, e.node.lastReadSeq]))
+    expect(await positions()).toEqual({ [owner!.id]: 2, [member!.id]: 0 })
+    const settings = testApp().app.settings
+    settings.readReceipts.group = false
+    try {
+      expect(await positions()).toEqual({ [owner!.id]: 0, [member!.id]: 0 })
+    } finally {
+      settings.readReceipts.group = true
+    }
   })
 })

@@ -1,11 +1,12 @@
 import { requireMember } from '../domain/access.ts'
 import * as conversations from '../domain/conversations.ts'
 import { listConversationMembers } from '../domain/inbox.ts'
+import { receiptsVisible } from '../domain/reads.ts'
 import { parseId } from '../ids.ts'
 import type { ConversationAccess } from '../store/conversations.ts'
 import type { MemberRecord } from '../store/records.ts'
 import { builder } from './builder.ts'
-import type { Context } from './context.ts'
+import { viewerOf, type Context } from './context.ts'
 import { ConversationTypeEnum, HistoryVisibilityEnum, MemberRoleEnum } from './enums.ts'
 import { UserRef } from './user.ts'
 
@@ -55,7 +56,15 @@ builder.objectType(ConversationMemberRef, {
     user: t.field({ type: UserRef, resolve: async (m, _args, ctx) => (await ctx.loaders.users.load(m.userId))! }),
     role: t.field({ type: MemberRoleEnum, resolve: (m) => m.role }),
     joinedAt: t.field({ type: 'DateTime', resolve: (m) => m.joinedAt }),
-    lastReadSeq: t.field({ type: 'SafeInt', resolve: (m) => m.lastReadSeq }),
+    lastReadSeq: t.field({
+      type: 'SafeInt',
+      description: "Another member's position shows only where read receipts are on for this conversation type (else 0)",
+      resolve: async (m, _a, ctx) => {
+        if (m.userId === viewerOf(ctx).userId) return m.lastReadSeq
+        const access = await ctx.loaders.conversations.load(m.conversationId)
+        return access && receiptsVisible(ctx.app.settings, access.conversation.type) ? m.lastReadSeq : 0
+      },
+    }),
     mutedUntil: t.field({ type: 'DateTime', nullable: true, resolve: (m) => m.mutedUntil }),
   }),
 })
