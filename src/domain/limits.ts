@@ -11,6 +11,8 @@ export const LIMITS = {
   membersPerCall: 100,
   mentionsPerMessage: 100,
   visibleToPerMessage: 100,
+  /** deleteMessagesForMe / restoreMessagesForMe ids per call. */
+  messagesPerAction: 100,
 
   /** Message content (docs/messages.md "Content kinds"). Parley stores links to media, never the bytes. */
   urlLength: 2048,

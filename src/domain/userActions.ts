@@ -5,12 +5,12 @@ import type { RealtimeEvent } from '../realtime/events.ts'
 import { findVisibleMessages } from '../store/messages.ts'
 import type { MessageRecord } from '../store/records.ts'
 import { activateActions, deactivateActions, listActionMessages, type ActionCursor, type UserAction } from '../store/userActions.ts'
+import { LIMITS } from './limits.ts'
 import { transact, type App, type Viewer } from './app.ts'
 import { messageRecalled, requireVisibleMessage } from './lifecycle.ts'
 import { checkPageSize, decodeCursor, encodeCursor, forwardPage, type Connection } from './paging.ts'
 
 /** deleteMessagesForMe / restoreMessagesForMe take this many ids at most. */
-export const MESSAGES_PER_ACTION = 100
 
 /** The viewer's own state of one message, as their other devices are told about it. */
 export type ViewerState = { favorite: boolean; deletedForMe: boolean; remindAt: Date | null }
@@ -24,7 +24,7 @@ const keyText = (k: MessageKey) => `${k.conversationId}:${k.seq}`
 
 /** Parses 1..100 message ids, without duplicates, in key order (so concurrent calls lock rows in one order). */
 function parseMessageIds(ids: readonly string[]): MessageKey[] {
-  if (ids.length < 1 || ids.length > MESSAGES_PER_ACTION) throw badInput(`pass 1..${MESSAGES_PER_ACTION} message ids`, 'messageIds')
+  if (ids.length < 1 || ids.length > LIMITS.messagesPerAction) throw badInput(`pass 1..${LIMITS.messagesPerAction} message ids`, 'messageIds')
   const unique = new Map(ids.map((id) => parseMessageId(id)).map((k) => [keyText(k), k]))
   return [...unique.values()].sort((a, b) => a.conversationId - b.conversationId || a.seq - b.seq)
 }
