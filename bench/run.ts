@@ -3,11 +3,12 @@ import { writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { historyDepth } from './scenarios/history-depth.ts'
 import { inbox } from './scenarios/inbox.ts'
-import { sendThroughput } from './scenarios/send-throughput.ts'
+import { hotConversation, sendThroughput } from './scenarios/send-throughput.ts'
 import { machine, openDatabaseHost, type DatabaseHost, type Figure } from './support.ts'
 
 const SCENARIOS: Record<string, (host: DatabaseHost) => Promise<Figure[]>> = {
   send: sendThroughput,
+  hot: hotConversation,
   history: historyDepth,
   inbox,
 }

@@ -1,83 +1,136 @@
 import pg from 'pg'
 import { encodeGlobalId } from '../../src/ids.ts'
 import { insertGroups, insertUsers, withClient } from '../setup.ts'
-import { createScenarioDatabase, graphqlRequest, medianOf, startParley, throughput, tokenFor, type DatabaseHost, type Figure } from '../support.ts'
+import { createScenarioDatabase, graphqlRequest, latencies, median, medianOf, startParley, throughput, tokenFor, type DatabaseHost, type Figure } from '../support.ts'
 
-const CONVERSATIONS = 1000
 const SENDERS = 32
 const MESSAGES_PER_RUN = Number(process.env.BENCH_SEND_MESSAGES ?? 3000)
 const RUNS = 3
+const LONE_SAMPLES = 200
 
 const SEND = `mutation Send($input: SendMessageInput!) { sendMessage(input: $input) { deduplicated message { seq } } }`
 
-/**
- * Scenario 1: 32 concurrent senders, each message to a random one of 1,000 conversations, through
- * HTTP GraphQL; baseline: the same transaction (lock the conversation row, insert, bump counters) as
- * raw SQL through pg with 32 connections.
- */
-export async function sendThroughput(host: DatabaseHost): Promise<Figure[]> {
-  const database = await createScenarioDatabase(host, 'send')
+/** The seed's send transaction as raw SQL: lock the conversation row, insert, bump the counters. */
+async function rawSend(pool: pg.Pool, conversationId: number, senderId: number, clientMessageId: string): Promise<void> {
+  const client = await pool.connect()
   try {
-    const { senders, conversations } = await withClient(database.url, async (client) => {
-      const senders = await insertUsers(client, 'sender', SENDERS)
-      return { senders, conversations: await insertGroups(client, CONVERSATIONS, senders) }
-    })
-    const tokens = await Promise.all(senders.map((_, i) => tokenFor(`sender-${i}`)))
-    const conversationIds = conversations.map((id) => encodeGlobalId('Conversation', id))
-    const parley = await startParley(database.url, SENDERS + 8)
-    const pool = new pg.Pool({ connectionString: database.url, max: SENDERS })
-    let run = 0
-    try {
-      const pick = () => Math.floor(Math.random() * CONVERSATIONS)
-      const viaParley = () => {
-        run++
-        return throughput(MESSAGES_PER_RUN, SENDERS, (i) =>
-          graphqlRequest(parley.endpoint, tokens[i % SENDERS]!, SEND, {
-            input: { conversationId: conversationIds[pick()], clientMessageId: `r${run}-${i}`, content: { text: { text: `hello ${i}` } } },
-          }),
-        )
-      }
-      const viaSql = () => {
-        run++
-        return throughput(MESSAGES_PER_RUN, SENDERS, async (i) => {
-          const client = await pool.connect()
-          try {
-            const conversationId = conversations[pick()]!
-            await client.query('BEGIN')
-            const { rows } = await client.query('SELECT last_seq, last_pts FROM conversations WHERE id = $1 FOR UPDATE', [conversationId])
-            const seq = Number(rows[0].last_seq) + 1
-            const pts = Number(rows[0].last_pts) + 1
-            await client.query(
-              `INSERT INTO messages (conversation_id, seq, pts, sender_type, sender_id, kind, client_message_id, content)
-               VALUES ($1, $2, $3, 'USER', $4, 'TEXT', $5, $6)`,
-              [conversationId, seq, pts, senders[i % SENDERS], `raw-r${run}-${i}`, JSON.stringify({ text: `hello ${i}` })],
-            )
-            await client.query('UPDATE conversations SET last_seq = $2, last_pts = $3, last_activity_at = now() WHERE id = $1', [conversationId, seq, pts])
-            await client.query('COMMIT')
-          } finally {
-            client.release()
-          }
-        })
-      }
-      const baseline = await medianOf(RUNS, viaSql)
-      const measured = await medianOf(RUNS, viaParley)
-      const ratio = measured / baseline
-      return [
-        {
-          scenario: '1 send throughput (1,000 conversations, 32 senders, HTTP)',
-          metric: 'msgs/s',
-          value: measured.toFixed(0),
-          baseline: `${baseline.toFixed(0)} (raw SQL, pg, same transaction)`,
-          ratio,
-          target: '≥ 0.5',
-          met: ratio >= 0.5,
-        },
-      ]
-    } finally {
+    await client.query('BEGIN')
+    const { rows } = await client.query('SELECT last_seq, last_pts FROM conversations WHERE id = $1 FOR UPDATE', [conversationId])
+    const seq = Number(rows[0].last_seq) + 1
+    const pts = Number(rows[0].last_pts) + 1
+    await client.query(
+      `INSERT INTO messages (conversation_id, seq, pts, sender_type, sender_id, kind, client_message_id, content)
+       VALUES ($1, $2, $3, 'USER', $4, 'TEXT', $5, $6)`,
+      [conversationId, seq, pts, senderId, clientMessageId, JSON.stringify({ text: 'hello' })],
+    )
+    await client.query('UPDATE conversations SET last_seq = $2, last_pts = $3, last_activity_at = now() WHERE id = $1', [conversationId, seq, pts])
+    await client.query('COMMIT')
+  } finally {
+    client.release()
+  }
+}
+
+/** A database with 32 senders who are members of `conversationCount` groups, and a Parley server on it. */
+async function sendFixture(host: DatabaseHost, name: string, conversationCount: number) {
+  const database = await createScenarioDatabase(host, name)
+  const { senders, conversations } = await withClient(database.url, async (client) => {
+    const senders = await insertUsers(client, 'sender', SENDERS)
+    return { senders, conversations: await insertGroups(client, conversationCount, senders) }
+  })
+  const tokens = await Promise.all(senders.map((_, i) => tokenFor(`sender-${i}`)))
+  const parley = await startParley(database.url, SENDERS + 8)
+  const pool = new pg.Pool({ connectionString: database.url, max: SENDERS })
+  let run = 0
+  const pick = () => conversations[Math.floor(Math.random() * conversations.length)]!
+  return {
+    parley,
+    /** Sends through HTTP GraphQL; msgs/s. */
+    viaParley: (count = MESSAGES_PER_RUN, concurrency = SENDERS) => {
+      const r = ++run
+      return throughput(count, concurrency, (i) =>
+        graphqlRequest(parley.endpoint, tokens[i % SENDERS]!, SEND, {
+          input: { conversationId: encodeGlobalId('Conversation', pick()), clientMessageId: `r${r}-${i}`, content: { text: { text: `hello ${i}` } } },
+        }),
+      )
+    },
+    /** The same sends as raw SQL through pg; msgs/s. */
+    viaSql: (count = MESSAGES_PER_RUN, concurrency = SENDERS) => {
+      const r = ++run
+      return throughput(count, concurrency, (i) => rawSend(pool, pick(), senders[i % SENDERS]!, `raw-r${r}-${i}`))
+    },
+    async close() {
       await pool.end()
       await parley.close()
-    }
+      await database.drop()
+    },
+  }
+}
+
+/**
+ * Scenario 1: 32 concurrent senders, each message to a random one of 1,000 conversations, through
+ * HTTP GraphQL; baseline: the same transaction as raw SQL through pg with 32 connections.
+ */
+export async function sendThroughput(host: DatabaseHost): Promise<Figure[]> {
+  const fixture = await sendFixture(host, 'send', 1000)
+  try {
+    const baseline = await medianOf(RUNS, () => fixture.viaSql())
+    const measured = await medianOf(RUNS, () => fixture.viaParley())
+    return [
+      {
+        scenario: '1 send throughput (1,000 conversations, 32 senders, HTTP)',
+        metric: 'msgs/s',
+        value: measured.toFixed(0),
+        baseline: `${baseline.toFixed(0)} (raw SQL, pg, same transaction)`,
+        ratio: measured / baseline,
+        target: '≥ 0.5',
+        met: measured / baseline >= 0.5,
+      },
+    ]
   } finally {
-    await database.drop()
+    await fixture.close()
+  }
+}
+
+/**
+ * Scenario 2: 32 concurrent senders into ONE conversation. Parley coalesces concurrent sends into
+ * shared transactions; baseline: raw one-message-per-transaction FOR UPDATE. Also a lone sender's
+ * latency with coalescing on vs off.
+ */
+export async function hotConversation(host: DatabaseHost): Promise<Figure[]> {
+  const fixture = await sendFixture(host, 'hot', 1)
+  try {
+    const baseline = await medianOf(RUNS, () => fixture.viaSql())
+    const measured = await medianOf(RUNS, () => fixture.viaParley())
+    const settings = fixture.parley.app.settings
+    const lone = async (coalesce: boolean) => {
+      settings.coalesceSends = coalesce
+      const times = await latencies(LONE_SAMPLES, () => fixture.viaParley(1, 1))
+      return median(times)
+    }
+    await lone(true)
+    const uncoalesced = median([await lone(false), await lone(false), await lone(false)])
+    const coalesced = median([await lone(true), await lone(true), await lone(true)])
+    return [
+      {
+        scenario: '2 hot conversation (1 conversation, 32 senders, HTTP)',
+        metric: 'msgs/s',
+        value: measured.toFixed(0),
+        baseline: `${baseline.toFixed(0)} (raw SQL, one message per FOR UPDATE transaction)`,
+        ratio: measured / baseline,
+        target: '≥ 2',
+        met: measured / baseline >= 2,
+      },
+      {
+        scenario: '2 lone sender latency, coalescing on',
+        metric: 'p50 ms',
+        value: coalesced.toFixed(2),
+        baseline: `${uncoalesced.toFixed(2)} (coalescing off)`,
+        ratio: coalesced / uncoalesced,
+        target: '≤ 1.1',
+        met: coalesced / uncoalesced <= 1.1,
+      },
+    ]
+  } finally {
+    await fixture.close()
   }
 }
