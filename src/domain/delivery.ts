@@ -94,6 +94,7 @@ class Fanout {
   constructor(
     protected readonly hub: Hub,
     readonly topic: string,
+    private readonly isUserTopic: boolean,
   ) {}
 
   start(): this {
@@ -112,7 +113,7 @@ class Fanout {
   protected emit(event: RealtimeEvent): void {
     if (!this.subscriptions.size) return
     const userIds = [...new Set([...this.subscriptions].map((s) => s.viewer.userId))]
-    const wave = new Wave(event, this.topic.startsWith('user:'), userIds)
+    const wave = new Wave(event, this.isUserTopic, userIds)
     for (const subscription of [...this.subscriptions]) subscription.push(wave)
   }
 }
@@ -135,7 +136,7 @@ class ConversationFeed extends Fanout {
     hub: Hub,
     readonly conversationId: number,
   ) {
-    super(hub, conversationTopic(conversationId))
+    super(hub, conversationTopic(conversationId), false)
   }
 
   override start(): this {
@@ -256,7 +257,7 @@ class Hub {
   async joinUser(subscription: Subscription): Promise<void> {
     const userId = subscription.viewer.userId
     let fanout = this.users.get(userId)
-    if (!fanout) this.users.set(userId, (fanout = new Fanout(this, userTopic(userId)).start()))
+    if (!fanout) this.users.set(userId, (fanout = new Fanout(this, userTopic(userId), true).start()))
     fanout.subscriptions.add(subscription)
     try {
       await fanout.ready
@@ -318,6 +319,7 @@ type Scope = { conversationId: number } | 'inbox'
 class Subscription {
   readonly queue: BoundedQueue<Wave>
   readonly delivered = new Map<number, number>()
+  private readonly joined = new Set<number>()
   opened = false
   private closed = false
 
@@ -334,19 +336,29 @@ class Subscription {
     this.queue.push(wave)
   }
 
+  /** Listens to the viewer's topic (a closed subscription joins nothing: it could never leave again). */
+  async listenUser(): Promise<void> {
+    if (!this.closed) await this.hub.joinUser(this)
+  }
+
+  /** Joins a conversation's feed; resolves with the feed's position (see Hub.joinConversation). */
   async join(conversationId: number): Promise<number> {
+    if (this.closed) return 0
+    // Recorded before the join resolves, so a close meanwhile leaves this feed too.
+    this.joined.add(conversationId)
     const head = await this.hub.joinConversation(this, conversationId)
     if (!this.delivered.has(conversationId)) this.delivered.set(conversationId, head)
     return head
   }
 
   leave(conversationId: number): void {
+    this.joined.delete(conversationId)
     this.delivered.delete(conversationId)
     this.hub.leaveConversation(this, conversationId)
   }
 
   private leaveAll(): void {
-    for (const id of [...this.delivered.keys()]) this.leave(id)
+    for (const id of [...this.joined]) this.leave(id)
     this.hub.leaveUser(this)
   }
 
@@ -542,7 +554,7 @@ export async function openConversationEvents(app: App, viewer: Viewer, input: { 
 
   const subscription = new Subscription(hubOf(app), viewer, { conversationId })
   const head = await opening(subscription, async () => {
-    await hubOf(app).joinUser(subscription)
+    await subscription.listenUser()
     const head = await subscription.join(conversationId)
     if (sincePts !== null && head - sincePts > app.settings.resyncLimit) {
       throw new DomainError('RESYNC_REQUIRED', `more than ${app.settings.resyncLimit} changes since sincePts; refetch the history, then subscribe with its lastPts`)
@@ -564,7 +576,7 @@ export async function openInboxEvents(app: App, viewer: Viewer): Promise<AsyncIt
   const subscription = new Subscription(hubOf(app), viewer, 'inbox')
   await opening(subscription, async () => {
     // The viewer's topic first, so a conversation joined while this runs arrives as an event.
-    await hubOf(app).joinUser(subscription)
+    await subscription.listenUser()
     const ids = await listMemberConversationIds(app.db, viewer.userId)
     await Promise.all(ids.map((id) => subscription.join(id)))
   })
