@@ -6,7 +6,6 @@ import { appendMessages, findByClientMessageIds, findVisibleMessages, type Idemp
 import type { MessageRecord } from '../store/records.ts'
 import { isUniqueViolation, type Conn } from '../store/sql.ts'
 import type { MemberAccess } from './access.ts'
-import { accessConversation } from './access.ts'
 import { transact, type App, type Viewer } from './app.ts'
 import { parseContent, readableText, snapshotForward, type ContentDraft, type ContentInput } from './content.ts'
 import { LIMITS } from './limits.ts'
@@ -103,9 +102,10 @@ type Outcome = SendMessageResult | { sameAs: number } | DomainError
  */
 async function commitSends(app: App, conversationId: number, sends: PreparedSend[]): Promise<Outcome[]> {
   return transact(app, async (tx) => {
-    const locked = await lockConversationFor(tx, conversationId, [...new Set(sends.map((s) => s.viewer.userId))])
-    // Under the lock every committed send to this conversation is visible: retries that raced ours.
-    const stored = sends.length > 1 ? new Map((await findByClientMessageIds(tx, conversationId, sends.map((s) => s.key))).map((m) => [storedKeyOf(m), m])) : new Map()
+    // The idempotency lookup runs under the lock, so it sees every send committed before this one.
+    const senders = [...new Set(sends.map((s) => s.viewer.userId))]
+    const locked = await lockConversationFor(tx, conversationId, senders, sends.map((s) => s.key))
+    const stored = new Map(locked?.stored.map((m) => [storedKeyOf(m), m]))
     const now = new Date()
     const outcomes: Outcome[] = []
     const accepted: { index: number; draft: MessageDraft }[] = []
@@ -190,27 +190,17 @@ async function sendOnce(app: App, send: PreparedSend): Promise<SendMessageResult
 
 /**
  * Sends a message: idempotent per (conversation, sender, clientMessageId); a retry returns the
- * original with deduplicated: true. Layer one looks the key up before the conversation lock; layer
- * two is the unique constraint, for retries that race each other (and the in-lock lookup when
- * sends share a transaction).
+ * original with deduplicated: true. Layer one is the lookup under the conversation lock (in the
+ * locking statement itself); layer two is the unique constraint, should anything slip past it.
  */
 export async function sendMessage(app: App, viewer: Viewer, input: SendMessageInput): Promise<SendMessageResult> {
   const send = prepareSend(viewer, input)
-  const earlier = async (): Promise<SendMessageResult | null> => {
-    const [original] = await findByClientMessageIds(app.db, send.conversationId, [send.key])
-    if (!original) return null
-    await accessConversation(app.db, viewer, send.conversationId, { lock: false })
-    return { message: original, deduplicated: true }
-  }
-  const found = await earlier()
-  if (found) return found
   try {
     return await (app.settings.coalesceSends ? enqueueSend(app, send) : sendOnce(app, send))
   } catch (error) {
-    if (isUniqueViolation(error, 'messages_idempotency_key')) {
-      const original = await earlier()
-      if (original) return original
-    }
-    throw error
+    if (!isUniqueViolation(error, 'messages_idempotency_key')) throw error
+    const [original] = await findByClientMessageIds(app.db, send.conversationId, [send.key])
+    if (!original) throw error
+    return { message: original, deduplicated: true }
   }
 }

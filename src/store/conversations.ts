@@ -1,5 +1,6 @@
 import type { ConversationType, HistoryVisibility, MemberRole } from '../generated/prisma/enums.ts'
-import { toConversation, toMember, type ConversationRecord, type MemberRecord } from './records.ts'
+import { MESSAGE_COLUMNS, messageFromJson, type IdempotencyKey } from './messages.ts'
+import { toConversation, toMember, type ConversationRecord, type MemberRecord, type MessageRecord, type MessageRow } from './records.ts'
 import { Prisma, bigintArray, type Conn } from './sql.ts'
 
 const CONVERSATION_COLUMNS = Prisma.sql`c.id, c.type, c.title, c.history_visibility AS "historyVisibility",
@@ -24,27 +25,44 @@ const memberJson = Prisma.sql`json_build_object(
   'lastReadSeq', cm.last_read_seq, 'lastReadAt', cm.last_read_at, 'mutedUntil', cm.muted_until, 'joinedAt', cm.joined_at)`
 const MEMBER_JSON = Prisma.sql`CASE WHEN cm.user_id IS NULL THEN NULL ELSE ${memberJson} END AS member`
 
+export type LockedConversation = { conversation: ConversationRecord; members: Map<number, MemberRecord>; stored: MessageRecord[] }
+
 /**
- * Locks the conversation row (the seq/pts allocator) and reads the current memberships of `userIds`
- * with it, in one statement. Every write that takes a seq or pts goes through here, so writes to one
- * conversation serialize while writes to different conversations never wait for each other.
+ * Locks the conversation row (the seq/pts allocator) and reads, in the same statement, the current
+ * memberships of `userIds` and the messages already stored under the idempotency `keys`. Every write
+ * that takes a seq or pts goes through here, so writes to one conversation serialize (and a send sees
+ * every send committed before it) while writes to different conversations never wait for each other.
  */
 export async function lockConversationFor(
   conn: Conn,
   conversationId: number,
   userIds: readonly number[],
-): Promise<{ conversation: ConversationRecord; members: Map<number, MemberRecord> } | null> {
-  const rows = await conn.$queryRaw<(ConversationRow & { members: MemberRow[] })[]>`
+  keys: readonly IdempotencyKey[] = [],
+): Promise<LockedConversation | null> {
+  const stored = keys.length
+    ? Prisma.sql`(SELECT coalesce(json_agg(s), '[]') FROM (
+        SELECT ${MESSAGE_COLUMNS}
+        FROM unnest(${keys.map((k) => k.senderType)}::"SenderType"[], ${bigintArray(keys.map((k) => k.senderId))}, ${keys.map((k) => k.clientMessageId)}::varchar[])
+          AS k(sender_type, sender_id, client_message_id)
+        JOIN messages m ON m.conversation_id = c.id AND m.sender_type = k.sender_type
+          AND m.sender_id = k.sender_id AND m.client_message_id = k.client_message_id) s)`
+    : Prisma.sql`'[]'::json`
+  const rows = await conn.$queryRaw<(ConversationRow & { members: MemberRow[]; stored: MessageRow[] })[]>`
     SELECT ${CONVERSATION_COLUMNS}, (
       SELECT coalesce(json_agg(${memberJson}), '[]') FROM conversation_members cm
-      WHERE cm.conversation_id = c.id AND cm.user_id = ANY(${bigintArray(userIds)}) AND cm.left_at IS NULL) AS members
+      WHERE cm.conversation_id = c.id AND cm.user_id = ANY(${bigintArray(userIds)}) AND cm.left_at IS NULL) AS members,
+      ${stored} AS stored
     FROM conversations c
     WHERE c.id = ${conversationId}
     FOR UPDATE OF c`
   const row = rows[0]
   if (!row) return null
   const members = row.members.map(toMemberFromJson)
-  return { conversation: toConversation(row), members: new Map(members.map((m) => [m.userId, m])) }
+  return {
+    conversation: toConversation(row),
+    members: new Map(members.map((m) => [m.userId, m])),
+    stored: row.stored.map(messageFromJson),
+  }
 }
 
 /** Locks the conversation row and reads one user's current membership with it (see lockConversationFor). */

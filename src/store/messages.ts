@@ -75,6 +75,11 @@ export async function appendMessages(
   return rows.map(toMessage)
 }
 
+const jsonDate = (v: Date | string | null) => (v === null ? null : new Date(v))
+/** A message row read as JSON (inside a larger statement): timestamps arrive as strings. */
+export const messageFromJson = (r: MessageRow): MessageRecord =>
+  toMessage({ ...r, sentAt: jsonDate(r.sentAt)!, editedAt: jsonDate(r.editedAt), recalledAt: jsonDate(r.recalledAt) })
+
 export type IdempotencyKey = { senderType: SenderType; senderId: number; clientMessageId: string }
 
 /** Messages already stored under any of `keys` in one conversation (the idempotency lookup). */
