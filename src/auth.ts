@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto'
+import { createSecretKey, randomBytes, type KeyObject } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { SignJWT, jwtVerify } from 'jose'
@@ -8,7 +8,13 @@ import { DomainError } from './errors.ts'
 export type Identity = { handle: string; isOperator: boolean; name: string | null }
 
 const ALG = 'HS256'
-const key = (secret: string) => new TextEncoder().encode(secret)
+/** One KeyObject per secret: importing the raw secret on every verify costs more than the HMAC itself. */
+const keys = new Map<string, KeyObject>()
+const key = (secret: string) => {
+  let k = keys.get(secret)
+  if (!k) keys.set(secret, (k = createSecretKey(Buffer.from(secret, 'utf8'))))
+  return k
+}
 
 export async function signToken(secret: string, handle: string, opts: { operator?: boolean; name?: string; expiresIn?: string } = {}): Promise<string> {
   return new SignJWT({ ...(opts.operator ? { role: 'operator' } : {}), ...(opts.name ? { name: opts.name } : {}) })
