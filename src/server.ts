@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { GraphQLError } from 'graphql'
 import { useServer } from 'graphql-ws/use/ws'
 import { WebSocketServer } from 'ws'
 import { authenticate } from './auth.ts'
@@ -48,17 +49,24 @@ export function createParleyServer(opts: YogaOptions & { app: App }): ParleyServ
           params,
           connectionParams: ctx.connectionParams,
         })
-        const args = {
-          schema,
-          operationName: params.operationName,
-          document: parse(params.query),
-          variableValues: params.variables,
-          contextValue: await contextFactory(),
-          rootValue: { execute, subscribe },
+        try {
+          const args = {
+            schema,
+            operationName: params.operationName,
+            document: parse(params.query),
+            variableValues: params.variables,
+            contextValue: await contextFactory(),
+            rootValue: { execute, subscribe },
+          }
+          const errors = validate(args.schema, args.document)
+          if (errors.length) return errors
+          return args
+        } catch (error) {
+          // A syntax error or a token refused by the context (e.g. expired since connecting) is this
+          // operation's error; thrown, graphql-ws would close the whole socket with 4500.
+          if (error instanceof GraphQLError) return [error]
+          throw error
         }
-        const errors = validate(args.schema, args.document)
-        if (errors.length) return errors
-        return args
       },
     },
     wss,

@@ -2,7 +2,8 @@ import type { Client } from 'graphql-ws'
 import WebSocket from 'ws'
 import { parseId } from '../src/ids.ts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { countStatements, newUser, newUsers, testApp, type TestUser } from './support/harness.ts'
+import { signToken } from '../src/auth.ts'
+import { AUTH_SECRET, countStatements, newUser, newUsers, testApp, type TestUser } from './support/harness.ts'
 import {
   AddMembers,
   ConversationEvents,
@@ -87,6 +88,24 @@ describe('conversationEvents', () => {
       socket.send(JSON.stringify({ type: 'connection_init', payload: authorization ? { authorization } : {} }))
       expect(await closed).toBe(4403)
     }
+  })
+
+  it('authenticates every subscribe again: a token that expired since connecting gets UNAUTHENTICATED', async () => {
+    const [owner, member] = await newUsers(2)
+    const group = await createGroup(owner!, [member!])
+    const shortLived = await signToken(AUTH_SECRET, member!.handle, { expiresIn: '3s' })
+    const expiresAt = (JSON.parse(Buffer.from(shortLived.split('.')[1]!, 'base64url').toString()) as { exp: number }).exp * 1000
+    const client = wsClient(server.wsUrl, shortLived)
+    clients.push(client)
+    // The first subscription keeps the socket open (the client closes an idle one).
+    const first = subscribeWs(client, ConversationEvents, { conversationId: group.id })
+    await waitForSubscriptions(server.app, member!, 1)
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, expiresAt - Date.now()) + 50))
+    const later = subscribeWs(client, ConversationEvents, { conversationId: group.id })
+    await later.ended()
+    expect(later.errors.map((e) => e.extensions?.code)).toEqual(['UNAUTHENTICATED'])
+    expect(first.done).toBe(false)
+    first.dispose()
   })
 
   it('shows a directed message only to its audience and a JOINED member nothing from before joining', async () => {
