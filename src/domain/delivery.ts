@@ -80,6 +80,7 @@ async function loadWaveReads(db: Db, event: ConversationBound, userIds: readonly
   const [members, message, conversation] = await Promise.all([
     findDeliveryMembers(db, conversationId, userIds, seq),
     seq === null ? null : findMessage(db, { conversationId, seq }),
+    // The conversation row alone (user 0 has no membership); each subscriber pairs it with its own member row.
     seq === null ? null : findConversationsForUser(db, [conversationId], 0).then((found) => found[0]?.conversation ?? null),
   ])
   return { members: new Map(members.map((m) => [m.member.userId, m])), message, conversation }
