@@ -1,8 +1,10 @@
 // npm run bench [-- scenario names…]: runs the benchmarks, prints a table and writes docs/benchmarks.md.
 import { writeFileSync } from 'node:fs'
 import path from 'node:path'
+import { fanout } from './scenarios/fanout.ts'
 import { historyDepth } from './scenarios/history-depth.ts'
 import { inbox } from './scenarios/inbox.ts'
+import { replay } from './scenarios/replay.ts'
 import { hotConversation, sendThroughput } from './scenarios/send-throughput.ts'
 import { machine, openDatabaseHost, type DatabaseHost, type Figure } from './support.ts'
 
@@ -11,6 +13,8 @@ const SCENARIOS: Record<string, (host: DatabaseHost) => Promise<Figure[]>> = {
   hot: hotConversation,
   history: historyDepth,
   inbox,
+  fanout,
+  replay,
 }
 
 const chosen = process.argv.slice(2).filter((a) => !a.startsWith('-'))

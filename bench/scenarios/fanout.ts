@@ -1,0 +1,93 @@
+import { encodeGlobalId } from '../../src/ids.ts'
+import { subscribe } from '../subscribers.ts'
+import { insertGroups, insertUsers, withClient } from '../setup.ts'
+import { createScenarioDatabase, graphqlRequest, percentile, startParley, tokenFor, type DatabaseHost, type Figure } from '../support.ts'
+
+const MEMBERS = Number(process.env.BENCH_FANOUT_MEMBERS ?? 1000)
+const SENDS = 20
+const EVENTS = `subscription Events($id: ID!) { conversationEvents(conversationId: $id, sincePts: 0) { __typename ... on MessageEvent { pts message { seq content { ... on TextContent { text } } } } } }`
+const SEND = `mutation Send($input: SendMessageInput!) { sendMessage(input: $input) { message { seq } } }`
+
+const gc = () => (globalThis as { gc?: () => void }).gc?.()
+const heapMiB = () => (gc(), process.memoryUsage().heapUsed / 2 ** 20)
+const rssMiB = () => process.memoryUsage().rss / 2 ** 20
+
+/**
+ * Scenario 5: one send to a group of 1,000 members, all subscribed over graphql-ws; delivery latency
+ * from the send to each subscriber's receipt, against the same with a single subscriber. Also memory
+ * per idle subscription and process RSS at rest and under the scenario (clients share the process,
+ * so the per-subscription figure is an upper bound).
+ */
+export async function fanout(host: DatabaseHost): Promise<Figure[]> {
+  const database = await createScenarioDatabase(host, 'fanout')
+  try {
+    const { group, solo } = await withClient(database.url, async (client) => {
+      const members = await insertUsers(client, 'member', MEMBERS)
+      const [group] = await insertGroups(client, 1, members)
+      const [solo] = await insertGroups(client, 1, [members[0]!])
+      return { group: group!, solo: solo! }
+    })
+    const tokens = await Promise.all(Array.from({ length: MEMBERS }, (_, i) => tokenFor(`member-${i}`)))
+    const parley = await startParley(database.url)
+    const wsUrl = parley.endpoint.replace(/^http/, 'ws')
+    const rssAtRest = rssMiB()
+    try {
+      const measure = async (conversationId: number, subscribers: number) => {
+        const id = encodeGlobalId('Conversation', conversationId)
+        const pending = new Map<string, { sentAt: number; left: number; resolve: () => void }>()
+        const latencies: number[] = []
+        const heapBefore = heapMiB()
+        const subs = tokens.slice(0, subscribers).map((token) =>
+          subscribe(wsUrl, token, EVENTS, { id }, (data) => {
+            const text = data.conversationEvents.message?.content?.text
+            const wait = text && pending.get(text)
+            if (!wait) return
+            latencies.push(performance.now() - wait.sentAt)
+            if (--wait.left === 0) wait.resolve()
+          }),
+        )
+        const send = async (text: string) => {
+          const delivered = new Promise<void>((resolve) => pending.set(text, { sentAt: performance.now(), left: subscribers, resolve }))
+          await graphqlRequest(parley.endpoint, tokens[0]!, SEND, { input: { conversationId: id, clientMessageId: text, content: { text: { text } } } })
+          await delivered
+        }
+        // The conversation is new and subscriptions start at sincePts 0, so each gets the probe by replay
+        // or live; once every one has it, all are live.
+        await send(`probe-${subscribers}`)
+        latencies.length = 0
+        const perSubscriptionKiB = ((heapMiB() - heapBefore) * 1024) / subscribers
+        const rssUnderLoad = rssMiB()
+        for (let i = 0; i < SENDS; i++) await send(`m-${subscribers}-${i}`)
+        await Promise.all(subs.map((s) => s.client.dispose()))
+        return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), perSubscriptionKiB, rssUnderLoad }
+      }
+      const single = await measure(solo, 1)
+      const many = await measure(group, MEMBERS)
+      return [
+        {
+          scenario: `5 one send to ${MEMBERS.toLocaleString('en')} subscribers (graphql-ws)`,
+          metric: 'p99 delivery ms',
+          value: `${many.p99.toFixed(1)} (p50 ${many.p50.toFixed(1)})`,
+          baseline: `${single.p99.toFixed(1)} (1 subscriber; p50 ${single.p50.toFixed(1)})`,
+          ratio: many.p99 / single.p99,
+          target: 'reported',
+          met: true,
+        },
+        {
+          scenario: '5 memory per idle subscription (heap, clients included)',
+          metric: 'KiB',
+          value: many.perSubscriptionKiB.toFixed(1),
+          baseline: '50 KB (target ceiling)',
+          ratio: many.perSubscriptionKiB / (50_000 / 1024),
+          target: '≤ 1 (≤ 50 KB)',
+          met: many.perSubscriptionKiB * 1024 <= 50_000,
+          note: `RSS at rest ${rssAtRest.toFixed(0)} MiB, with ${MEMBERS} subscriptions ${many.rssUnderLoad.toFixed(0)} MiB`,
+        },
+      ]
+    } finally {
+      await parley.close()
+    }
+  } finally {
+    await database.drop()
+  }
+}
