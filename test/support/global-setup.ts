@@ -1,9 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { rmSync } from 'node:fs'
 import path from 'node:path'
 import pg from 'pg'
 import type { TestProject } from 'vitest/node'
-import { startEmbeddedPostgres } from '../../src/db/embedded.ts'
+import { embeddedParent, startEmbeddedPostgres } from '../../src/db/embedded.ts'
 import { migrateDeploy } from '../../src/db/migrate.ts'
 
 declare module 'vitest' {
@@ -25,7 +24,7 @@ export default async function setup(project: TestProject) {
     adminUrl = process.env.TEST_DATABASE_URL
     teardown = async () => {}
   } else {
-    const dir = path.join(mkdtempSync(path.join(tmpdir(), 'parley-test-')), 'pg')
+    const dir = path.join(embeddedParent('parley-test-'), 'pg')
     const port = 56000 + Math.floor(Math.random() * 4000)
     const db = await startEmbeddedPostgres({ dir, port, database: 'postgres', persistent: false })
     adminUrl = db.url
