@@ -1,15 +1,7 @@
 import pg from 'pg'
 
 /** Bulk fixtures written straight to the database (the benchmarks measure reads and sends, not setup). */
-export async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url })
-  await client.connect()
-  try {
-    return await work(client)
-  } finally {
-    await client.end()
-  }
-}
+export { withPgClient as withClient } from '../src/db/pg.ts'
 
 /** `count` users with handles `<prefix>-0..n-1`; returns their ids in order. */
 export async function insertUsers(client: pg.Client, prefix: string, count: number): Promise<number[]> {

@@ -6,6 +6,7 @@ import { signToken } from '../src/auth.ts'
 import { createDb, type Db } from '../src/db/client.ts'
 import { embeddedParent, startEmbeddedPostgres } from '../src/db/embedded.ts'
 import { migrateDeploy } from '../src/db/migrate.ts'
+import { withPgClient } from '../src/db/pg.ts'
 import type { App } from '../src/domain/app.ts'
 import { DEFAULT_SETTINGS } from '../src/domain/settings.ts'
 import { createRealtime } from '../src/realtime/pubsub.ts'
@@ -28,10 +29,7 @@ export async function openDatabaseHost(): Promise<DatabaseHost> {
       rmSync(path.dirname(dir), { recursive: true, force: true })
     }
   }
-  const client = new pg.Client({ connectionString: adminUrl })
-  await client.connect()
-  const { rows } = await client.query('SHOW server_version')
-  await client.end()
+  const { rows } = await withPgClient(adminUrl, (client) => client.query('SHOW server_version'))
   return { adminUrl, version: rows[0].server_version, stop }
 }
 

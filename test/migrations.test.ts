@@ -4,18 +4,9 @@ import pg from 'pg'
 import { describe, expect, it } from 'vitest'
 import { inject } from 'vitest'
 import { runPrisma } from '../src/db/migrate.ts'
+import { withPgClient } from '../src/db/pg.ts'
 
 const migrationsDir = path.resolve(import.meta.dirname, '../prisma/migrations')
-
-async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url })
-  await client.connect()
-  try {
-    return await work(client)
-  } finally {
-    await client.end()
-  }
-}
 
 describe('migrations', () => {
   it('deploy on an empty database and show no drift against schema.prisma', async () => {
@@ -29,7 +20,7 @@ describe('migrations', () => {
       url.pathname = `/${name}`
       runPrisma(['migrate', 'deploy'], url.toString())
 
-      const { rows } = await withClient(url.toString(), (c) =>
+      const { rows } = await withPgClient(url.toString(), (c) =>
         c.query('SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL ORDER BY migration_name'),
       )
       const onDisk = readdirSync(migrationsDir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort()
@@ -41,7 +32,7 @@ describe('migrations', () => {
         runPrisma(['migrate', 'diff', '--from-config-datasource', '--to-schema', 'prisma/schema.prisma', '--exit-code'], url.toString(), [0, 2]).status
       expect(drift()).toBe(0)
       // …and the comparison does read the database: without one of its indexes it differs.
-      await withClient(url.toString(), (c) => c.query('DROP INDEX "messages_sent_at_idx"'))
+      await withPgClient(url.toString(), (c) => c.query('DROP INDEX "messages_sent_at_idx"'))
       expect(drift()).toBe(2)
     } finally {
       await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)

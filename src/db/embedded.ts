@@ -1,7 +1,7 @@
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import pg from 'pg'
+import { withPgClient } from './pg.ts'
 import { migrateDeploy } from './migrate.ts'
 
 export type EmbeddedDatabase = { url: string; stop: () => Promise<void> }
@@ -54,14 +54,10 @@ export async function startEmbeddedPostgres(opts: {
   else await removeStalePostmasterPid(dir)
   await server.start()
 
-  const admin = new pg.Client({ host: '127.0.0.1', port: opts.port, user: 'postgres', password: 'postgres', database: 'postgres' })
-  await admin.connect()
-  try {
+  await withPgClient({ host: '127.0.0.1', port: opts.port, user: 'postgres', password: 'postgres', database: 'postgres' }, async (admin) => {
     const { rowCount } = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [database])
     if (!rowCount) await admin.query(`CREATE DATABASE "${database}"`)
-  } finally {
-    await admin.end()
-  }
+  })
   return { url: `postgresql://postgres:postgres@127.0.0.1:${opts.port}/${database}`, stop: () => server.stop() }
 }
 
