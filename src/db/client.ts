@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import { PrismaPg } from '@prisma/adapter-pg'
 import { PrismaClient } from '../generated/prisma/client.ts'
 
@@ -5,8 +6,24 @@ export type Db = PrismaClient
 /** An interactive transaction client: what every store function takes. */
 export type Tx = Parameters<Parameters<PrismaClient['$transaction']>[0]>[0]
 
+/**
+ * Names each distinct SQL text, so pg prepares it once per connection and PostgreSQL can keep its
+ * plan: the visibility predicates make planning cost more than running a history page.
+ */
+function statementNames(): (query: { sql: string }) => string {
+  const names = new Map<string, string>()
+  return ({ sql }) => {
+    let name = names.get(sql)
+    if (!name) {
+      name = `p_${createHash('sha1').update(sql).digest('base64url').slice(0, 22)}`
+      if (names.size < 10_000) names.set(sql, name)
+    }
+    return name
+  }
+}
+
 export function createDb(databaseUrl: string, opts: { poolSize?: number; onQuery?: (sql: string) => void } = {}): Db {
-  const adapter = new PrismaPg({ connectionString: databaseUrl, max: opts.poolSize ?? 20 })
+  const adapter = new PrismaPg({ connectionString: databaseUrl, max: opts.poolSize ?? 20 }, { statementNameGenerator: statementNames() })
   const db = new PrismaClient({
     adapter,
     // The defaults (wait 2 s, run 5 s) are too tight when many sends queue on one conversation row.
