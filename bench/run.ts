@@ -1,5 +1,5 @@
 // npm run bench [-- scenario names…]: runs the benchmarks, prints a table and writes docs/benchmarks.md.
-import { writeFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { fanout } from './scenarios/fanout.ts'
 import { historyDepth } from './scenarios/history-depth.ts'
@@ -55,7 +55,10 @@ Reproduce: \`npm run bench\` (embedded PostgreSQL) or
 \`npm run bench -- ${Object.keys(SCENARIOS)[0]}\`.
 
 ${table}
-`
+
+${figures.filter((f) => f.note).map((f) => `- ${f.scenario}: ${f.note}`).join('\n')}
+
+${readFileSync(path.resolve(import.meta.dirname, 'analysis.md'), 'utf8')}`
   writeFileSync(path.resolve(import.meta.dirname, '../docs/benchmarks.md'), doc)
   console.error('[bench] wrote docs/benchmarks.md')
 }
