@@ -52,11 +52,12 @@ export async function createScenarioDatabase(host: DatabaseHost, name: string): 
   }
 }
 
-/** A Parley server on a free port, as `npm start` builds it, plus a statement counter. */
-export async function startParley(url: string, poolSize = 40, opts: { subscriberBuffer?: number } = {}): Promise<{ app: App; db: Db; server: ParleyServer; endpoint: string; statements: { count: number }; close(): Promise<void> }> {
+/** A Parley server on a free port, as `npm start` builds it, plus an optional statement counter. */
+export async function startParley(url: string, poolSize = 40, opts: { subscriberBuffer?: number; countStatements?: boolean } = {}): Promise<{ app: App; db: Db; server: ParleyServer; endpoint: string; statements: { count: number }; close(): Promise<void> }> {
   const statements = { count: 0 }
-  const db = createDb(url, { poolSize, onQuery: () => void statements.count++ })
-  const app: App = { db, realtime: createRealtime(opts), settings: structuredClone(DEFAULT_SETTINGS) }
+  // Prisma's query log costs time on every statement: only scenarios that count statements turn it on.
+  const db = createDb(url, { poolSize, onQuery: opts.countStatements ? () => void statements.count++ : undefined })
+  const app: App = { db, realtime: createRealtime({ subscriberBuffer: opts.subscriberBuffer }), settings: structuredClone(DEFAULT_SETTINGS) }
   const server = createParleyServer({ app, authSecret: AUTH_SECRET, maxBodyBytes: 1_000_000, production: true })
   const endpoint = await server.listen(0, '127.0.0.1')
   return {

@@ -35,7 +35,7 @@ export async function inbox(host: DatabaseHost): Promise<Figure[]> {
       return ids
     })
     const token = await tokenFor('inbox-0')
-    const parley = await startParley(database.url)
+    const parley = await startParley(database.url, 40, { countStatements: true })
     try {
       const one = encodeGlobalId('Conversation', conversations[0]!)
       await latencies(20, () => graphqlRequest(parley.endpoint, token, INBOX))
