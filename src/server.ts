@@ -1,8 +1,8 @@
 import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import type { AddressInfo, Socket } from 'node:net'
 import { GraphQLError } from 'graphql'
 import { useServer } from 'graphql-ws/use/ws'
-import { WebSocketServer } from 'ws'
+import { WebSocket, WebSocketServer } from 'ws'
 import { authenticate } from './auth.ts'
 import type { App } from './domain/app.ts'
 import { endSubscriptions } from './domain/delivery.ts'
@@ -23,10 +23,44 @@ export type ParleyServer = {
 /** WebSocket close code for a server going away: graphql-ws clients retry on it. */
 const GOING_AWAY = 1001
 
+/** Bytes a socket may hold unsent before a frame's sender waits for the network (backpressure). */
+const SEND_HIGH_WATER = 256 * 1024
+
+/**
+ * graphql-ws awaits each frame's write callback before it pulls the next event, so a burst (a
+ * resume replay) cost one write syscall and one event-loop turn per event. Here the frames sent
+ * before the event loop's next check phase go out in one write (the socket stays corked until
+ * then; setImmediate, not nextTick, because each event's DataLoader dispatch is itself a tick), and
+ * a frame counts as sent once queued while the socket holds less than SEND_HIGH_WATER bytes. Above
+ * that the sender waits for the write as before, so a slow client still holds back its stream and
+ * the unsent bytes per socket stay bounded.
+ */
+class BatchingWebSocket extends WebSocket {
+  private corked = false
+
+  override send(data: any, options?: any, cb?: (error?: Error) => void): void {
+    if (typeof options === 'function') return this.send(data, {}, options)
+    // ws keeps the TCP socket private; it is set once the connection is open.
+    const socket = (this as unknown as { _socket?: Socket })._socket
+    if (!socket || this.readyState !== WebSocket.OPEN) return super.send(data, options ?? {}, cb)
+    if (!this.corked) {
+      this.corked = true
+      socket.cork()
+      setImmediate(() => {
+        this.corked = false
+        socket.uncork()
+      })
+    }
+    if (!cb || this.bufferedAmount >= SEND_HIGH_WATER) return super.send(data, options ?? {}, cb)
+    super.send(data, options ?? {})
+    queueMicrotask(cb)
+  }
+}
+
 export function createParleyServer(opts: YogaOptions & { app: App }): ParleyServer {
   const yoga = createYogaServer(opts)
   const server = createServer(yoga)
-  const wss = new WebSocketServer({ server, path: GRAPHQL_PATH, maxPayload: opts.maxBodyBytes })
+  const wss = new WebSocketServer({ server, path: GRAPHQL_PATH, maxPayload: opts.maxBodyBytes, WebSocket: BatchingWebSocket })
 
   // graphql-ws runs each operation through Yoga's envelop, so plugins, limits and context apply to
   // subscriptions exactly as to HTTP.
