@@ -117,12 +117,20 @@ export function percentile(xs: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!
 }
 
-/** The median of `runs` repetitions of `measure` (after `measure` has warmed up once, not counted). */
-export async function medianOf(runs: number, measure: () => Promise<number>): Promise<number> {
-  await measure()
-  const values: number[] = []
-  for (let i = 0; i < runs; i++) values.push(await measure())
-  return median(values)
+/**
+ * Medians of `runs` repetitions of two measurements, alternated (a, b, a, b, …) after one warm-up of
+ * each, so a drift in the machine's speed during the run hits both sides alike.
+ */
+export async function pairedMedians(runs: number, a: () => Promise<number>, b: () => Promise<number>): Promise<[number, number]> {
+  await a()
+  await b()
+  const as: number[] = []
+  const bs: number[] = []
+  for (let i = 0; i < runs; i++) {
+    as.push(await a())
+    bs.push(await b())
+  }
+  return [median(as), median(bs)]
 }
 
 export const machine = () => ({

@@ -2,7 +2,7 @@ import pg from 'pg'
 import { encodeGlobalId } from '../../src/ids.ts'
 import { subscribe } from '../subscribers.ts'
 import { insertGroups, insertMessages, insertUsers, withClient } from '../setup.ts'
-import { createScenarioDatabase, medianOf, startParley, tokenFor, type DatabaseHost, type Figure } from '../support.ts'
+import { createScenarioDatabase, pairedMedians, startParley, tokenFor, type DatabaseHost, type Figure } from '../support.ts'
 
 const CHANGES = 10_000
 const RUNS = 3
@@ -50,8 +50,7 @@ export async function replay(host: DatabaseHost): Promise<Figure[]> {
         if (rowCount !== CHANGES) throw new Error(`expected ${CHANGES} rows`)
         return CHANGES / ((performance.now() - started) / 1000)
       }
-      const baseline = await medianOf(RUNS, viaSql)
-      const measured = await medianOf(RUNS, viaParley)
+      const [baseline, measured] = await pairedMedians(RUNS, viaSql, viaParley)
       return [
         {
           scenario: `6 resume replay of ${CHANGES.toLocaleString('en')} missed changes (graphql-ws)`,

@@ -1,12 +1,12 @@
 import pg from 'pg'
 import { encodeGlobalId } from '../../src/ids.ts'
 import { insertGroups, insertUsers, withClient } from '../setup.ts'
-import { createScenarioDatabase, graphqlRequest, latencies, median, medianOf, startParley, throughput, tokenFor, type DatabaseHost, type Figure } from '../support.ts'
+import { createScenarioDatabase, graphqlRequest, latencies, median, pairedMedians, startParley, throughput, tokenFor, type DatabaseHost, type Figure } from '../support.ts'
 
 const SENDERS = 32
 const MESSAGES_PER_RUN = Number(process.env.BENCH_SEND_MESSAGES ?? 3000)
 const RUNS = 3
-const LONE_SAMPLES = 200
+const LONE_SAMPLES = 300
 
 const SEND = `mutation Send($input: SendMessageInput!) { sendMessage(input: $input) { deduplicated message { seq } } }`
 
@@ -73,8 +73,7 @@ async function sendFixture(host: DatabaseHost, name: string, conversationCount: 
 export async function sendThroughput(host: DatabaseHost): Promise<Figure[]> {
   const fixture = await sendFixture(host, 'send', 1000)
   try {
-    const baseline = await medianOf(RUNS, () => fixture.viaSql())
-    const measured = await medianOf(RUNS, () => fixture.viaParley())
+    const [baseline, measured] = await pairedMedians(RUNS, () => fixture.viaSql(), () => fixture.viaParley())
     return [
       {
         scenario: '1 send throughput (1,000 conversations, 32 senders, HTTP)',
@@ -99,17 +98,24 @@ export async function sendThroughput(host: DatabaseHost): Promise<Figure[]> {
 export async function hotConversation(host: DatabaseHost): Promise<Figure[]> {
   const fixture = await sendFixture(host, 'hot', 1)
   try {
-    const baseline = await medianOf(RUNS, () => fixture.viaSql())
-    const measured = await medianOf(RUNS, () => fixture.viaParley())
+    const [baseline, measured] = await pairedMedians(RUNS, () => fixture.viaSql(), () => fixture.viaParley())
+    // A lone sender, coalescing on and off alternating send by send, so both see the same machine.
     const settings = fixture.parley.app.settings
-    const lone = async (coalesce: boolean) => {
+    const sendAlone = async (coalesce: boolean) => {
       settings.coalesceSends = coalesce
-      const times = await latencies(LONE_SAMPLES, () => fixture.viaParley(1, 1))
-      return median(times)
+      const [ms] = await latencies(1, () => fixture.viaParley(1, 1))
+      return ms!
     }
-    await lone(true)
-    const uncoalesced = median([await lone(false), await lone(false), await lone(false)])
-    const coalesced = median([await lone(true), await lone(true), await lone(true)])
+    const on: number[] = []
+    const off: number[] = []
+    await latencies(50, () => fixture.viaParley(1, 1))
+    for (let i = 0; i < LONE_SAMPLES; i++) {
+      on.push(await sendAlone(true))
+      off.push(await sendAlone(false))
+    }
+    settings.coalesceSends = true
+    const coalesced = median(on)
+    const uncoalesced = median(off)
     return [
       {
         scenario: '2 hot conversation (1 conversation, 32 senders, HTTP)',
