@@ -106,7 +106,7 @@ export async function createGroup(
 
 export const canManage = (member: Pick<MemberRecord, 'role'>) => member.role === 'OWNER' || member.role === 'ADMIN'
 
-export function requireGroup(access: MemberAccess): void {
+function requireGroup(access: MemberAccess): void {
   if (access.conversation.type !== 'GROUP') throw badInput('this works on groups only', 'conversationId')
 }
 
@@ -129,6 +129,21 @@ export async function addGroupMembers(app: App, viewer: Viewer, conversationId: 
   })
 }
 
+/**
+ * A current group member a manager may act on (remove, mute): the OWNER acts on anyone else, an ADMIN
+ * on plain members only.
+ */
+export async function requireManageableMember(tx: Tx, access: MemberAccess, targetId: number, action: string): Promise<MemberRecord> {
+  requireGroup(access)
+  if (!canManage(access.member)) throw forbidden(`only the owner or an admin can ${action} members`)
+  const target = await findMember(tx, access.conversation.id, targetId)
+  if (!target) throw notFound('Member')
+  if (target.role === 'OWNER' || (target.role === 'ADMIN' && access.member.role !== 'OWNER')) {
+    throw forbidden(`an admin can ${action} plain members only`)
+  }
+  return target
+}
+
 /** The OWNER removes anyone else; an ADMIN removes plain members only. */
 export async function removeGroupMember(app: App, viewer: Viewer, conversationId: string, userId: string): Promise<number> {
   const id = parseId(conversationId, 'Conversation')
@@ -136,13 +151,7 @@ export async function removeGroupMember(app: App, viewer: Viewer, conversationId
   if (targetId === viewer.userId) throw badInput('use leaveConversation to leave', 'userId')
   return transact(app, async (tx) => {
     const access = await accessConversation(tx, viewer, id, { lock: true })
-    requireGroup(access)
-    if (!canManage(access.member)) throw forbidden('only the owner or an admin can remove members')
-    const target = await findMember(tx, id, targetId)
-    if (!target) throw notFound('Member')
-    if (target.role === 'OWNER' || (target.role === 'ADMIN' && access.member.role !== 'OWNER')) {
-      throw forbidden('an admin can remove plain members only')
-    }
+    await requireManageableMember(tx, access, targetId, 'remove')
     await markMemberLeft(tx, id, targetId)
     const message = await writeSystemMessage(tx, access.conversation, { event: 'MEMBER_REMOVED', actorId: viewer.userId, targetIds: [targetId], text: null })
     return { result: id, events: [message, { type: 'removed', conversationId: id, userId: targetId }] }

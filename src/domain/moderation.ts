@@ -1,11 +1,11 @@
-import { badInput, forbidden, notFound } from '../errors.ts'
+import { badInput, notFound } from '../errors.ts'
 import { parseId } from '../ids.ts'
 import { deleteBlock, insertBlock } from '../store/blocks.ts'
-import { findMember, setMemberMutedUntil } from '../store/conversations.ts'
+import { setMemberMutedUntil } from '../store/conversations.ts'
 import type { MemberRecord } from '../store/records.ts'
 import { accessConversation } from './access.ts'
 import { transact, type App, type Viewer } from './app.ts'
-import { canManage, requireGroup, writeSystemMessage } from './conversations.ts'
+import { requireManageableMember, writeSystemMessage } from './conversations.ts'
 
 function otherUser(viewer: Viewer, userId: string, what: string): number {
   const id = parseId(userId, 'User')
@@ -41,13 +41,7 @@ export async function muteMember(app: App, viewer: Viewer, conversationId: strin
   if (until && until <= now) throw badInput('until must be in the future; pass null to unmute', 'until')
   return transact(app, async (tx) => {
     const access = await accessConversation(tx, viewer, id, { lock: true })
-    requireGroup(access)
-    if (!canManage(access.member)) throw forbidden('only the owner or an admin can mute members')
-    const target = await findMember(tx, id, targetId)
-    if (!target) throw notFound('Member')
-    if (target.role === 'OWNER' || (target.role === 'ADMIN' && access.member.role !== 'OWNER')) {
-      throw forbidden('an admin can mute plain members only')
-    }
+    const target = await requireManageableMember(tx, access, targetId, 'mute')
     if (!until && !isMuted(target, now)) return { result: target, events: [] }
     const updated = (await setMemberMutedUntil(tx, id, targetId, until))!
     const message = await writeSystemMessage(tx, access.conversation, {
