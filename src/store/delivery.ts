@@ -1,17 +1,12 @@
 import type { MessageKey } from '../ids.ts'
-import { MESSAGE_COLUMNS, visibleTo, type Reader } from './messages.ts'
+import { MEMBER_COLUMNS } from './conversations.ts'
+import { MESSAGE_COLUMNS, visibleToUser } from './messages.ts'
 import { toMember, toMessage, type MemberRecord, type MessageRecord, type MessageRow, type MessageStatus } from './records.ts'
 import { Prisma, bigintArray, type Conn } from './sql.ts'
 
 /** Reads for live delivery: each runs once per event and process, whatever the number of subscribers. */
 
 type MemberRow = Parameters<typeof toMember>[0]
-
-/**
- * The shared visibility rule evaluated per member row: the reader is the joined member `cm` itself
- * (visibleTo interpolates the reader id, and a SQL fragment is spliced in as SQL).
- */
-const memberAsReader = { userId: Prisma.sql`cm.user_id` } as unknown as Reader
 
 export type DeliveryMember = { member: MemberRecord; sees: boolean }
 
@@ -20,14 +15,13 @@ export type DeliveryMember = { member: MemberRecord; sees: boolean }
  * a message event whether each may see message `seq` (membership window, directed, deleted-for-me).
  */
 export async function findDeliveryMembers(conn: Conn, conversationId: number, userIds: readonly number[], seq: number | null): Promise<DeliveryMember[]> {
+  // The shared visibility rule, evaluated for each member row as its own reader.
   const sees =
     seq === null
       ? Prisma.sql`true`
-      : Prisma.sql`EXISTS (SELECT 1 FROM messages m WHERE m.conversation_id = cm.conversation_id AND m.seq = ${seq} AND ${visibleTo(memberAsReader)})`
+      : Prisma.sql`EXISTS (SELECT 1 FROM messages m WHERE m.conversation_id = cm.conversation_id AND m.seq = ${seq} AND ${visibleToUser(Prisma.sql`cm.user_id`)})`
   const rows = await conn.$queryRaw<(MemberRow & { sees: boolean })[]>`
-    SELECT cm.conversation_id AS "conversationId", cm.user_id AS "userId", cm.role, cm.visible_from_seq AS "visibleFromSeq",
-      cm.last_read_seq AS "lastReadSeq", cm.last_read_at AS "lastReadAt", cm.muted_until AS "mutedUntil", cm.joined_at AS "joinedAt",
-      ${sees} AS sees
+    SELECT ${MEMBER_COLUMNS}, ${sees} AS sees
     FROM conversation_members cm
     WHERE cm.conversation_id = ${conversationId} AND cm.user_id = ANY(${bigintArray(userIds)}) AND cm.left_at IS NULL`
   return rows.map(({ sees, ...member }) => ({ member: toMember(member), sees }))

@@ -14,12 +14,15 @@ export type Reader = { userId: number }
  * The one visibility rule every read path shares: the reader's membership window (visible_from_seq of
  * `cm`, JOINED history), directed messages (visible_to), and the reader's own delete-for-me.
  */
-export const visibleTo = (reader: Reader) => Prisma.sql`
+export const visibleTo = (reader: Reader) => visibleToUser(reader.userId)
+
+/** visibleTo for a reader given as a value or as a SQL expression (e.g. each member row's `cm.user_id`). */
+export const visibleToUser = (userId: number | Prisma.Sql) => Prisma.sql`
   m.seq >= cm.visible_from_seq
-  AND (cardinality(m.visible_to) = 0 OR m.sender_id = ${reader.userId} OR ${reader.userId} = ANY(m.visible_to))
+  AND (cardinality(m.visible_to) = 0 OR m.sender_id = ${userId} OR ${userId} = ANY(m.visible_to))
   AND NOT EXISTS (
     SELECT 1 FROM message_user_actions ua
-    WHERE ua.conversation_id = m.conversation_id AND ua.seq = m.seq AND ua.user_id = ${reader.userId}
+    WHERE ua.conversation_id = m.conversation_id AND ua.seq = m.seq AND ua.user_id = ${userId}
       AND ua.action = 'DELETE' AND ua.status = 'ACTIVE')`
 
 /** Joins the reader's current membership row as `cm`. */
