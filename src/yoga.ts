@@ -6,6 +6,7 @@ import type { App, Viewer } from './domain/app.ts'
 import { createLoaders } from './domain/loaders.ts'
 import { createViewerResolver } from './domain/users.ts'
 import { DomainError } from './errors.ts'
+import { useCompiledExecution } from './execution.ts'
 import type { Context } from './schema/context.ts'
 import { schema } from './schema/index.ts'
 
@@ -74,6 +75,7 @@ export function createYogaServer(opts: YogaOptions) {
         costLimit: { maxCost: 20_000 },
         blockFieldSuggestion: { enabled: opts.production },
       }),
+      useCompiledExecution(),
     ],
     context: async ({ request, connectionParams }): Promise<Context> => {
       const authorization = request?.headers.get('authorization') ?? (connectionParams?.authorization as string | undefined)

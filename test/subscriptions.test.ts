@@ -19,8 +19,18 @@ import {
   SendTyping,
   textOf,
 } from './support/live.ts'
+import { graphql } from './gql/index.ts'
 import { createGroup, sendText } from './support/operations.ts'
 import { startServer, subscribeWs, waitForSubscriptions, wsClient, type TestServer } from './support/server.ts'
+
+// Variable names unlike the argument names, and a literal: the subscribe resolver must get the field's arguments.
+const RenamedConversationEvents = graphql(`
+  subscription RenamedConversationEvents($conversation: ID!) {
+    conversationEvents(conversationId: $conversation, sincePts: 0) {
+      ... on MessageEvent { message { content { ... on TextContent { text } } } }
+    }
+  }
+`)
 
 let server: TestServer
 const clients: Client[] = []
@@ -65,6 +75,17 @@ describe('conversationEvents', () => {
     ])
     const pts = events.map((e) => (e.conversationEvents.__typename === 'MessageEvent' ? e.conversationEvents.pts : 0))
     expect(pts).toEqual([group.lastPts + 1, group.lastPts + 2, group.lastPts + 3, group.lastPts + 4])
+    expect(stream.errors).toEqual([])
+    stream.dispose()
+  })
+
+  it("takes the field's arguments whatever the variables are called, and literal arguments", async () => {
+    const [owner, member] = await newUsers(2)
+    const group = await createGroup(owner!, [member!])
+    await sendText(owner!, group.id, 'replayed')
+    const stream = subscribeWs(connect(member!), RenamedConversationEvents, { conversation: group.id })
+    const replayed = await stream.waitFor(group.lastPts + 1)
+    expect(replayed.at(-1)!.conversationEvents).toMatchObject({ message: { content: { text: 'replayed' } } })
     expect(stream.errors).toEqual([])
     stream.dispose()
   })
