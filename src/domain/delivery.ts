@@ -382,17 +382,22 @@ class Subscription {
 
   /** Replays the changes in (sincePts, untilPts] from the database, ascending by pts. */
   async *replay(conversationId: number, access: ConversationAccess, sincePts: number, untilPts: number): AsyncGenerator<Delivery> {
-    let cursor = sincePts
-    for (;;) {
-      const page = await listChanges(this.db, this.viewer, conversationId, { sincePts: cursor, untilPts, limit: REPLAY_PAGE })
+    const read = (after: number): Promise<MessageRecord[]> => {
+      const page = listChanges(this.db, this.viewer, conversationId, { sincePts: after, untilPts, limit: REPLAY_PAGE })
+      page.catch(() => {}) // awaited below, unless the subscriber leaves first
+      return page
+    }
+    // The next page is read while this one is delivered, so the stream never waits on the database.
+    let next: Promise<MessageRecord[]> | null = read(sincePts)
+    while (next) {
+      const page: MessageRecord[] = await next
+      next = page.length === REPLAY_PAGE ? read(page.at(-1)!.pts) : null
       const loaders = this.loaders()
       loaders.conversations.prime(conversationId, access)
       for (const message of page) {
         loaders.messages.prime(message, message)
-        cursor = message.pts
         yield { payload: { typename: 'MessageEvent', kind: kindOf({ status: message.status, edited: message.editedAt !== null }), pts: message.pts, message }, loaders }
       }
-      if (page.length < REPLAY_PAGE) break
     }
     this.delivered.set(conversationId, Math.max(this.delivered.get(conversationId) ?? 0, untilPts, sincePts))
   }
