@@ -20,16 +20,17 @@ export async function listMessages(app: App, viewer: Viewer, conversationId: num
   const backward = args.last != null || (args.first == null && afterSeq === null)
   const limit = backward ? checkPageSize(args.last, 'last') : checkPageSize(args.first, 'first')
 
-  const rows = await listVisibleMessages(app.db, viewer, conversationId, { afterSeq, beforeSeq, from: backward ? 'end' : 'start', limit: limit + 1 })
+  // The opposite side's EXISTS does not depend on the page, so both run at once.
+  const [rows, beyond] = await Promise.all([
+    listVisibleMessages(app.db, viewer, conversationId, { afterSeq, beforeSeq, from: backward ? 'end' : 'start', limit: limit + 1 }),
+    backward
+      ? beforeSeq !== null && hasVisibleMessage(app.db, viewer, conversationId, { afterSeq: beforeSeq - 1, beforeSeq: null })
+      : afterSeq !== null && hasVisibleMessage(app.db, viewer, conversationId, { afterSeq: null, beforeSeq: afterSeq + 1 }),
+  ])
   const more = rows.length > limit
   const page = rows.slice(0, limit)
-  if (backward) {
-    page.reverse()
-    const hasNextPage = beforeSeq !== null && (await hasVisibleMessage(app.db, viewer, conversationId, { afterSeq: beforeSeq - 1, beforeSeq: null }))
-    return toConnection(page, seqCursor, { hasPreviousPage: more, hasNextPage })
-  }
-  const hasPreviousPage = afterSeq !== null && (await hasVisibleMessage(app.db, viewer, conversationId, { afterSeq: null, beforeSeq: afterSeq + 1 }))
-  return toConnection(page, seqCursor, { hasPreviousPage, hasNextPage: more })
+  if (backward) return toConnection(page.reverse(), seqCursor, { hasPreviousPage: more, hasNextPage: beyond })
+  return toConnection(page, seqCursor, { hasPreviousPage: beyond, hasNextPage: more })
 }
 
 /**
