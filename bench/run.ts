@@ -6,9 +6,10 @@ import { historyDepth } from './scenarios/history-depth.ts'
 import { inbox } from './scenarios/inbox.ts'
 import { replay } from './scenarios/replay.ts'
 import { hotConversation, sendThroughput } from './scenarios/send-throughput.ts'
+import { startClient, type LoadClient } from './client.ts'
 import { machine, openDatabaseHost, type DatabaseHost, type Figure } from './support.ts'
 
-const SCENARIOS: Record<string, (host: DatabaseHost) => Promise<Figure[]>> = {
+const SCENARIOS: Record<string, (host: DatabaseHost, client: LoadClient) => Promise<Figure[]>> = {
   send: sendThroughput,
   hot: hotConversation,
   history: historyDepth,
@@ -20,17 +21,19 @@ const SCENARIOS: Record<string, (host: DatabaseHost) => Promise<Figure[]>> = {
 const chosen = process.argv.slice(2).filter((a) => !a.startsWith('-'))
 const names = chosen.length ? chosen : Object.keys(SCENARIOS)
 const host = await openDatabaseHost()
+const client = startClient()
 const figures: Figure[] = []
 try {
   for (const name of names) {
     const scenario = SCENARIOS[name]
     if (!scenario) throw new Error(`unknown scenario ${name}; known: ${Object.keys(SCENARIOS).join(', ')}`)
     console.error(`[bench] ${name}…`)
-    const results = await scenario(host)
+    const results = await scenario(host, client)
     figures.push(...results)
     for (const f of results) console.error(`[bench]   ${f.metric}: ${f.value} vs ${f.baseline} → ratio ${f.ratio.toFixed(2)} (${f.target}) ${f.met ? 'met' : 'NOT met'}`)
   }
 } finally {
+  client.close()
   await host.stop()
 }
 

@@ -1,7 +1,8 @@
 import { encodeGlobalId } from '../../src/ids.ts'
-import { subscribe } from '../subscribers.ts'
 import { insertGroups, insertUsers, withClient } from '../setup.ts'
-import { createScenarioDatabase, graphqlRequest, percentile, startParley, tokenFor, type DatabaseHost, type Figure } from '../support.ts'
+import type { LoadClient } from '../client.ts'
+import { percentile } from '../measure.ts'
+import { createScenarioDatabase, startParley, tokenFor, type DatabaseHost, type Figure } from '../support.ts'
 
 const MEMBERS = Number(process.env.BENCH_FANOUT_MEMBERS ?? 1000)
 const SENDS = 20
@@ -14,11 +15,11 @@ const rssMiB = () => process.memoryUsage().rss / 2 ** 20
 
 /**
  * Scenario 5: one send to a group of 1,000 members, all subscribed over graphql-ws; delivery latency
- * from the send to each subscriber's receipt, against the same with a single subscriber. Also memory
- * per idle subscription and process RSS at rest and under the scenario (clients share the process,
- * so the per-subscription figure is an upper bound).
+ * from the send to each subscriber's receipt (measured in the load client), against the same with a
+ * single subscriber. Also Parley's heap per idle subscription and its process RSS at rest and under
+ * the scenario.
  */
-export async function fanout(host: DatabaseHost): Promise<Figure[]> {
+export async function fanout(host: DatabaseHost, client: LoadClient): Promise<Figure[]> {
   const database = await createScenarioDatabase(host, 'fanout')
   try {
     const { group, solo } = await withClient(database.url, async (client) => {
@@ -34,31 +35,18 @@ export async function fanout(host: DatabaseHost): Promise<Figure[]> {
     try {
       const measure = async (conversationId: number, subscribers: number) => {
         const id = encodeGlobalId('Conversation', conversationId)
-        const pending = new Map<string, { sentAt: number; left: number; resolve: () => void }>()
-        const latencies: number[] = []
         const heapBefore = heapMiB()
-        const subs = tokens.slice(0, subscribers).map((token) =>
-          subscribe(wsUrl, token, EVENTS, { id }, (data) => {
-            const text = data.conversationEvents.message?.content?.text
-            const wait = text && pending.get(text)
-            if (!wait) return
-            latencies.push(performance.now() - wait.sentAt)
-            if (--wait.left === 0) wait.resolve()
-          }),
-        )
-        const send = async (text: string) => {
-          const delivered = new Promise<void>((resolve) => pending.set(text, { sentAt: performance.now(), left: subscribers, resolve }))
-          await graphqlRequest(parley.endpoint, tokens[0]!, SEND, { input: { conversationId: id, clientMessageId: text, content: { text: { text } } } })
-          await delivered
-        }
+        await client.openSubscribers({ wsUrl, calls: tokens.slice(0, subscribers).map((token) => ({ token, query: EVENTS, variables: { id } })) })
+        const send = (text: string) =>
+          client.deliver({ endpoint: parley.endpoint, text, send: { token: tokens[0]!, query: SEND, variables: { input: { conversationId: id, clientMessageId: text, content: { text: { text } } } } } })
         // The conversation is new and subscriptions start at sincePts 0, so each gets the probe by replay
         // or live; once every one has it, all are live.
         await send(`probe-${subscribers}`)
-        latencies.length = 0
         const perSubscriptionKiB = ((heapMiB() - heapBefore) * 1024) / subscribers
         const rssUnderLoad = rssMiB()
-        for (let i = 0; i < SENDS; i++) await send(`m-${subscribers}-${i}`)
-        await Promise.all(subs.map((s) => s.client.dispose()))
+        const latencies: number[] = []
+        for (let i = 0; i < SENDS; i++) latencies.push(...(await send(`m-${subscribers}-${i}`)))
+        await client.closeSubscribers()
         return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), perSubscriptionKiB, rssUnderLoad }
       }
       const single = await measure(solo, 1)
@@ -74,7 +62,7 @@ export async function fanout(host: DatabaseHost): Promise<Figure[]> {
           met: true,
         },
         {
-          scenario: '5 memory per idle subscription (heap, clients included)',
+          scenario: '5 memory per idle subscription (Parley heap)',
           metric: 'KiB',
           value: many.perSubscriptionKiB.toFixed(1),
           baseline: '50 KB (target ceiling)',

@@ -1,7 +1,9 @@
 import pg from 'pg'
 import { encodeGlobalId } from '../../src/ids.ts'
 import { insertGroups, insertMessages, insertUsers, withClient } from '../setup.ts'
-import { createScenarioDatabase, graphqlRequest, latencies, median, startParley, tokenFor, type DatabaseHost, type Figure } from '../support.ts'
+import type { LoadClient } from '../client.ts'
+import { latencies, median } from '../measure.ts'
+import { createScenarioDatabase, startParley, tokenFor, type DatabaseHost, type Figure } from '../support.ts'
 
 const MESSAGES = Number(process.env.BENCH_HISTORY_MESSAGES ?? 1_000_000)
 const PAGE = 50
@@ -16,7 +18,7 @@ const HISTORY = `query History($id: ID!, $before: String) {
  * Scenario 3: a page of 50 at depth 1,000,000 of a 1M-message conversation, through HTTP GraphQL;
  * baselines: the newest page (depth 0) through the same API, and OFFSET pagination (raw SQL) at the same depth.
  */
-export async function historyDepth(host: DatabaseHost): Promise<Figure[]> {
+export async function historyDepth(host: DatabaseHost, client: LoadClient): Promise<Figure[]> {
   const database = await createScenarioDatabase(host, 'history')
   try {
     const conversationId = await withClient(database.url, async (client) => {
@@ -32,13 +34,14 @@ export async function historyDepth(host: DatabaseHost): Promise<Figure[]> {
     try {
       const id = encodeGlobalId('Conversation', conversationId)
       const deepCursor = Buffer.from(`seq:${PAGE + 1}`).toString('base64url') // the page 1..50, under 1M newer messages
-      const page = (before: string | null) => graphqlRequest(parley.endpoint, token, HISTORY, { id, before })
-      const check = await page(deepCursor)
+      // Latencies measured in the load client; the first call checks that the deep page is the oldest one.
+      const pages = (count: number, before: string | null) => client.latencies({ endpoint: parley.endpoint, count, call: { token, query: HISTORY, variables: { id, before } } })
+      const check = await client.request({ endpoint: parley.endpoint, call: { token, query: HISTORY, variables: { id, before: deepCursor } } })
       if (check.conversation.messages.edges[0].node.seq !== 1) throw new Error('deep page does not start at seq 1')
-      await latencies(20, () => page(null)) // warm-up
-      await latencies(20, () => page(deepCursor))
-      const shallow = median(await latencies(SAMPLES, () => page(null)))
-      const deep = median(await latencies(SAMPLES, () => page(deepCursor)))
+      await pages(20, null) // warm-up
+      await pages(20, deepCursor)
+      const shallow = median(await pages(SAMPLES, null))
+      const deep = median(await pages(SAMPLES, deepCursor))
       const offsetSql = `SELECT conversation_id, seq, content, sent_at FROM messages WHERE conversation_id = $1 ORDER BY seq DESC OFFSET $2 LIMIT ${PAGE}`
       await pool.query(offsetSql, [conversationId, MESSAGES - PAGE])
       const offset = median(await latencies(Math.min(SAMPLES, 10), () => pool.query(offsetSql, [conversationId, MESSAGES - PAGE])))

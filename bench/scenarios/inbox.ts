@@ -1,6 +1,8 @@
 import { encodeGlobalId } from '../../src/ids.ts'
 import { insertGroups, insertUsers, withClient } from '../setup.ts'
-import { createScenarioDatabase, graphqlRequest, latencies, median, startParley, tokenFor, type DatabaseHost, type Figure } from '../support.ts'
+import type { GraphQLCall, LoadClient } from '../client.ts'
+import { median } from '../measure.ts'
+import { createScenarioDatabase, startParley, tokenFor, type DatabaseHost, type Figure } from '../support.ts'
 
 const CONVERSATIONS = 1000
 const MESSAGES_EACH = 5
@@ -15,7 +17,7 @@ const ONE = `query One($id: ID!) { conversation(id: $id) { ${FIELDS} } }`
  * conversations; baseline: one conversation with the same fields queried alone. Also the SQL
  * statement count of the page.
  */
-export async function inbox(host: DatabaseHost): Promise<Figure[]> {
+export async function inbox(host: DatabaseHost, client: LoadClient): Promise<Figure[]> {
   const database = await createScenarioDatabase(host, 'inbox')
   try {
     const conversations = await withClient(database.url, async (client) => {
@@ -38,14 +40,17 @@ export async function inbox(host: DatabaseHost): Promise<Figure[]> {
     const parley = await startParley(database.url, 40, { countStatements: true })
     try {
       const one = encodeGlobalId('Conversation', conversations[0]!)
-      await latencies(20, () => graphqlRequest(parley.endpoint, token, INBOX))
-      await latencies(20, () => graphqlRequest(parley.endpoint, token, ONE, { id: one }))
+      const inboxCall = { token, query: INBOX }
+      const oneCall = { token, query: ONE, variables: { id: one } }
+      const timed = (count: number, call: GraphQLCall) => client.latencies({ endpoint: parley.endpoint, count, call })
+      await timed(20, inboxCall)
+      await timed(20, oneCall)
       const before = parley.statements.count
-      const page = await graphqlRequest(parley.endpoint, token, INBOX)
+      const page = await client.request({ endpoint: parley.endpoint, call: inboxCall })
       const statements = parley.statements.count - before
       if (page.viewer.conversations.edges.length !== 50) throw new Error('expected a page of 50')
-      const alone = median(await latencies(SAMPLES, () => graphqlRequest(parley.endpoint, token, ONE, { id: one })))
-      const inboxMs = median(await latencies(SAMPLES, () => graphqlRequest(parley.endpoint, token, INBOX)))
+      const alone = median(await timed(SAMPLES, oneCall))
+      const inboxMs = median(await timed(SAMPLES, inboxCall))
       return [
         {
           scenario: `4 inbox page of 50 (lastMessage, unreadCount), viewer in ${CONVERSATIONS.toLocaleString('en')} conversations`,

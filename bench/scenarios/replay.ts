@@ -1,8 +1,9 @@
 import pg from 'pg'
 import { encodeGlobalId } from '../../src/ids.ts'
-import { subscribe } from '../subscribers.ts'
 import { insertGroups, insertMessages, insertUsers, withClient } from '../setup.ts'
-import { createScenarioDatabase, pairedMedians, startParley, tokenFor, type DatabaseHost, type Figure } from '../support.ts'
+import type { LoadClient } from '../client.ts'
+import { pairedMedians } from '../measure.ts'
+import { createScenarioDatabase, startParley, tokenFor, type DatabaseHost, type Figure } from '../support.ts'
 
 const CHANGES = 10_000
 const RUNS = 3
@@ -13,7 +14,7 @@ const EVENTS = `subscription Resume($id: ID!, $since: SafeInt) { conversationEve
  * Scenario 6: a subscriber resumes 10,000 changes behind (sincePts) over graphql-ws; rows per second
  * until the last replayed event arrives, against a raw SELECT of the same rows through pg.
  */
-export async function replay(host: DatabaseHost): Promise<Figure[]> {
+export async function replay(host: DatabaseHost, client: LoadClient): Promise<Figure[]> {
   const database = await createScenarioDatabase(host, 'replay')
   try {
     const conversationId = await withClient(database.url, async (client) => {
@@ -30,17 +31,7 @@ export async function replay(host: DatabaseHost): Promise<Figure[]> {
     try {
       const wsUrl = parley.endpoint.replace(/^http/, 'ws')
       const id = encodeGlobalId('Conversation', conversationId)
-      const viaParley = async () => {
-        const started = performance.now()
-        let received = 0
-        await new Promise<void>((resolve, reject) => {
-          const sub = subscribe(wsUrl, token, EVENTS, { id, since: 0 }, () => {
-            if (++received === CHANGES) void Promise.resolve(sub.client.dispose()).then(resolve)
-          })
-          sub.done.catch(reject)
-        })
-        return CHANGES / ((performance.now() - started) / 1000)
-      }
+      const viaParley = () => client.replay({ wsUrl, call: { token, query: EVENTS, variables: { id, since: 0 } }, events: CHANGES })
       const viaSql = async () => {
         const started = performance.now()
         const { rowCount } = await pool.query(

@@ -1,7 +1,9 @@
 import pg from 'pg'
 import { encodeGlobalId } from '../../src/ids.ts'
 import { insertGroups, insertUsers, withClient } from '../setup.ts'
-import { createScenarioDatabase, graphqlRequest, latencies, median, pairedMedians, startParley, throughput, tokenFor, type DatabaseHost, type Figure } from '../support.ts'
+import type { LoadClient } from '../client.ts'
+import { median, pairedMedians, throughput } from '../measure.ts'
+import { createScenarioDatabase, startParley, tokenFor, type DatabaseHost, type Figure } from '../support.ts'
 
 const SENDERS = 32
 const MESSAGES_PER_RUN = Number(process.env.BENCH_SEND_MESSAGES ?? 3000)
@@ -31,7 +33,7 @@ async function rawSend(pool: pg.Pool, conversationId: number, senderId: number, 
 }
 
 /** A database with 32 senders who are members of `conversationCount` groups, and a Parley server on it. */
-async function sendFixture(host: DatabaseHost, name: string, conversationCount: number) {
+async function sendFixture(host: DatabaseHost, client: LoadClient, name: string, conversationCount: number) {
   const database = await createScenarioDatabase(host, name)
   const { senders, conversations } = await withClient(database.url, async (client) => {
     const senders = await insertUsers(client, 'sender', SENDERS)
@@ -44,14 +46,15 @@ async function sendFixture(host: DatabaseHost, name: string, conversationCount: 
   const pick = () => conversations[Math.floor(Math.random() * conversations.length)]!
   return {
     parley,
-    /** Sends through HTTP GraphQL; msgs/s. */
+    /** Sends through HTTP GraphQL from the load client; msgs/s. */
     viaParley: (count = MESSAGES_PER_RUN, concurrency = SENDERS) => {
       const r = ++run
-      return throughput(count, concurrency, (i) =>
-        graphqlRequest(parley.endpoint, tokens[i % SENDERS]!, SEND, {
-          input: { conversationId: encodeGlobalId('Conversation', pick()), clientMessageId: `r${r}-${i}`, content: { text: { text: `hello ${i}` } } },
-        }),
-      )
+      const calls = Array.from({ length: count }, (_, i) => ({
+        token: tokens[i % SENDERS]!,
+        query: SEND,
+        variables: { input: { conversationId: encodeGlobalId('Conversation', pick()), clientMessageId: `r${r}-${i}`, content: { text: { text: `hello ${i}` } } } },
+      }))
+      return client.throughput({ endpoint: parley.endpoint, concurrency, calls })
     },
     /** The same sends as raw SQL through pg; msgs/s. */
     viaSql: (count = MESSAGES_PER_RUN, concurrency = SENDERS) => {
@@ -70,8 +73,8 @@ async function sendFixture(host: DatabaseHost, name: string, conversationCount: 
  * Scenario 1: 32 concurrent senders, each message to a random one of 1,000 conversations, through
  * HTTP GraphQL; baseline: the same transaction as raw SQL through pg with 32 connections.
  */
-export async function sendThroughput(host: DatabaseHost): Promise<Figure[]> {
-  const fixture = await sendFixture(host, 'send', 1000)
+export async function sendThroughput(host: DatabaseHost, client: LoadClient): Promise<Figure[]> {
+  const fixture = await sendFixture(host, client, 'send', 1000)
   try {
     const [baseline, measured] = await pairedMedians(RUNS, () => fixture.viaSql(), () => fixture.viaParley())
     return [
@@ -95,20 +98,20 @@ export async function sendThroughput(host: DatabaseHost): Promise<Figure[]> {
  * shared transactions; baseline: raw one-message-per-transaction FOR UPDATE. Also a lone sender's
  * latency with coalescing on vs off.
  */
-export async function hotConversation(host: DatabaseHost): Promise<Figure[]> {
-  const fixture = await sendFixture(host, 'hot', 1)
+export async function hotConversation(host: DatabaseHost, client: LoadClient): Promise<Figure[]> {
+  const fixture = await sendFixture(host, client, 'hot', 1)
   try {
     const [baseline, measured] = await pairedMedians(RUNS, () => fixture.viaSql(), () => fixture.viaParley())
     // A lone sender, coalescing on and off alternating send by send, so both see the same machine.
     const settings = fixture.parley.app.settings
+    // One send's latency, measured in the load client: 1 / its msgs/s.
     const sendAlone = async (coalesce: boolean) => {
       settings.coalesceSends = coalesce
-      const [ms] = await latencies(1, () => fixture.viaParley(1, 1))
-      return ms!
+      return 1000 / (await fixture.viaParley(1, 1))
     }
     const on: number[] = []
     const off: number[] = []
-    await latencies(50, () => fixture.viaParley(1, 1))
+    await fixture.viaParley(50, 1)
     for (let i = 0; i < LONE_SAMPLES; i++) {
       on.push(await sendAlone(true))
       off.push(await sendAlone(false))

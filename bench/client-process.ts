@@ -1,0 +1,108 @@
+// The load generator: a separate Node process (forked by bench/client.ts) that plays the API's
+// clients over HTTP and graphql-ws, so Parley's event loop serves requests and does nothing else.
+import { createClient, type Client } from 'graphql-ws'
+import WebSocket from 'ws'
+import { latencies, throughput } from './measure.ts'
+
+export type GraphQLCall = { token: string; query: string; variables?: Record<string, unknown> }
+
+/** POSTs one GraphQL operation; throws on GraphQL errors. */
+async function graphqlRequest(endpoint: string, { token, query, variables }: GraphQLCall): Promise<any> {
+  const response = await fetch(endpoint, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify({ query, variables }),
+  })
+  const body = (await response.json()) as { data?: unknown; errors?: unknown[] }
+  if (body.errors?.length) throw new Error(JSON.stringify(body.errors))
+  return body.data
+}
+
+/** A graphql-ws client that hands every `next` payload of one subscription to `onEvent`. */
+function subscribe(wsUrl: string, call: GraphQLCall, onEvent: (data: any) => void): { client: Client; done: Promise<void> } {
+  const client = createClient({ url: wsUrl, webSocketImpl: WebSocket, lazy: false, retryAttempts: 0, connectionParams: { authorization: `Bearer ${call.token}` } })
+  const done = new Promise<void>((resolve, reject) => {
+    client.subscribe(
+      { query: call.query, variables: call.variables },
+      { next: (r) => (r.errors ? reject(new Error(JSON.stringify(r.errors))) : onEvent(r.data)), error: reject, complete: resolve },
+    )
+  })
+  done.catch(() => {})
+  return { client, done }
+}
+
+/** Fan-out subscribers, matched to sends by the message's text. */
+const fanout = { clients: [] as Client[], pending: new Map<string, { sentAt: number; left: number; received: number[]; resolve(): void }>() }
+
+const jobs = {
+  /** One call: its data. */
+  async request(a: { endpoint: string; call: GraphQLCall }) {
+    return graphqlRequest(a.endpoint, a.call)
+  },
+
+  /** `calls` over HTTP by `concurrency` workers: calls per second, and the first call's first response. */
+  async throughput(a: { endpoint: string; concurrency: number; calls: GraphQLCall[] }) {
+    return throughput(a.calls.length, a.concurrency, (i) => graphqlRequest(a.endpoint, a.calls[i]!))
+  },
+
+  /** The same call `count` times, one after another: each one's latency in ms. */
+  async latencies(a: { endpoint: string; count: number; call: GraphQLCall }) {
+    return latencies(a.count, () => graphqlRequest(a.endpoint, a.call))
+  },
+
+  /** One subscription that expects `events` events: events per second until the last arrives. */
+  async replay(a: { wsUrl: string; call: GraphQLCall; events: number }) {
+    const started = performance.now()
+    let received = 0
+    await new Promise<void>((resolve, reject) => {
+      const sub = subscribe(a.wsUrl, a.call, () => {
+        if (++received === a.events) void Promise.resolve(sub.client.dispose()).then(resolve)
+      })
+      sub.done.catch(reject)
+    })
+    return a.events / ((performance.now() - started) / 1000)
+  },
+
+  /** Opens one subscription per call; their MessageEvents count as deliveries of the message's text. */
+  async openSubscribers(a: { wsUrl: string; calls: GraphQLCall[] }) {
+    for (const call of a.calls) {
+      const sub = subscribe(a.wsUrl, call, (data) => {
+        const text = data.conversationEvents?.message?.content?.text
+        const wait = text !== undefined && fanout.pending.get(text)
+        if (!wait) return
+        wait.received.push(performance.now() - wait.sentAt)
+        if (--wait.left === 0) wait.resolve()
+      })
+      fanout.clients.push(sub.client)
+    }
+  },
+
+  /** Sends `send` (a message whose text is `text`) and waits until every open subscriber has it: each one's delivery ms. */
+  async deliver(a: { endpoint: string; send: GraphQLCall; text: string }) {
+    const wait = { sentAt: performance.now(), left: fanout.clients.length, received: [] as number[], resolve: () => {} }
+    const delivered = new Promise<void>((resolve) => (wait.resolve = resolve))
+    fanout.pending.set(a.text, wait)
+    await graphqlRequest(a.endpoint, a.send)
+    await delivered
+    fanout.pending.delete(a.text)
+    return wait.received
+  },
+
+  async closeSubscribers() {
+    await Promise.all(fanout.clients.splice(0).map((c) => c.dispose()))
+  },
+}
+
+export type Jobs = typeof jobs
+export type Request = { id: number; job: keyof Jobs; args: any }
+export type Reply = { id: number; result?: unknown; error?: string }
+
+// The bench process gone (finished or killed), its load generator goes too.
+process.on('disconnect', () => process.exit())
+process.on('message', (request: Request) => {
+  const reply = (r: Omit<Reply, 'id'>) => process.send!({ id: request.id, ...r })
+  jobs[request.job](request.args).then(
+    (result) => reply({ result }),
+    (error: unknown) => reply({ error: error instanceof Error ? (error.stack ?? error.message) : String(error) }),
+  )
+})

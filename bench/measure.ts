@@ -1,0 +1,46 @@
+/** Timing helpers shared by the bench process and its client process. */
+
+/** Runs `count` tasks with `concurrency` workers; returns tasks per second. */
+export async function throughput(count: number, concurrency: number, task: (i: number) => Promise<unknown>): Promise<number> {
+  let next = 0
+  const started = performance.now()
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      for (let i = next++; i < count; i = next++) await task(i)
+    }),
+  )
+  return count / ((performance.now() - started) / 1000)
+}
+
+/** Latencies in ms of `count` sequential calls. */
+export async function latencies(count: number, task: (i: number) => Promise<unknown>): Promise<number[]> {
+  const out: number[] = []
+  for (let i = 0; i < count; i++) {
+    const t = performance.now()
+    await task(i)
+    out.push(performance.now() - t)
+  }
+  return out
+}
+
+export const median = (xs: number[]) => percentile(xs, 50)
+export function percentile(xs: number[], p: number): number {
+  const sorted = [...xs].sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!
+}
+
+/**
+ * Medians of `runs` repetitions of two measurements, alternated (a, b, a, b, …) after one warm-up of
+ * each, so a drift in the machine's speed during the run hits both sides alike.
+ */
+export async function pairedMedians(runs: number, a: () => Promise<number>, b: () => Promise<number>): Promise<[number, number]> {
+  await a()
+  await b()
+  const as: number[] = []
+  const bs: number[] = []
+  for (let i = 0; i < runs; i++) {
+    as.push(await a())
+    bs.push(await b())
+  }
+  return [median(as), median(bs)]
+}
