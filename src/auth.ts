@@ -2,18 +2,26 @@ import { createSecretKey, randomBytes, type KeyObject } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { SignJWT, jwtVerify } from 'jose'
+import { LRUCache } from 'lru-cache'
 import { DomainError } from './errors.ts'
 
 /** Claims Parley reads: `sub` is the user's handle; `role: "operator"` marks an operator; `name` seeds the display name. */
 export type Identity = { handle: string; isOperator: boolean; name: string | null }
 
 const ALG = 'HS256'
-/** One KeyObject per secret: importing the raw secret on every verify costs more than the HMAC itself. */
-const keys = new Map<string, KeyObject>()
-const key = (secret: string) => {
-  let k = keys.get(secret)
-  if (!k) keys.set(secret, (k = createSecretKey(Buffer.from(secret, 'utf8'))))
-  return k
+
+/**
+ * Per secret: its KeyObject (importing the raw secret on every verify costs more than the HMAC
+ * itself) and the tokens it has verified. A client sends the same token with every request, so a
+ * token seen before costs a lookup instead of an asynchronous WebCrypto HMAC; the entry lives until
+ * the token's exp, after which the token is verified, and refused, again.
+ */
+type Verifier = { key: KeyObject; verified: LRUCache<string, Identity> }
+const verifiers = new Map<string, Verifier>()
+const verifierFor = (secret: string) => {
+  let v = verifiers.get(secret)
+  if (!v) verifiers.set(secret, (v = { key: createSecretKey(Buffer.from(secret, 'utf8')), verified: new LRUCache({ max: 10_000 }) }))
+  return v
 }
 
 export async function signToken(secret: string, handle: string, opts: { operator?: boolean; name?: string; expiresIn?: string } = {}): Promise<string> {
@@ -22,7 +30,7 @@ export async function signToken(secret: string, handle: string, opts: { operator
     .setSubject(handle)
     .setIssuedAt()
     .setExpirationTime(opts.expiresIn ?? '30d')
-    .sign(key(secret))
+    .sign(verifierFor(secret).key)
 }
 
 const unauthenticated = (message: string) => new DomainError('UNAUTHENTICATED', message, { http: { status: 401 } })
@@ -32,10 +40,18 @@ export async function authenticate(secret: string, authorization: string | null 
   if (!authorization) return null
   const match = /^Bearer\s+(\S+)$/i.exec(authorization.trim())
   if (!match) throw unauthenticated('Authorization must be "Bearer <token>"')
+  const token = match[1]!
+  const { key, verified } = verifierFor(secret)
+  const known = verified.get(token)
+  if (known) return known
   try {
-    const { payload } = await jwtVerify(match[1]!, key(secret), { algorithms: [ALG] })
+    const { payload } = await jwtVerify(token, key, { algorithms: [ALG] })
     if (typeof payload.sub !== 'string' || !payload.sub || payload.sub.length > 128) throw new Error('sub')
-    return { handle: payload.sub, isOperator: payload.role === 'operator', name: typeof payload.name === 'string' ? payload.name.slice(0, 128) : null }
+    const identity = { handle: payload.sub, isOperator: payload.role === 'operator', name: typeof payload.name === 'string' ? payload.name.slice(0, 128) : null }
+    const ttl = payload.exp === undefined ? undefined : payload.exp * 1000 - Date.now()
+    // lru-cache reads a ttl of 0 as "forever": a token expiring this very millisecond is not kept.
+    if (ttl === undefined || ttl > 0) verified.set(token, identity, { ttl })
+    return identity
   } catch {
     throw unauthenticated('invalid or expired token')
   }
