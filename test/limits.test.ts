@@ -1,5 +1,7 @@
+import { request as httpRequest } from 'node:http'
 import { describe, expect, it } from 'vitest'
 import { codes, newUser, request, testApp } from './support/harness.ts'
+import { startServer } from './support/server.ts'
 
 describe('query limits', () => {
   it('accept the deepest path a client needs', async () => {
@@ -36,5 +38,26 @@ describe('query limits', () => {
     })
     expect(response.status).toBe(413)
     expect(codes((await response.json()) as never)).toEqual(['BAD_USER_INPUT'])
+  })
+  it('refuse a body that declares no Content-Length (chunked), however small', async () => {
+    const user = await newUser()
+    const server = await startServer()
+    try {
+      const response = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = httpRequest(server.url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${user.token}` } }, (res) => {
+          let body = ''
+          res.on('data', (chunk) => (body += chunk))
+          res.on('end', () => resolve({ status: res.statusCode!, body }))
+        })
+        req.on('error', reject)
+        // Two writes without a Content-Length: Node sends them with Transfer-Encoding: chunked.
+        req.write('{"query":')
+        req.end('"{ viewer { isOperator } }"}')
+      })
+      expect(response.status).toBe(413)
+      expect(codes(JSON.parse(response.body))).toEqual(['BAD_USER_INPUT'])
+    } finally {
+      await server.close()
+    }
   })
 })
