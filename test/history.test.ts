@@ -103,6 +103,17 @@ describe('Conversation.messages', () => {
     expect(newer.pageInfo).toMatchObject({ hasPreviousPage: true, hasNextPage: true })
   })
 
+  it('answers an empty page past either end, still saying what lies behind the cursor', async () => {
+    const first = (await reader.run(Around, { id: conversationId, seq: 1, count: 1 })).conversation!.messagesAround.pageInfo.startCursor
+    const last = (await reader.run(Around, { id: conversationId, seq: TOTAL, count: 1 })).conversation!.messagesAround.pageInfo.endCursor
+    const beforeFirst = (await reader.run(History, { id: conversationId, last: 5, before: first })).conversation!.messages
+    expect(beforeFirst.edges).toEqual([])
+    expect(beforeFirst.pageInfo).toMatchObject({ hasPreviousPage: false, hasNextPage: true })
+    const afterLast = (await reader.run(History, { id: conversationId, first: 5, after: last })).conversation!.messages
+    expect(afterLast.edges).toEqual([])
+    expect(afterLast.pageInfo).toMatchObject({ hasPreviousPage: true, hasNextPage: false })
+  })
+
   it('rejects page sizes over 100, negative sizes, first with last, and foreign cursors', async () => {
     for (const vars of [{ first: 101 }, { last: 101 }, { first: -1 }, { first: 5, last: 5 }, { after: 'bm90LWEtY3Vyc29y' }, { before: '%%%' }]) {
       const response = await reader.try(History, { id: conversationId, ...vars })

@@ -1,5 +1,5 @@
 import { badInput } from '../errors.ts'
-import { hasVisibleMessage, listVisibleMessages } from '../store/messages.ts'
+import { listVisibleMessages, listVisiblePage } from '../store/messages.ts'
 import type { MessageRecord } from '../store/records.ts'
 import type { App, Viewer } from './app.ts'
 import { LIMITS } from './limits.ts'
@@ -11,7 +11,7 @@ export const seqCursor = (m: Pick<MessageRecord, 'seq'>) => encodeCursor(SEQ_CUR
 /**
  * Conversation.messages: a Relay connection over seq cursors, edges always ascending. No arguments
  * means the newest page; last/before page back in time, first/after forward. pageInfo is exact in
- * both directions (the opposite side is one EXISTS on the same index).
+ * both directions (the opposite side is one EXISTS on the same index, in the page's statement).
  */
 export async function listMessages(app: App, viewer: Viewer, conversationId: number, args: PageArgs): Promise<Connection<MessageRecord>> {
   if (args.first != null && args.last != null) throw badInput('pass first/after or last/before, not both first and last', 'first')
@@ -20,17 +20,16 @@ export async function listMessages(app: App, viewer: Viewer, conversationId: num
   const backward = args.last != null || (args.first == null && afterSeq === null)
   const limit = backward ? checkPageSize(args.last, 'last') : checkPageSize(args.first, 'first')
 
-  // The opposite side's EXISTS does not depend on the page, so both run at once.
-  const [rows, beyond] = await Promise.all([
-    listVisibleMessages(app.db, viewer, conversationId, { afterSeq, beforeSeq, from: backward ? 'end' : 'start', limit: limit + 1 }),
-    backward
-      ? beforeSeq !== null && hasVisibleMessage(app.db, viewer, conversationId, { afterSeq: beforeSeq - 1, beforeSeq: null })
-      : afterSeq !== null && hasVisibleMessage(app.db, viewer, conversationId, { afterSeq: null, beforeSeq: afterSeq + 1 }),
-  ])
+  const page = { afterSeq, beforeSeq, from: backward ? ('end' as const) : ('start' as const), limit: limit + 1 }
+  // Past the cursor, the other direction: whether anything visible lies there (exact pageInfo).
+  const opposite = backward ? beforeSeq !== null && { afterSeq: beforeSeq - 1, beforeSeq: null } : afterSeq !== null && { afterSeq: null, beforeSeq: afterSeq + 1 }
+  const { messages: rows, beyond } = opposite
+    ? await listVisiblePage(app.db, viewer, conversationId, page, opposite)
+    : { messages: await listVisibleMessages(app.db, viewer, conversationId, page), beyond: false }
   const more = rows.length > limit
-  const page = rows.slice(0, limit)
-  if (backward) return toConnection(page.reverse(), seqCursor, { hasPreviousPage: more, hasNextPage: beyond })
-  return toConnection(page, seqCursor, { hasPreviousPage: beyond, hasNextPage: more })
+  const nodes = rows.slice(0, limit)
+  if (backward) return toConnection(nodes.reverse(), seqCursor, { hasPreviousPage: more, hasNextPage: beyond })
+  return toConnection(nodes, seqCursor, { hasPreviousPage: beyond, hasNextPage: more })
 }
 
 /**
