@@ -2,12 +2,13 @@ import pg from 'pg'
 import { encodeGlobalId } from '../../src/ids.ts'
 import { insertGroups, insertMessages, insertUsers, withClient } from '../setup.ts'
 import type { LoadClient } from '../client.ts'
-import { latencies, median } from '../measure.ts'
+import { latencies, median, pairedMedians } from '../measure.ts'
 import { createScenarioDatabase, startParley, tokenFor, type DatabaseHost, type Figure } from '../support.ts'
 
 const MESSAGES = Number(process.env.BENCH_HISTORY_MESSAGES ?? 1_000_000)
 const PAGE = 50
 const SAMPLES = 40
+const RUNS = 5
 
 const HISTORY = `query History($id: ID!, $before: String) {
   conversation(id: $id) { messages(last: ${PAGE}, before: $before) {
@@ -38,10 +39,8 @@ export async function historyDepth(host: DatabaseHost, client: LoadClient): Prom
       const pages = (count: number, before: string | null) => client.latencies({ endpoint: parley.endpoint, count, call: { token, query: HISTORY, variables: { id, before } } })
       const check = await client.request({ endpoint: parley.endpoint, call: { token, query: HISTORY, variables: { id, before: deepCursor } } })
       if (check.conversation.messages.edges[0].node.seq !== 1) throw new Error('deep page does not start at seq 1')
-      await pages(20, null) // warm-up
-      await pages(20, deepCursor)
-      const shallow = median(await pages(SAMPLES, null))
-      const deep = median(await pages(SAMPLES, deepCursor))
+      // Rounds of SAMPLES requests, newest page and deep page alternating, so drift hits both alike.
+      const [shallow, deep] = await pairedMedians(RUNS, async () => median(await pages(SAMPLES, null)), async () => median(await pages(SAMPLES, deepCursor)))
       const offsetSql = `SELECT conversation_id, seq, content, sent_at FROM messages WHERE conversation_id = $1 ORDER BY seq DESC OFFSET $2 LIMIT ${PAGE}`
       await pool.query(offsetSql, [conversationId, MESSAGES - PAGE])
       const offset = median(await latencies(Math.min(SAMPLES, 10), () => pool.query(offsetSql, [conversationId, MESSAGES - PAGE])))
