@@ -46,7 +46,7 @@ export function useCompiledExecution(): Plugin {
   }
 
   return {
-    onExecute: ({ setExecuteFn }) => setExecuteFn(execute as any),
-    onSubscribe: ({ setSubscribeFn }) => setSubscribeFn(subscribe as any),
+    onExecute: ({ setExecuteFn }) => setExecuteFn(execute),
+    onSubscribe: ({ setSubscribeFn }) => setSubscribeFn(subscribe),
   }
 }
