@@ -66,13 +66,17 @@ const jobs = {
     return latencies(a.count, () => graphqlRequest(a.endpoint, a.call))
   },
 
-  /** One subscription that expects `events` events: events per second until the last arrives. */
-  async replay(a: { wsUrl: string; call: GraphQLCall; events: number }) {
+  /**
+   * One subscription that expects `events` events: events per second until the last arrives. With
+   * `batchField`, each payload carries `data[batchField].events`; otherwise a payload is one event.
+   */
+  async replay(a: { wsUrl: string; call: GraphQLCall; events: number; batchField?: string }) {
     const started = performance.now()
     let received = 0
     await new Promise<void>((resolve, reject) => {
-      const sub = subscribe(a.wsUrl, a.call, () => {
-        if (++received === a.events) void Promise.resolve(sub.client.dispose()).then(resolve)
+      const sub = subscribe(a.wsUrl, a.call, (data) => {
+        received += a.batchField ? data[a.batchField].events.length : 1
+        if (received === a.events) void Promise.resolve(sub.client.dispose()).then(resolve)
       })
       sub.done.catch(reject)
     })

@@ -6,7 +6,7 @@ import { sendMessage } from '../src/domain/messages.ts'
 import { messageGlobalId, parseId } from '../src/ids.ts'
 import { createRealtime } from '../src/realtime/pubsub.ts'
 import { codes, newUsers, testApp, type TestUser } from './support/harness.ts'
-import { ConversationEvents, Edit, Recall } from './support/live.ts'
+import { ConversationEventBatches, ConversationEvents, Edit, Recall } from './support/live.ts'
 import { createGroup, sendText } from './support/operations.ts'
 import { startServer, subscribeWs, waitForSubscriptions, wsClient, type Received, type TestServer } from './support/server.ts'
 
@@ -87,6 +87,29 @@ describe('resume with sincePts', () => {
     // Every change of the conversation since sincePts, none missing.
     expect(pts).toEqual(Array.from({ length: pts.length }, (_, i) => group.lastPts + 1 + i))
     stream.dispose()
+  })
+
+  it('in batches: a replay comes a page per payload, live events one per payload, the same changes in the same order', async () => {
+    const [owner, member] = await newUsers(2)
+    const group = await createGroup(owner!, [member!])
+    const missed = await Promise.all(Array.from({ length: 150 }, (_, i) => sendText(owner!, group.id, `missed ${i}`)))
+    const client = wsClient(server.wsUrl, member!.token)
+    clients.push(client)
+    const batches = subscribeWs(client, ConversationEventBatches, { conversationId: group.id, sincePts: group.lastPts })
+    const single = follow(member!, group.id, group.lastPts)
+    const replayed = await batches.waitFor(2)
+    expect(replayed.map((b) => b.conversationEventBatches.events.length)).toEqual([100, 50])
+    const live = await sendText(owner!, group.id, 'live')
+    const [, , last] = await batches.waitFor(3)
+    expect(last!.conversationEventBatches.events).toMatchObject([{ __typename: 'MessageEvent', kind: 'ADDED', message: { id: live.message.id } }])
+
+    await single.waitFor(missed.length + 1)
+    const flattened = batches.events.flatMap((b) => b.conversationEventBatches.events.flatMap((e) => (e.__typename === 'MessageEvent' ? [[e.pts, e.message.id]] : [])))
+    expect(flattened).toEqual(messageEvents(single).map((e) => [e.pts, e.message!.id]))
+    expect(new Set(flattened.slice(0, -1).map(([, id]) => id))).toEqual(new Set(missed.map((m) => m.message.id)))
+    expect(batches.errors).toEqual([])
+    batches.dispose()
+    single.dispose()
   })
 
   it('delivers a committed change whose event never arrived, in order, from the database', async () => {

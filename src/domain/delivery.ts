@@ -33,6 +33,10 @@ export type EventPayload =
 
 /** One event for one subscriber, with the loaders its fields resolve through (primed from the shared reads). */
 export type Delivery = { payload: EventPayload; loaders: Loaders }
+/** Consecutive events for one subscriber that share their loaders (a replayed page, or one live event). */
+export type DeliveryBatch = { payloads: EventPayload[]; loaders: Loaders }
+
+const batchOf = (delivery: Delivery): DeliveryBatch => ({ payloads: [delivery.payload], loaders: delivery.loaders })
 
 /** Replay reads the missed changes this many at a time. */
 const REPLAY_PAGE = 100
@@ -380,8 +384,8 @@ class Subscription {
     return wave ? { ...loaders, users: wave.sharedUsers(this.db) } : loaders
   }
 
-  /** Replays the changes in (sincePts, untilPts] from the database, ascending by pts. */
-  async *replay(conversationId: number, access: ConversationAccess, sincePts: number, untilPts: number): AsyncGenerator<Delivery> {
+  /** Replays the changes in (sincePts, untilPts] from the database, ascending by pts, a page at a time. */
+  async *replay(conversationId: number, access: ConversationAccess, sincePts: number, untilPts: number): AsyncGenerator<DeliveryBatch> {
     const read = (after: number): Promise<MessageRecord[]> => {
       const page = listChanges(this.db, this.viewer, conversationId, { sincePts: after, untilPts, limit: REPLAY_PAGE })
       page.catch(() => {}) // awaited below, unless the subscriber leaves first
@@ -392,11 +396,13 @@ class Subscription {
     while (next) {
       const page: MessageRecord[] = await next
       next = page.length === REPLAY_PAGE ? read(page.at(-1)!.pts) : null
+      if (!page.length) break
       const loaders = this.loaders()
       loaders.conversations.prime(conversationId, access)
-      for (const message of page) {
-        loaders.messages.prime(message, message)
-        yield { payload: { typename: 'MessageEvent', kind: kindOf({ status: message.status, edited: message.editedAt !== null }), pts: message.pts, message }, loaders }
+      for (const message of page) loaders.messages.prime(message, message)
+      yield {
+        payloads: page.map((message) => ({ typename: 'MessageEvent', kind: kindOf({ status: message.status, edited: message.editedAt !== null }), pts: message.pts, message })),
+        loaders,
       }
     }
     this.delivered.set(conversationId, Math.max(this.delivered.get(conversationId) ?? 0, untilPts, sincePts))
@@ -506,12 +512,12 @@ class Subscription {
  * resumes; the subscription is closed however the stream ends. return() closes the subscription
  * first, so it does not wait for a next event.
  */
-function stream(subscription: Subscription, events: () => AsyncGenerator<Delivery>): AsyncIterableIterator<Delivery> {
-  async function* guarded(): AsyncGenerator<Delivery> {
+function stream<T>(subscription: Subscription, events: () => AsyncGenerator<T>, failure: (delivery: Delivery) => T): AsyncIterableIterator<T> {
+  async function* guarded(): AsyncGenerator<T> {
     try {
       yield* events()
     } catch (error) {
-      yield subscription.fail(error instanceof Error ? error : new Error(String(error)))
+      yield failure(subscription.fail(error instanceof Error ? error : new Error(String(error))))
     } finally {
       subscription.close()
     }
@@ -545,13 +551,15 @@ async function opening<T>(subscription: Subscription, work: () => Promise<T>): P
   }
 }
 
+type ConversationStreamInput = { conversationId: string; sincePts?: number | null }
+
 /**
- * Subscription.conversationEvents. Checks access, listens (user topic, then the conversation's
- * feed), and with sincePts replays the changes from sincePts up to the feed's position before going
- * live; live events at or below what was replayed are skipped. Errors before the first event are
- * the subscription's errors; later ones end the stream.
+ * Opens a conversation stream: checks access, listens (user topic, then the conversation's feed),
+ * and returns the replay of the changes from sincePts up to the feed's position (empty without
+ * sincePts). Live events at or below what was replayed are skipped. Errors here are the
+ * subscription's errors; later ones end the stream.
  */
-export async function openConversationEvents(app: App, viewer: Viewer, input: { conversationId: string; sincePts?: number | null }): Promise<AsyncIterableIterator<Delivery>> {
+async function openConversation(app: App, viewer: Viewer, input: ConversationStreamInput) {
   const conversationId = parseId(input.conversationId, 'Conversation')
   const sincePts = input.sincePts ?? null
   if (sincePts !== null && (!Number.isSafeInteger(sincePts) || sincePts < 0)) throw badInput('sincePts must be a non-negative integer', 'sincePts')
@@ -567,10 +575,40 @@ export async function openConversationEvents(app: App, viewer: Viewer, input: { 
     }
     return head
   })
-  return stream(subscription, async function* () {
+  async function* replay(): AsyncGenerator<DeliveryBatch> {
     if (sincePts !== null) yield* subscription.replay(conversationId, access, sincePts, head)
-    yield* subscription.live()
-  })
+  }
+  return { subscription, replay }
+}
+
+/** Subscription.conversationEvents: the replay, then live events, one event per payload. */
+export async function openConversationEvents(app: App, viewer: Viewer, input: ConversationStreamInput): Promise<AsyncIterableIterator<Delivery>> {
+  const { subscription, replay } = await openConversation(app, viewer, input)
+  return stream(
+    subscription,
+    async function* () {
+      for await (const page of replay()) for (const payload of page.payloads) yield { payload, loaders: page.loaders }
+      yield* subscription.live()
+    },
+    (delivery) => delivery,
+  )
+}
+
+/**
+ * Subscription.conversationEventBatches: the same stream, but a replay comes a page per payload, so
+ * a client catching up on thousands of changes gets one execution and one frame per page instead of
+ * per change. Live events come one per payload.
+ */
+export async function openConversationEventBatches(app: App, viewer: Viewer, input: ConversationStreamInput): Promise<AsyncIterableIterator<DeliveryBatch>> {
+  const { subscription, replay } = await openConversation(app, viewer, input)
+  return stream(
+    subscription,
+    async function* () {
+      yield* replay()
+      for await (const delivery of subscription.live()) yield batchOf(delivery)
+    },
+    batchOf,
+  )
 }
 
 /**
@@ -586,5 +624,5 @@ export async function openInboxEvents(app: App, viewer: Viewer): Promise<AsyncIt
     const ids = await listMemberConversationIds(app.db, viewer.userId)
     await Promise.all(ids.map((id) => subscription.join(id)))
   })
-  return stream(subscription, () => subscription.live())
+  return stream(subscription, () => subscription.live(), (delivery) => delivery)
 }

@@ -1,4 +1,4 @@
-import { openConversationEvents, openInboxEvents, type Delivery, type EventPayload } from '../domain/delivery.ts'
+import { openConversationEventBatches, openConversationEvents, openInboxEvents, type Delivery, type DeliveryBatch, type EventPayload } from '../domain/delivery.ts'
 import { sendTyping } from '../domain/typing.ts'
 import { encodeGlobalId, messageGlobalId } from '../ids.ts'
 import { builder } from './builder.ts'
@@ -69,6 +69,15 @@ const ConversationEventUnion = builder.unionType('ConversationEvent', {
   resolveType,
 })
 
+type ConversationEventPayload = Payload<'MessageEvent' | 'ReadEvent' | 'TypingEvent'>
+
+const ConversationEventBatchRef = builder.objectRef<DeliveryBatch>('ConversationEventBatch').implement({
+  description: 'Consecutive events of one conversation stream, in stream order',
+  fields: (t) => ({
+    events: t.field({ type: [ConversationEventUnion], resolve: (batch) => batch.payloads as ConversationEventPayload[] }),
+  }),
+})
+
 const InboxEventUnion = builder.unionType('InboxEvent', {
   types: [MessageEventRef, ReadEventRef, TypingEventRef, ReminderDueEventRef, ConversationJoinedEventRef, MessageActionEventRef],
   resolveType,
@@ -85,6 +94,13 @@ function deliver<N extends EventPayload['typename']>(delivery: Delivery, ctx: Co
   return delivery.payload as Payload<N>
 }
 
+/** deliver for a batch: its events share one set of loaders; an Error comes alone and ends the stream. */
+function deliverBatch(batch: DeliveryBatch, ctx: Context): DeliveryBatch {
+  ctx.loaders = batch.loaders
+  for (const payload of batch.payloads) if (payload.typename === 'Error') throw payload.error
+  return batch
+}
+
 builder.subscriptionType({})
 
 // No withAuth here: scope-auth checks subscription fields per event, not before subscribing, so
@@ -97,6 +113,14 @@ builder.subscriptionFields((t) => ({
     args: { conversationId: t.arg.id({ required: true }), sincePts: t.arg({ type: 'SafeInt' }) },
     subscribe: (_root, args, ctx) => openConversationEvents(ctx.app, viewerOf(ctx), args),
     resolve: (delivery: Delivery, _args, ctx) => deliver<'MessageEvent' | 'ReadEvent' | 'TypingEvent'>(delivery, ctx),
+  }),
+  conversationEventBatches: t.field({
+    type: ConversationEventBatchRef,
+    description:
+      'conversationEvents for catching up: the same events in the same order, with the same resume and errors, but a replay arrives a page (up to 100 changes) per payload; live events come one per payload.',
+    args: { conversationId: t.arg.id({ required: true }), sincePts: t.arg({ type: 'SafeInt' }) },
+    subscribe: (_root, args, ctx) => openConversationEventBatches(ctx.app, viewerOf(ctx), args),
+    resolve: (batch: DeliveryBatch, _args, ctx) => deliverBatch(batch, ctx),
   }),
   inboxEvents: t.field({
     type: InboxEventUnion,

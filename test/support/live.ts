@@ -17,6 +17,17 @@ export const ConversationEvents = graphql(`
   }
 `)
 
+export const ConversationEventBatches = graphql(`
+  subscription LiveConversationEventBatches($conversationId: ID!, $sincePts: SafeInt) {
+    conversationEventBatches(conversationId: $conversationId, sincePts: $sincePts) {
+      events {
+        __typename
+        ... on MessageEvent { kind pts message { id } }
+      }
+    }
+  }
+`)
+
 export const InboxEvents = graphql(`
   subscription LiveInboxEvents {
     inboxEvents {
