@@ -105,30 +105,34 @@ builder.subscriptionType({})
 
 // No withAuth here: scope-auth checks subscription fields per event, not before subscribing, so
 // the subscribe functions check the viewer themselves (viewerOf: UNAUTHENTICATED).
-builder.subscriptionFields((t) => ({
-  conversationEvents: t.field({
-    type: ConversationEventUnion,
-    description:
-      'With sincePts: first replays every change after it (as MessageEvents, ascending pts), then continues live with no gap and no duplicate. Too far behind: error RESYNC_REQUIRED.',
-    args: { conversationId: t.arg.id({ required: true }), sincePts: t.arg({ type: 'SafeInt' }) },
-    subscribe: (_root, args, ctx) => openConversationEvents(ctx.app, viewerOf(ctx), args),
-    resolve: (delivery: Delivery, _args, ctx) => deliver<'MessageEvent' | 'ReadEvent' | 'TypingEvent'>(delivery, ctx),
-  }),
-  conversationEventBatches: t.field({
-    type: ConversationEventBatchRef,
-    description:
-      'conversationEvents for catching up: the same events in the same order, with the same resume and errors, but a replay arrives a page (up to 100 changes) per payload; live events come one per payload.',
-    args: { conversationId: t.arg.id({ required: true }), sincePts: t.arg({ type: 'SafeInt' }) },
-    subscribe: (_root, args, ctx) => openConversationEventBatches(ctx.app, viewerOf(ctx), args),
-    resolve: (batch: DeliveryBatch, _args, ctx) => deliverBatch(batch, ctx),
-  }),
-  inboxEvents: t.field({
-    type: InboxEventUnion,
-    description: 'Everything for the viewer across all their conversations',
-    subscribe: (_root, _args, ctx) => openInboxEvents(ctx.app, viewerOf(ctx)),
-    resolve: (delivery: Delivery, _args, ctx) => deliver<Exclude<EventPayload['typename'], 'Error'>>(delivery, ctx),
-  }),
-}))
+builder.subscriptionFields((t) => {
+  /** Both conversation streams take the same arguments and resume the same way. */
+  const conversationStreamArgs = { conversationId: t.arg.id({ required: true }), sincePts: t.arg({ type: 'SafeInt' }) }
+  return {
+    conversationEvents: t.field({
+      type: ConversationEventUnion,
+      description:
+        'With sincePts: first replays every change after it (as MessageEvents, ascending pts), then continues live with no gap and no duplicate. Too far behind: error RESYNC_REQUIRED.',
+      args: conversationStreamArgs,
+      subscribe: (_root, args, ctx) => openConversationEvents(ctx.app, viewerOf(ctx), args),
+      resolve: (delivery: Delivery, _args, ctx) => deliver<'MessageEvent' | 'ReadEvent' | 'TypingEvent'>(delivery, ctx),
+    }),
+    conversationEventBatches: t.field({
+      type: ConversationEventBatchRef,
+      description:
+        'conversationEvents for catching up: the same events in the same order, with the same resume and errors, but a replay arrives a page (up to 100 changes) per payload; live events come one per payload.',
+      args: conversationStreamArgs,
+      subscribe: (_root, args, ctx) => openConversationEventBatches(ctx.app, viewerOf(ctx), args),
+      resolve: (batch: DeliveryBatch, _args, ctx) => deliverBatch(batch, ctx),
+    }),
+    inboxEvents: t.field({
+      type: InboxEventUnion,
+      description: 'Everything for the viewer across all their conversations',
+      subscribe: (_root, _args, ctx) => openInboxEvents(ctx.app, viewerOf(ctx)),
+      resolve: (delivery: Delivery, _args, ctx) => deliver<Exclude<EventPayload['typename'], 'Error'>>(delivery, ctx),
+    }),
+  }
+})
 
 builder.mutationField('sendTyping', (t) =>
   t.withAuth({ authenticated: true }).boolean({
