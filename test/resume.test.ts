@@ -1,5 +1,4 @@
-import type { Client } from 'graphql-ws'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { App, Viewer } from '../src/domain/app.ts'
 import { deliveryStats, openConversationEvents, type Delivery } from '../src/domain/delivery.ts'
 import { sendMessage } from '../src/domain/messages.ts'
@@ -8,25 +7,14 @@ import { createRealtime } from '../src/realtime/pubsub.ts'
 import { codes, newUsers, testApp, type TestUser } from './support/harness.ts'
 import { ConversationEventBatches, ConversationEvents, Edit, Recall } from './support/live.ts'
 import { createGroup, sendText } from './support/operations.ts'
-import { startServer, subscribeWs, waitForSubscriptions, wsClient, type Received, type TestServer } from './support/server.ts'
+import { liveServer, subscribeWs, waitForSubscriptions, type Received } from './support/server.ts'
 
-let server: TestServer
-const clients: Client[] = []
-
-beforeAll(async () => {
-  server = await startServer()
-})
-afterAll(async () => {
-  await Promise.all(clients.map((c) => c.dispose()))
-  await server.close()
-})
+const instance = liveServer()
 
 type Events = Received<{ conversationEvents: { __typename: string; kind?: string; pts?: number; message?: { id: string; status: string } } }>
 
 function follow(user: TestUser, conversationId: string, sincePts?: number): Events {
-  const client = wsClient(server.wsUrl, user.token)
-  clients.push(client)
-  return subscribeWs(client, ConversationEvents, { conversationId, sincePts }) as Events
+  return subscribeWs(instance.connect(user.token), ConversationEvents, { conversationId, sincePts }) as Events
 }
 
 const messageEvents = (stream: Events) => stream.events.map((e) => e.conversationEvents).filter((e) => e.__typename === 'MessageEvent')
@@ -93,9 +81,7 @@ describe('resume with sincePts', () => {
     const [owner, member] = await newUsers(2)
     const group = await createGroup(owner!, [member!])
     const missed = await Promise.all(Array.from({ length: 150 }, (_, i) => sendText(owner!, group.id, `missed ${i}`)))
-    const client = wsClient(server.wsUrl, member!.token)
-    clients.push(client)
-    const batches = subscribeWs(client, ConversationEventBatches, { conversationId: group.id, sincePts: group.lastPts })
+    const batches = subscribeWs(instance.connect(member!.token), ConversationEventBatches, { conversationId: group.id, sincePts: group.lastPts })
     const single = follow(member!, group.id, group.lastPts)
     const replayed = await batches.waitFor(2)
     expect(replayed.map((b) => b.conversationEventBatches.events.length)).toEqual([100, 50])
@@ -116,7 +102,7 @@ describe('resume with sincePts', () => {
     const [owner, member] = await newUsers(2)
     const group = await createGroup(owner!, [member!])
     const stream = follow(member!, group.id, group.lastPts)
-    await waitForSubscriptions(server.app, member!, 1)
+    await waitForSubscriptions(instance.server.app, member!, 1)
     // Committed, but its event is lost (as when an instance dies between commit and publish).
     const app = testApp().app
     const lost = await domainSend({ ...app, realtime: { ...app.realtime, publish: () => {} } }, owner!, group.id, 'lost event')
@@ -198,9 +184,9 @@ describe('slow consumers', () => {
     const [owner, member] = await newUsers(2)
     const group = await createGroup(owner!, [member!])
     const stream = follow(member!, group.id)
-    await waitForSubscriptions(server.app, member!, 1)
+    await waitForSubscriptions(instance.server.app, member!, 1)
     stream.dispose()
-    await waitForSubscriptions(server.app, member!, 0)
+    await waitForSubscriptions(instance.server.app, member!, 0)
     expect(codes({ errors: stream.errors })).toEqual([])
   })
 })

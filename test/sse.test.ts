@@ -1,18 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { createRealtime } from '../src/realtime/pubsub.ts'
 import { newUsers } from './support/harness.ts'
 import { ConversationEvents, InboxEvents } from './support/live.ts'
 import { createGroup, sendText } from './support/operations.ts'
-import { startInstance, startServer, subscribeSse, waitForSubscriptions, type TestServer } from './support/server.ts'
+import { liveServer, startInstance, subscribeSse, waitForSubscriptions } from './support/server.ts'
 
-let server: TestServer
-
-beforeAll(async () => {
-  server = await startServer()
-})
-afterAll(async () => {
-  await server.close()
-})
+const instance = liveServer()
 
 const messageIds = (events: { conversationEvents: { __typename: string } }[]) =>
   events.map((e) => (e.conversationEvents as { message?: { id: string } }).message?.id)
@@ -22,7 +15,7 @@ describe('subscriptions over Server-Sent Events', () => {
     const [owner, member] = await newUsers(2)
     const group = await createGroup(owner!, [member!])
     const missed = await sendText(owner!, group.id, 'missed')
-    const stream = subscribeSse(server.url, member!.token, ConversationEvents, { conversationId: group.id, sincePts: group.lastPts })
+    const stream = subscribeSse(instance.server.url, member!.token, ConversationEvents, { conversationId: group.id, sincePts: group.lastPts })
     expect(messageIds(await stream.waitFor(1))).toEqual([missed.message.id])
     const live = await sendText(owner!, group.id, 'live')
     expect(messageIds(await stream.waitFor(2))).toEqual([missed.message.id, live.message.id])
@@ -33,8 +26,8 @@ describe('subscriptions over Server-Sent Events', () => {
   it('delivers the inbox stream', async () => {
     const [owner, member] = await newUsers(2)
     const group = await createGroup(owner!, [member!])
-    const inbox = subscribeSse(server.url, member!.token, InboxEvents)
-    await waitForSubscriptions(server.app, member!, 1)
+    const inbox = subscribeSse(instance.server.url, member!.token, InboxEvents)
+    await waitForSubscriptions(instance.server.app, member!, 1)
     const sent = await sendText(owner!, group.id, 'to the inbox')
     expect((await inbox.waitFor(1))[0]!.inboxEvents).toMatchObject({ __typename: 'MessageEvent', message: { id: sent.message.id } })
     inbox.dispose()
@@ -47,7 +40,7 @@ describe('subscriptions over Server-Sent Events', () => {
       [stranger!.token, 'NOT_FOUND'],
       [null, 'UNAUTHENTICATED'],
     ] as const) {
-      const stream = subscribeSse(server.url, token, ConversationEvents, { conversationId: group.id, sincePts: 0 })
+      const stream = subscribeSse(instance.server.url, token, ConversationEvents, { conversationId: group.id, sincePts: 0 })
       await stream.ended()
       expect(stream.errors.map((e) => e.extensions?.code)).toEqual([code])
       expect(stream.events).toEqual([])
@@ -66,7 +59,7 @@ describe('subscriptions over Server-Sent Events', () => {
     expect(stream.errors).toEqual([])
 
     const later = await sendText(owner!, group.id, 'while away')
-    const resumed = subscribeSse(server.url, member!.token, ConversationEvents, { conversationId: group.id, sincePts: first.message.pts })
+    const resumed = subscribeSse(instance.server.url, member!.token, ConversationEvents, { conversationId: group.id, sincePts: first.message.pts })
     expect(messageIds(await resumed.waitFor(1))).toEqual([later.message.id])
     resumed.dispose()
   })

@@ -1,7 +1,7 @@
 import type { Client } from 'graphql-ws'
 import WebSocket from 'ws'
 import { parseId } from '../src/ids.ts'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { signToken } from '../src/auth.ts'
 import { AUTH_SECRET, countStatements, newUser, newUsers, testApp, type TestUser } from './support/harness.ts'
 import {
@@ -21,7 +21,7 @@ import {
 } from './support/live.ts'
 import { graphql } from './gql/index.ts'
 import { createGroup, sendText } from './support/operations.ts'
-import { startServer, subscribeWs, waitForSubscriptions, wsClient, type TestServer } from './support/server.ts'
+import { liveServer, subscribeWs, waitForSubscriptions } from './support/server.ts'
 
 // Variable names unlike the argument names, and a literal: the subscribe resolver must get the field's arguments.
 const RenamedConversationEvents = graphql(`
@@ -32,22 +32,8 @@ const RenamedConversationEvents = graphql(`
   }
 `)
 
-let server: TestServer
-const clients: Client[] = []
-
-beforeAll(async () => {
-  server = await startServer()
-})
-afterAll(async () => {
-  await Promise.all(clients.map((c) => c.dispose()))
-  await server.close()
-})
-
-function connect(user: TestUser): Client {
-  const client = wsClient(server.wsUrl, user.token)
-  clients.push(client)
-  return client
-}
+const instance = liveServer()
+const connect = (user: TestUser): Client => instance.connect(user.token)
 
 const lastPtsOf = async (user: TestUser, id: string) => (await user.run(Position, { id })).conversation!.lastPts
 
@@ -103,7 +89,7 @@ describe('conversationEvents', () => {
     expect(malformed.errors.map((e) => e.extensions?.code)).toEqual(['BAD_USER_INPUT'])
 
     for (const authorization of ['Bearer not-a-token', undefined]) {
-      const socket = new WebSocket(server.wsUrl, 'graphql-transport-ws')
+      const socket = new WebSocket(instance.server.wsUrl, 'graphql-transport-ws')
       await new Promise((resolve) => socket.once('open', resolve))
       const closed = new Promise<number>((resolve) => socket.once('close', (code) => resolve(code)))
       socket.send(JSON.stringify({ type: 'connection_init', payload: authorization ? { authorization } : {} }))
@@ -116,11 +102,10 @@ describe('conversationEvents', () => {
     const group = await createGroup(owner!, [member!])
     const shortLived = await signToken(AUTH_SECRET, member!.handle, { expiresIn: '3s' })
     const expiresAt = (JSON.parse(Buffer.from(shortLived.split('.')[1]!, 'base64url').toString()) as { exp: number }).exp * 1000
-    const client = wsClient(server.wsUrl, shortLived)
-    clients.push(client)
+    const client = instance.connect(shortLived)
     // The first subscription keeps the socket open (the client closes an idle one).
     const first = subscribeWs(client, ConversationEvents, { conversationId: group.id })
-    await waitForSubscriptions(server.app, member!, 1)
+    await waitForSubscriptions(instance.server.app, member!, 1)
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, expiresAt - Date.now()) + 50))
     const later = subscribeWs(client, ConversationEvents, { conversationId: group.id })
     await later.ended()
@@ -138,7 +123,7 @@ describe('conversationEvents', () => {
     const lateStream = subscribeWs(connect(late!), ConversationEvents, { conversationId: group.id, sincePts: 0 })
     const audienceStream = await follow(audience!, group.id)
     const otherStream = await follow(other!, group.id)
-    await waitForSubscriptions(server.app, late!, 1)
+    await waitForSubscriptions(instance.server.app, late!, 1)
 
     const directed = await owner!.run(SendDirected, {
       input: { conversationId: group.id, clientMessageId: 'directed', content: { text: { text: 'only for you' } }, visibleToUserIds: [audience!.id] },
@@ -162,7 +147,7 @@ describe('conversationEvents', () => {
     const before = (await typist!.run(Position, { id: group.id })).conversation!
     const readerStream = await follow(reader!, group.id)
     const ownStream = await follow(typist!, group.id)
-    await waitForSubscriptions(server.app, reader!, 1)
+    await waitForSubscriptions(instance.server.app, reader!, 1)
 
     expect((await typist!.run(SendTyping, { id: group.id })).sendTyping).toBe(true)
     // Within the interval: answered true, nothing published.
@@ -190,7 +175,7 @@ describe('conversationEvents', () => {
     const removedStream = await follow(removed!, group.id)
     const removedInbox = subscribeWs(connect(removed!), InboxEvents)
     const staysStream = await follow(stays!, group.id)
-    await waitForSubscriptions(server.app, removed!, 2)
+    await waitForSubscriptions(instance.server.app, removed!, 2)
 
     await owner!.run(RemoveMember, { id: group.id, userId: removed!.id })
     await removedStream.ended()
@@ -219,7 +204,7 @@ describe.sequential('read events', () => {
     const sent = await sendText(owner!, group.id, 'read me')
     const ownerStream = await follow(owner!, group.id)
     const readerOther = await follow(reader!, group.id)
-    await waitForSubscriptions(server.app, reader!, 1)
+    await waitForSubscriptions(instance.server.app, reader!, 1)
     try {
       await reader!.run(MarkRead, { id: group.id, seq: sent.message.seq - 1 })
       settings.readReceipts.group = false
@@ -251,7 +236,7 @@ describe('inboxEvents', () => {
     const first = await createGroup(friend!, [viewer!])
     const second = await createGroup(friend!, [viewer!])
     const inbox = subscribeWs(connect(viewer!), InboxEvents)
-    await waitForSubscriptions(server.app, viewer!, 1)
+    await waitForSubscriptions(instance.server.app, viewer!, 1)
 
     const a = await sendText(friend!, first.id, 'in the first')
     const b = await sendText(friend!, second.id, 'in the second')
@@ -291,7 +276,7 @@ describe('delivery cost', () => {
     const group = await createGroup(owner, members)
     // Live only (no sincePts): a replay's own read would run while the statements are counted.
     const streams = members.map((m) => subscribeWs(connect(m), ConversationEvents, { conversationId: group.id }))
-    for (const m of members) await waitForSubscriptions(server.app, m, 1)
+    for (const m of members) await waitForSubscriptions(instance.server.app, m, 1)
     const count = await countStatements(async () => {
       await sendText(owner, group.id, 'fan out')
       await Promise.all(streams.map((s) => s.waitFor(1)))

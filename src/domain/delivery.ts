@@ -243,15 +243,7 @@ class Hub {
 
   /** Joins the conversation's feed; resolves with the pts after which the feed delivers every change. */
   async joinConversation(subscription: Subscription, conversationId: number): Promise<number> {
-    let feed = this.conversations.get(conversationId)
-    if (!feed) this.conversations.set(conversationId, (feed = new ConversationFeed(this, conversationId).start()))
-    feed.subscriptions.add(subscription)
-    try {
-      await feed.ready
-    } catch (error) {
-      this.leave(this.conversations, conversationId, subscription)
-      throw error
-    }
+    const feed = await this.enter(this.conversations, conversationId, subscription, () => new ConversationFeed(this, conversationId))
     return feed.head
   }
 
@@ -261,15 +253,21 @@ class Hub {
 
   async joinUser(subscription: Subscription): Promise<void> {
     const userId = subscription.viewer.userId
-    let fanout = this.users.get(userId)
-    if (!fanout) this.users.set(userId, (fanout = new Fanout(this, userTopic(userId), true).start()))
+    await this.enter(this.users, userId, subscription, () => new Fanout(this, userTopic(userId), true))
+  }
+
+  /** Adds the subscription to the topic's fanout (started on first use); leaves again if listening fails. */
+  private async enter<F extends Fanout>(map: Map<number, F>, key: number, subscription: Subscription, create: () => F): Promise<F> {
+    let fanout = map.get(key)
+    if (!fanout) map.set(key, (fanout = create().start()))
     fanout.subscriptions.add(subscription)
     try {
       await fanout.ready
     } catch (error) {
-      this.leave(this.users, userId, subscription)
+      this.leave(map, key, subscription)
       throw error
     }
+    return fanout
   }
 
   leaveUser(subscription: Subscription): void {

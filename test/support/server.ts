@@ -1,7 +1,7 @@
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core'
 import { print } from 'graphql'
 import { createClient, type Client, type ClientOptions } from 'graphql-ws'
-import { inject } from 'vitest'
+import { afterAll, beforeAll, inject } from 'vitest'
 import WebSocket from 'ws'
 import { createDb } from '../../src/db/client.ts'
 import type { App } from '../../src/domain/app.ts'
@@ -30,6 +30,32 @@ export async function startServer(app: App = testApp().app): Promise<TestServer>
       if (closed) return
       closed = true
       await server.close()
+    },
+  }
+}
+
+/**
+ * One started server for a test file: started before its tests, closed after them together with
+ * every WebSocket client `connect` opened.
+ */
+export function liveServer(): { readonly server: TestServer; connect(token: string): Client } {
+  let server: TestServer | undefined
+  const clients: Client[] = []
+  beforeAll(async () => {
+    server = await startServer()
+  })
+  afterAll(async () => {
+    await Promise.all(clients.map((c) => c.dispose()))
+    await server?.close()
+  })
+  return {
+    get server() {
+      return server!
+    },
+    connect(token) {
+      const client = wsClient(server!.wsUrl, token)
+      clients.push(client)
+      return client
     },
   }
 }
