@@ -1,7 +1,8 @@
 import pg from 'pg'
+import { withPgClient } from '../src/db/pg.ts'
 
 /** Bulk fixtures written straight to the database (the benchmarks measure reads and sends, not setup). */
-export { withPgClient as withClient } from '../src/db/pg.ts'
+export { withPgClient as withClient }
 
 /** `count` users with handles `<prefix>-0..n-1`; returns their ids in order. */
 export async function insertUsers(client: pg.Client, prefix: string, count: number): Promise<number[]> {
@@ -40,4 +41,15 @@ export async function insertMessages(client: pg.Client, conversationId: number, 
   )
   await client.query('UPDATE conversations SET last_seq = $2, last_pts = $2, last_activity_at = now() WHERE id = $1', [conversationId, from + count])
   await client.query('COMMIT')
+}
+
+/** One group whose only member, `reader-0`, wrote `count` messages; returns the conversation's id. */
+export async function insertReadersConversation(databaseUrl: string, count: number): Promise<number> {
+  return withPgClient(databaseUrl, async (client) => {
+    const [reader] = await insertUsers(client, 'reader', 1)
+    const [id] = await insertGroups(client, 1, [reader!])
+    await insertMessages(client, id!, reader!, count)
+    await client.query('VACUUM ANALYZE messages')
+    return id!
+  })
 }

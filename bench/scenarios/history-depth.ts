@@ -1,6 +1,6 @@
 import pg from 'pg'
 import { encodeGlobalId } from '../../src/ids.ts'
-import { insertGroups, insertMessages, insertUsers, withClient } from '../setup.ts'
+import { insertReadersConversation } from '../setup.ts'
 import type { LoadClient } from '../client.ts'
 import { latencies, median, pairedMedians } from '../measure.ts'
 import { createScenarioDatabase, startParley, tokenFor, type DatabaseHost, type Figure } from '../support.ts'
@@ -22,13 +22,7 @@ const HISTORY = `query History($id: ID!, $before: String) {
 export async function historyDepth(host: DatabaseHost, client: LoadClient): Promise<Figure[]> {
   const database = await createScenarioDatabase(host, 'history')
   try {
-    const conversationId = await withClient(database.url, async (client) => {
-      const [reader] = await insertUsers(client, 'reader', 1)
-      const [id] = await insertGroups(client, 1, [reader!])
-      await insertMessages(client, id!, reader!, MESSAGES)
-      await client.query('VACUUM ANALYZE messages')
-      return id!
-    })
+    const conversationId = await insertReadersConversation(database.url, MESSAGES)
     const token = await tokenFor('reader-0')
     const parley = await startParley(database.url)
     const pool = new pg.Pool({ connectionString: database.url, max: 2 })

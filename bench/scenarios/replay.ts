@@ -1,6 +1,6 @@
 import pg from 'pg'
 import { encodeGlobalId } from '../../src/ids.ts'
-import { insertGroups, insertMessages, insertUsers, withClient } from '../setup.ts'
+import { insertReadersConversation } from '../setup.ts'
 import type { LoadClient } from '../client.ts'
 import { pairedMedians } from '../measure.ts'
 import { createScenarioDatabase, startParley, tokenFor, type DatabaseHost, type Figure } from '../support.ts'
@@ -19,13 +19,7 @@ const BATCHES = `subscription ResumeBatches($id: ID!, $since: SafeInt) { convers
 export async function replay(host: DatabaseHost, client: LoadClient): Promise<Figure[]> {
   const database = await createScenarioDatabase(host, 'replay')
   try {
-    const conversationId = await withClient(database.url, async (client) => {
-      const [reader] = await insertUsers(client, 'reader', 1)
-      const [id] = await insertGroups(client, 1, [reader!])
-      await insertMessages(client, id!, reader!, CHANGES)
-      await client.query('VACUUM ANALYZE messages')
-      return id!
-    })
+    const conversationId = await insertReadersConversation(database.url, CHANGES)
     const token = await tokenFor('reader-0')
     const parley = await startParley(database.url, 10, { subscriberBuffer: CHANGES * 2 })
     parley.app.settings.resyncLimit = CHANGES * 2
