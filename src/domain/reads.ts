@@ -3,7 +3,6 @@ import { parseId, type MessageKey } from '../ids.ts'
 import { findMember } from '../store/conversations.ts'
 import { advanceReadPosition, countUnreadTotal, listReceiptReaders } from '../store/reads.ts'
 import type { ConversationType, MemberRecord, MessageRecord, UserRecord } from '../store/records.ts'
-import { findUsersByIds } from '../store/users.ts'
 import { accessConversation } from './access.ts'
 import { transact, type App, type Viewer } from './app.ts'
 import { checkPageSize, decodeIntCursor, encodeCursor, forwardPage, type Connection } from './paging.ts'
@@ -70,8 +69,6 @@ export async function listReaders(
 ): Promise<Connection<UserRecord>> {
   const limit = checkPageSize(args.first, 'first')
   const afterUserId = decodeIntCursor(args.after, READER_CURSOR, 'after')
-  const ids = await listReceiptReaders(app.db, receipt.senderId, receipt, { read: args.read ?? true, afterUserId: afterUserId ?? 0, limit: limit + 1 })
-  const users = new Map((ids.length ? await findUsersByIds(app.db, ids) : []).map((u) => [u.id, u]))
-  const rows = ids.map((id) => users.get(id)).filter((u) => u !== undefined)
+  const rows = await listReceiptReaders(app.db, receipt.senderId, receipt, { read: args.read ?? true, afterUserId: afterUserId ?? 0, limit: limit + 1 })
   return forwardPage(rows, limit, (u) => encodeCursor(READER_CURSOR, u.id), afterUserId !== null)
 }

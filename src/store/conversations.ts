@@ -2,6 +2,7 @@ import type { ConversationType, HistoryVisibility, MemberRole } from '../generat
 import { MESSAGE_COLUMNS, messageFromJson, type IdempotencyKey } from './messages.ts'
 import { toConversation, toMember, toUser, type ConversationRecord, type MemberRecord, type MessageRecord, type MessageRow, type UserRecord } from './records.ts'
 import { Prisma, bigintArray, type Conn } from './sql.ts'
+import { USER_COLUMNS } from './users.ts'
 
 const CONVERSATION_COLUMNS = Prisma.sql`c.id, c.type, c.title, c.history_visibility AS "historyVisibility",
   c.last_seq AS "lastSeq", c.last_pts AS "lastPts", c.last_activity_at AS "lastActivityAt", c.created_at AS "createdAt"`
@@ -178,7 +179,7 @@ export async function listMembers(conn: Conn, conversationId: number, opts: { af
 /** For each conversation, one member other than the viewer (the PRIVATE peer), with their user row. */
 export async function findPeers(conn: Conn, conversationIds: readonly number[], viewerId: number): Promise<{ conversationId: number; user: UserRecord }[]> {
   const rows = await conn.$queryRaw<(Parameters<typeof toUser>[0] & { conversationId: bigint })[]>`
-    SELECT DISTINCT ON (cm.conversation_id) cm.conversation_id AS "conversationId", u.id, u.handle, u.display_name AS "displayName", u.kind
+    SELECT DISTINCT ON (cm.conversation_id) cm.conversation_id AS "conversationId", ${USER_COLUMNS}
     FROM conversation_members cm JOIN users u ON u.id = cm.user_id
     WHERE cm.conversation_id = ANY(${bigintArray(conversationIds)}) AND cm.user_id <> ${viewerId}
     ORDER BY cm.conversation_id, cm.user_id`

@@ -1,5 +1,7 @@
 import type { MessageKey } from '../ids.ts'
 import { visibleTo, type Reader } from './messages.ts'
+import { toUser, type UserRecord } from './records.ts'
+import { USER_COLUMNS } from './users.ts'
 import { Prisma, bigintArray, type Conn } from './sql.ts'
 
 /**
@@ -80,12 +82,12 @@ export async function listReceiptReaders(
   senderId: number,
   key: MessageKey,
   opts: { read: boolean; afterUserId: number; limit: number },
-): Promise<number[]> {
-  const rows = await conn.$queryRaw<{ userId: bigint }[]>`
-    SELECT cm.user_id AS "userId"
-    FROM messages m JOIN conversation_members cm ON ${audienceOf}
+): Promise<UserRecord[]> {
+  const rows = await conn.$queryRaw<Parameters<typeof toUser>[0][]>`
+    SELECT ${USER_COLUMNS}
+    FROM messages m JOIN conversation_members cm ON ${audienceOf} JOIN users u ON u.id = cm.user_id
     WHERE m.conversation_id = ${key.conversationId} AND m.seq = ${key.seq} AND m.sender_id = ${senderId}
       AND (cm.last_read_seq >= m.seq) = ${opts.read} AND cm.user_id > ${opts.afterUserId}
     ORDER BY cm.user_id LIMIT ${opts.limit}`
-  return rows.map((r) => Number(r.userId))
+  return rows.map(toUser)
 }

@@ -2,11 +2,12 @@ import type { UserKind } from '../generated/prisma/enums.ts'
 import { toUser, type UserRecord } from './records.ts'
 import { Prisma, bigintArray, type Conn } from './sql.ts'
 
-const USER_COLUMNS = Prisma.sql`id, handle, display_name AS "displayName", kind`
+/** A user row's columns, from `users u`: what toUser reads. */
+export const USER_COLUMNS = Prisma.sql`u.id, u.handle, u.display_name AS "displayName", u.kind`
 
 export async function findUsersByIds(conn: Conn, ids: readonly number[]): Promise<UserRecord[]> {
   const rows = await conn.$queryRaw<Parameters<typeof toUser>[0][]>`
-    SELECT ${USER_COLUMNS} FROM users WHERE id = ANY(${bigintArray(ids)})`
+    SELECT ${USER_COLUMNS} FROM users u WHERE u.id = ANY(${bigintArray(ids)})`
   return rows.map(toUser)
 }
 
@@ -27,7 +28,7 @@ export async function ensureUser(conn: Conn, user: { handle: string; displayName
 /** Inserts or updates by handle, in input order. */
 export async function upsertUsers(conn: Conn, users: { handle: string; displayName: string; kind: UserKind }[]): Promise<UserRecord[]> {
   const rows = await conn.$queryRaw<Parameters<typeof toUser>[0][]>`
-    INSERT INTO users (handle, display_name, kind)
+    INSERT INTO users AS u (handle, display_name, kind)
     SELECT * FROM unnest(${users.map((u) => u.handle)}::varchar[], ${users.map((u) => u.displayName)}::varchar[], ${users.map((u) => u.kind)}::"UserKind"[])
     ON CONFLICT (handle) DO UPDATE SET display_name = EXCLUDED.display_name, kind = EXCLUDED.kind, updated_at = now()
     RETURNING ${USER_COLUMNS}`
