@@ -6,6 +6,7 @@ import { loadSensitiveWords } from '../src/domain/sendRules.ts'
 import { graphql } from './gql/index.ts'
 import type { SendMessageInput } from './gql/graphql.ts'
 import { codes, newUser, newUsers, testApp, type TestUser } from './support/harness.ts'
+import { EditMessage } from './support/lifecycle.ts'
 import { createGroup, lastSeqOf, OpenPrivate, SendMessage, sendText } from './support/operations.ts'
 
 const Block = graphql(`mutation RulesBlock($userId: ID!) { blockUser(userId: $userId) }`)
@@ -71,6 +72,16 @@ describe('block', () => {
     expect(codes(await alice!.try(Block, { userId: group.id }))).toEqual(['BAD_USER_INPUT'])
     const stranger = Buffer.from('User:8999999999').toString('base64url')
     expect(codes(await alice!.try(Block, { userId: stranger }))).toEqual(['NOT_FOUND'])
+  })
+
+  it('refuses an edit by a user the peer has blocked since, until unblocked', async () => {
+    const [alice, bob] = await newUsers(2)
+    const chat = (await alice!.run(OpenPrivate, { userId: bob!.id })).openPrivateConversation
+    const sent = await sendText(bob!, chat.id, 'before the block')
+    await alice!.run(Block, { userId: bob!.id })
+    expect(codes(await bob!.try(EditMessage, { messageId: sent.message.id, text: 'after the block' }))).toEqual(['BLOCKED'])
+    await alice!.run(Unblock, { userId: bob!.id })
+    expect((await bob!.run(EditMessage, { messageId: sent.message.id, text: 'after the unblock' })).editMessage.status).toBe('EDITED')
   })
 })
 

@@ -2,6 +2,7 @@ import type { Tx } from '../db/client.ts'
 import { DomainError, badInput, forbidden, notFound } from '../errors.ts'
 import { parseMessageId, type MessageKey } from '../ids.ts'
 import type { MessageEventKind } from '../realtime/events.ts'
+import { isBlockedByPeer } from '../store/blocks.ts'
 import { markRecalled, replaceContent } from '../store/lifecycle.ts'
 import { findVisibleMessages } from '../store/messages.ts'
 import type { MessageRecord } from '../store/records.ts'
@@ -43,7 +44,8 @@ export async function editMessage(app: App, viewer: Viewer, messageId: string, i
     if (message.status === 'RECALLED') throw messageRecalled()
     if (message.kind !== 'TEXT') throw new DomainError('NOT_EDITABLE', `a ${message.kind} message cannot be edited; only TEXT can`)
     if (kind !== 'TEXT') throw badInput('an edit keeps the kind: pass text content', 'content')
-    await checkSender(tx, viewer, access, { mentionAll: false, now: new Date() })
+    const blockedByPeer = access.conversation.type === 'PRIVATE' && (await isBlockedByPeer(tx, key.conversationId, viewer.userId))
+    checkSender(viewer, access, { mentionAll: false, now: new Date(), blockedByPeer })
     checkSensitiveWords(app.settings.sensitiveWords, readableText(kind, content))
     const edited = await replaceContent(tx, key, { content, pts: access.conversation.lastPts + 1 })
     // The lock makes this unreachable; it is the last guard should a recall ever skip the lock.

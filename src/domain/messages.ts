@@ -65,9 +65,9 @@ function prepareSend(viewer: Viewer, input: SendMessageInput): PreparedSend {
  * The rules a send must pass under the conversation lock, before anything is written (a rejected
  * send writes nothing and takes no seq); returns the row to append.
  */
-async function checkSend(tx: Conn, app: App, send: PreparedSend, access: MemberAccess, now: Date): Promise<MessageDraft> {
+async function checkSend(tx: Conn, app: App, send: PreparedSend, access: MemberAccess, locked: { now: Date; blockedByPeer: boolean }): Promise<MessageDraft> {
   const { viewer, conversationId } = send
-  await checkSender(tx, viewer, access, { mentionAll: send.mentionAll, now })
+  checkSender(viewer, access, { mentionAll: send.mentionAll, ...locked })
   const audience = [...new Set([...send.mentionUserIds, ...send.visibleTo])]
   if (audience.length && (await countCurrentMembers(tx, conversationId, audience)) !== audience.length) {
     throw badInput('mentioned and directed users must be members of the conversation', 'mentionUserIds')
@@ -119,7 +119,7 @@ async function commitSends(app: App, conversationId: number, sends: PreparedSend
         if (original) outcomes[index] = { message: original, deduplicated: true }
         else if (firstOfKey.has(key)) outcomes[index] = { sameAs: firstOfKey.get(key)! }
         else {
-          accepted.push({ index, draft: await checkSend(tx, app, send, { conversation: locked.conversation, member }, now) })
+          accepted.push({ index, draft: await checkSend(tx, app, send, { conversation: locked.conversation, member }, { now, blockedByPeer: locked.blockedByPeer.has(send.viewer.userId) }) })
           firstOfKey.set(key, index)
         }
       } catch (error) {

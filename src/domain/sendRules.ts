@@ -1,7 +1,5 @@
 import { readFileSync } from 'node:fs'
 import { DomainError, forbidden } from '../errors.ts'
-import { isBlockedByPeer } from '../store/blocks.ts'
-import type { Conn } from '../store/sql.ts'
 import type { MemberAccess } from './access.ts'
 import type { Viewer } from './app.ts'
 import { canManage } from './conversations.ts'
@@ -10,7 +8,7 @@ import { canManage } from './conversations.ts'
  * The checks a send passes before anything is written (docs/messages.md "Who may send"). They run
  * under the conversation row lock, so a mute or role change cannot slip between check and write.
  */
-export async function checkSender(conn: Conn, viewer: Viewer, access: MemberAccess, opts: { mentionAll: boolean; now: Date }): Promise<void> {
+export function checkSender(viewer: Viewer, access: MemberAccess, opts: { mentionAll: boolean; now: Date; blockedByPeer: boolean }): void {
   const { conversation, member } = access
   if (conversation.type === 'CHANNEL' && !canManage(member) && !viewer.isOperator) {
     throw forbidden('only the owner, an admin or an operator posts in a channel')
@@ -18,7 +16,7 @@ export async function checkSender(conn: Conn, viewer: Viewer, access: MemberAcce
   if (member.mutedUntil && member.mutedUntil > opts.now) {
     throw new DomainError('SENDER_MUTED', `you are muted here until ${member.mutedUntil.toISOString()}`, { mutedUntil: member.mutedUntil.toISOString() })
   }
-  if (conversation.type === 'PRIVATE' && (await isBlockedByPeer(conn, conversation.id, viewer.userId))) {
+  if (opts.blockedByPeer) {
     throw new DomainError('BLOCKED', 'this user does not accept your messages')
   }
   if (opts.mentionAll && !canManage(member)) throw forbidden('only the owner or an admin can mention everyone')

@@ -1,4 +1,4 @@
-import type { Conn } from './sql.ts'
+import { Prisma, bigintArray, type Conn } from './sql.ts'
 
 /** Records that `blockerId` blocks `blockedId` (idempotent). False when the blocked user does not exist. */
 export async function insertBlock(conn: Conn, blockerId: number, blockedId: number): Promise<boolean> {
@@ -15,12 +15,14 @@ export async function deleteBlock(conn: Conn, blockerId: number, blockedId: numb
   await conn.$executeRaw`DELETE FROM user_blocks WHERE blocker_id = ${blockerId} AND blocked_id = ${blockedId}`
 }
 
+/** Those of `userIds` whom another member of the conversation blocks (the rule for private conversations). */
+export const blockedByOtherMember = (conversationId: number | Prisma.Sql, userIds: readonly number[]) => Prisma.sql`
+  SELECT b.blocked_id FROM conversation_members peer
+  JOIN user_blocks b ON b.blocker_id = peer.user_id AND b.blocked_id <> peer.user_id
+  WHERE peer.conversation_id = ${conversationId} AND b.blocked_id = ANY(${bigintArray(userIds)})`
+
 /** Whether the other participant of a private conversation blocks `senderId`. */
 export async function isBlockedByPeer(conn: Conn, conversationId: number, senderId: number): Promise<boolean> {
-  const rows = await conn.$queryRaw<{ blocked: boolean }[]>`
-    SELECT EXISTS (
-      SELECT 1 FROM conversation_members cm
-      JOIN user_blocks b ON b.blocker_id = cm.user_id AND b.blocked_id = ${senderId}
-      WHERE cm.conversation_id = ${conversationId} AND cm.user_id <> ${senderId}) AS blocked`
+  const rows = await conn.$queryRaw<{ blocked: boolean }[]>`SELECT EXISTS (${blockedByOtherMember(conversationId, [senderId])}) AS blocked`
   return rows[0]!.blocked
 }

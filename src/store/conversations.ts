@@ -2,6 +2,7 @@ import type { ConversationType, HistoryVisibility, MemberRole } from '../generat
 import { MESSAGE_COLUMNS, messageFromJson, type IdempotencyKey } from './messages.ts'
 import { toConversation, toMember, toUser, type ConversationRecord, type MemberRecord, type MessageRecord, type MessageRow, type UserRecord } from './records.ts'
 import { Prisma, bigintArray, type Conn } from './sql.ts'
+import { blockedByOtherMember } from './blocks.ts'
 import { USER_COLUMNS } from './users.ts'
 
 const CONVERSATION_COLUMNS = Prisma.sql`c.id, c.type, c.title, c.history_visibility AS "historyVisibility",
@@ -26,11 +27,18 @@ const memberJson = Prisma.sql`json_build_object(
   'lastReadSeq', cm.last_read_seq, 'lastReadAt', cm.last_read_at, 'mutedUntil', cm.muted_until, 'joinedAt', cm.joined_at)`
 const MEMBER_JSON = Prisma.sql`CASE WHEN cm.user_id IS NULL THEN NULL ELSE ${memberJson} END AS member`
 
-export type LockedConversation = { conversation: ConversationRecord; members: Map<number, MemberRecord>; stored: MessageRecord[] }
+export type LockedConversation = {
+  conversation: ConversationRecord
+  members: Map<number, MemberRecord>
+  stored: MessageRecord[]
+  /** In a PRIVATE conversation, which of the users the other participant blocks. */
+  blockedByPeer: Set<number>
+}
 
 /**
  * Locks the conversation row (the seq/pts allocator) and reads, in the same statement, the current
- * memberships of `userIds` and the messages already stored under the idempotency `keys`. Every write
+ * memberships of `userIds`, the messages already stored under the idempotency `keys`, and (private
+ * conversations) whether the peer blocks any of `userIds`. Every write
  * that takes a seq or pts goes through here, so writes to one conversation serialize (and a send sees
  * every send committed before it) while writes to different conversations never wait for each other.
  */
@@ -48,11 +56,13 @@ export async function lockConversationFor(
         JOIN messages m ON m.conversation_id = c.id AND m.sender_type = k.sender_type
           AND m.sender_id = k.sender_id AND m.client_message_id = k.client_message_id) s)`
     : Prisma.sql`'[]'::json`
-  const rows = await conn.$queryRaw<(ConversationRow & { members: MemberRow[]; stored: MessageRow[] })[]>`
+  const rows = await conn.$queryRaw<(ConversationRow & { members: MemberRow[]; stored: MessageRow[]; blockedByPeer: number[] })[]>`
     SELECT ${CONVERSATION_COLUMNS}, (
       SELECT coalesce(json_agg(${memberJson}), '[]') FROM conversation_members cm
       WHERE cm.conversation_id = c.id AND cm.user_id = ANY(${bigintArray(userIds)}) AND cm.left_at IS NULL) AS members,
-      ${stored} AS stored
+      ${stored} AS stored, (
+      SELECT coalesce(json_agg(DISTINCT blocked.blocked_id), '[]') FROM (${blockedByOtherMember(Prisma.sql`c.id`, userIds)}) blocked
+      WHERE c.type = 'PRIVATE') AS "blockedByPeer"
     FROM conversations c
     WHERE c.id = ${conversationId}
     FOR UPDATE OF c`
@@ -63,6 +73,7 @@ export async function lockConversationFor(
     conversation: toConversation(row),
     members: new Map(members.map((m) => [m.userId, m])),
     stored: row.stored.map(messageFromJson),
+    blockedByPeer: new Set(row.blockedByPeer.map(Number)),
   }
 }
 
