@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache'
 import { z } from 'zod'
 import type { Db } from '../db/client.ts'
 import { badInput, forbidden } from '../errors.ts'
@@ -32,16 +33,14 @@ export async function upsertUsers(app: App, viewer: Viewer, users: readonly { ha
  * upsertUsers shows within that time on every instance.
  */
 export function createViewerResolver(db: Db, ttlMs = 5_000) {
-  const cache = new Map<string, { user: { id: number; kind: UserKind }; at: number }>()
+  const cache = new LRUCache<string, { id: number; kind: UserKind }>({ max: 100_000, ttl: ttlMs })
   return async (identity: Identity): Promise<Viewer> => {
-    const now = Date.now()
-    let user = cache.get(identity.handle)?.user
-    if (!user || now - cache.get(identity.handle)!.at > ttlMs) {
+    let user = cache.get(identity.handle)
+    if (!user) {
       user =
         (await findUserByHandle(db, identity.handle)) ??
         (await ensureUser(db, { handle: identity.handle, displayName: identity.name ?? identity.handle, kind: 'HUMAN' }))
-      if (cache.size > 100_000) cache.clear()
-      cache.set(identity.handle, { user, at: now })
+      cache.set(identity.handle, user)
     }
     return { userId: user.id, handle: identity.handle, kind: user.kind, isOperator: identity.isOperator }
   }
