@@ -4,10 +4,11 @@ import { badInput } from './errors.ts'
  * Opaque global ids for node(id): base64url("<Type>:<key>"). Messages are keyed by
  * (conversationId, seq), so a message id is "Message:<conversationId>:<seq>".
  */
-export type NodeType = 'User' | 'Conversation' | 'Message'
+export type NodeType = 'User' | 'Conversation' | 'Message' | 'ConversationMember'
 export type MessageKey = { conversationId: number; seq: number }
+export type MemberKey = { conversationId: number; userId: number }
 
-const NODE_TYPES = new Set<string>(['User', 'Conversation', 'Message'])
+const NODE_TYPES = new Set<string>(['User', 'Conversation', 'Message', 'ConversationMember'])
 
 export function encodeGlobalId(type: string, key: string | number | bigint): string {
   return Buffer.from(`${type}:${key}`, 'utf8').toString('base64url')
@@ -35,12 +36,23 @@ export function parseId(id: string, type: 'User' | 'Conversation'): number {
   return positiveInt(decoded.key, id)
 }
 
-export function parseMessageId(id: string): MessageKey {
+/** Decodes an id of `type` whose key is two positive integers "<a>:<b>". */
+function parseKeyPair(id: string, type: NodeType): [number, number] {
   const decoded = decodeGlobalId(id)
-  if (decoded.type !== 'Message') throw badInput(`Expected a Message id, got a ${decoded.type} id`)
-  const [conversationId = '', seq = '', ...rest] = decoded.key.split(':')
+  if (decoded.type !== type) throw badInput(`Expected a ${type} id, got a ${decoded.type} id`)
+  const [first = '', second = '', ...rest] = decoded.key.split(':')
   if (rest.length) throw badInput(`Malformed id "${id.slice(0, 64)}"`)
-  return { conversationId: positiveInt(conversationId, id), seq: positiveInt(seq, id) }
+  return [positiveInt(first, id), positiveInt(second, id)]
+}
+
+export function parseMessageId(id: string): MessageKey {
+  const [conversationId, seq] = parseKeyPair(id, 'Message')
+  return { conversationId, seq }
+}
+
+export function parseMemberId(id: string): MemberKey {
+  const [conversationId, userId] = parseKeyPair(id, 'ConversationMember')
+  return { conversationId, userId }
 }
 
 export const messageGlobalId = (m: MessageKey) => encodeGlobalId('Message', `${m.conversationId}:${m.seq}`)

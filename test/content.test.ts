@@ -21,7 +21,7 @@ const SendContent = graphql(`
     ... on AudioContent { url durationMs sizeBytes }
     ... on VideoContent { url durationMs width height coverUrl sizeBytes }
     ... on FileContent { url name fileSizeBytes: sizeBytes mimeType }
-    ... on StickerContent { stickerId url stickerName: name }
+    ... on StickerContent { stickerId url label }
     ... on CardContent { cardType data }
     ... on MaterialContent { title coverUrl digest url }
   }
@@ -47,7 +47,7 @@ describe('content kinds', () => {
       [{ audio: { url, durationMs: 3200 } }, 'AudioContent', { durationMs: 3200, sizeBytes: null }],
       [{ video: { url, durationMs: 60_000, width: 1920, height: 1080, coverUrl: `${url}/c`, sizeBytes: 9_000_000 } }, 'VideoContent', { coverUrl: `${url}/c` }],
       [{ file: { url, name: 'report.pdf', sizeBytes: 0, mimeType: 'application/pdf' } }, 'FileContent', { name: 'report.pdf', fileSizeBytes: 0, mimeType: 'application/pdf' }],
-      [{ sticker: { stickerId: 'cat-42', url, name: 'cat' } }, 'StickerContent', { stickerId: 'cat-42', stickerName: 'cat' }],
+      [{ sticker: { stickerId: 'cat-42', url, label: 'cat' } }, 'StickerContent', { stickerId: 'cat-42', label: 'cat' }],
       [{ card: { cardType: 'leave_approval', data: { leaveId: 78, status: 'approved', nested: { ok: true } } } }, 'CardContent', { data: { leaveId: 78, status: 'approved', nested: { ok: true } } }],
       [{ material: { title: 'Release notes', url, digest: 'What changed' } }, 'MaterialContent', { coverUrl: null, digest: 'What changed' }],
     ]
@@ -80,7 +80,7 @@ describe('content kinds', () => {
       ['file name over 255', { file: { url, name: 'n'.repeat(256), sizeBytes: 1 } }],
       ['malformed MIME type', { file: { url, name: 'a', sizeBytes: 1, mimeType: 'pdf' } }],
       ['blank sticker id', { sticker: { stickerId: '', url } }],
-      ['sticker name over 100', { sticker: { stickerId: 's', url, name: 'n'.repeat(101) } }],
+      ['sticker label over 100', { sticker: { stickerId: 's', url, label: 'n'.repeat(101) } }],
       ['card data not an object', { card: { cardType: 'x', data: [1, 2] } }],
       ['card data a string', { card: { cardType: 'x', data: 'text' } }],
       ['card data over 16 KiB', { card: { cardType: 'x', data: { blob: 'b'.repeat(16 * 1024) } } }],

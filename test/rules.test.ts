@@ -94,7 +94,7 @@ describe('mute', () => {
     const muted = (await admin!.run(Mute, { conversationId: group.id, userId: member!.id, until })).muteMember
     expect(muted).toEqual({ user: { id: member!.id }, mutedUntil: until })
     const notice = (await latest(member!, group.id)).lastMessage!
-    expect(notice).toMatchObject({ senderType: 'SYSTEM', sender: null, kind: 'SYSTEM', content: { event: 'MEMBER_MUTED', actor: { id: admin!.id }, targets: [{ id: member!.id }], text: until } })
+    expect(notice).toMatchObject({ senderType: 'SYSTEM', sender: null, kind: 'SYSTEM', content: { event: 'MEMBER_MUTED', actor: { id: admin!.id }, targets: [{ id: member!.id }], text: `${admin!.handle} muted ${member!.handle} until ${until}` } })
     expect((await latest(member!, group.id)).viewerMember.mutedUntil).toBe(until)
 
     await expectRejected(member!, input(group.id), 'SENDER_MUTED')
@@ -106,7 +106,7 @@ describe('mute', () => {
     expect(await lastSeqOf(owner!, group.id)).toBe(seq)
 
     await owner!.run(Mute, { conversationId: group.id, userId: member!.id, until: null })
-    expect((await latest(member!, group.id)).lastMessage!.content).toMatchObject({ event: 'MEMBER_MUTED', text: null })
+    expect((await latest(member!, group.id)).lastMessage!.content).toMatchObject({ event: 'MEMBER_MUTED', text: `${owner!.handle} unmuted ${member!.handle}` })
     // Lifting a mute that is not in force writes nothing.
     await owner!.run(Mute, { conversationId: group.id, userId: member!.id, until: null })
     expect(await lastSeqOf(owner!, group.id)).toBe(seq + 1)
@@ -197,7 +197,7 @@ describe('senders', () => {
     expect((await latest(member!, group.id)).lastMessage).toMatchObject({
       senderType: 'SYSTEM',
       sender: null,
-      content: { event: 'TITLE_CHANGED', actor: { id: owner!.id }, targets: [], text: 'Renamed' },
+      content: { event: 'TITLE_CHANGED', actor: { id: owner!.id }, targets: [], text: `${owner!.handle} renamed the conversation to “Renamed”` },
     })
     // The same title again changes nothing.
     await owner!.run(SetTitle, { conversationId: group.id, title: 'Renamed' })

@@ -7,6 +7,7 @@ import type { Conn } from '../store/sql.ts'
 import { findUsersByIds } from '../store/users.ts'
 import type { Viewer } from './app.ts'
 import { LIMITS } from './limits.ts'
+import { listNames } from './systemText.ts'
 
 /** MessageContentInput as GraphQL hands it over: @oneOf, so exactly one member is set. */
 export type ContentInput = Partial<Record<'text' | 'image' | 'audio' | 'video' | 'file' | 'sticker' | 'card' | 'forward' | 'material', unknown>>
@@ -58,7 +59,7 @@ const CONTENT = {
         .nullish(),
     }),
   },
-  sticker: { kind: 'STICKER', schema: z.object({ stickerId: words(LIMITS.stickerIdLength), url: httpUrl, name: words(LIMITS.stickerNameLength).nullish() }) },
+  sticker: { kind: 'STICKER', schema: z.object({ stickerId: words(LIMITS.stickerIdLength), url: httpUrl, label: words(LIMITS.stickerLabelLength).nullish() }) },
   card: {
     kind: 'CARD',
     schema: z.object({
@@ -141,10 +142,7 @@ const bySending = (a: MessageRecord, b: MessageRecord) =>
 
 /** "Chat history of Alice", "… of Alice and Bob", "… of Alice, Bob and 3 others" (distinct senders, in order). */
 export function defaultForwardTitle(senderNames: string[]): string {
-  const names = [...new Set(senderNames)]
-  const others = names.length - 2
-  const who = others > 0 ? `${names[0]}, ${names[1]} and ${others} other${others > 1 ? 's' : ''}` : names.join(' and ')
-  const title = `Chat history of ${who}`
+  const title = `Chat history of ${listNames(senderNames)}`
   return title.length <= LIMITS.forwardTitleLength ? title : `${title.slice(0, LIMITS.forwardTitleLength - 1)}…`
 }
 
@@ -152,8 +150,8 @@ const strings = (value: unknown): string[] =>
   typeof value === 'string' ? [value] : typeof value === 'object' && value !== null ? Object.values(value).flatMap(strings) : []
 
 /**
- * The human-readable text of stored content, which the sensitive-word filter reads: text, file and
- * sticker names, material title and digest, the card type and every string inside card data, and a
+ * The human-readable text of stored content, which the sensitive-word filter reads: text, file
+ * names, sticker labels, material title and digest, the card type and every string inside card data, and a
  * forward's title and items. URLs, ids and MIME types are not read (they would match by accident).
  */
 export function readableText(kind: MessageKind, content: unknown): string[] {
@@ -163,8 +161,9 @@ export function readableText(kind: MessageKind, content: unknown): string[] {
     case 'TEXT':
       return pick('text')
     case 'FILE':
-    case 'STICKER':
       return pick('name')
+    case 'STICKER':
+      return pick('label')
     case 'MATERIAL':
       return pick('title', 'digest')
     case 'CARD':

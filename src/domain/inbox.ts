@@ -1,5 +1,5 @@
-import { badInput } from '../errors.ts'
-import { listInbox, listMembers, type ConversationAccess } from '../store/conversations.ts'
+import { badInput, notFound } from '../errors.ts'
+import { findMember, listInbox, listMembers, type ConversationAccess } from '../store/conversations.ts'
 import type { ConversationType, MemberRecord } from '../store/records.ts'
 import type { App, Viewer } from './app.ts'
 import { checkPageSize, decodeCursor, decodeIntCursor, encodeCursor, forwardPage, type Connection } from './paging.ts'
@@ -34,4 +34,9 @@ export async function listConversationMembers(app: App, conversationId: number, 
   const afterUserId = decodeIntCursor(args.after, MEMBER_CURSOR, 'after')
   const rows = await listMembers(app.db, conversationId, { afterUserId: afterUserId ?? 0, limit: limit + 1 })
   return forwardPage(rows, limit, (m) => encodeCursor(MEMBER_CURSOR, m.userId), afterUserId !== null)
+}
+
+/** A current member of a conversation (the caller has checked the viewer may see the conversation). */
+export async function findConversationMember(app: App, conversationId: number, userId: number): Promise<MemberRecord> {
+  return (await findMember(app.db, conversationId, userId)) ?? Promise.reject(notFound('ConversationMember'))
 }

@@ -25,7 +25,7 @@ export const LIMITS = {
   fileNameLength: 255,
   mimeTypeLength: 255,
   stickerIdLength: 128,
-  stickerNameLength: 100,
+  stickerLabelLength: 100,
   cardTypeLength: 64,
   /** CARD data: a JSON object of at most this many bytes (UTF-8 of its JSON text). */
   cardDataBytes: 16 * 1024,

@@ -1,6 +1,8 @@
 import type { FieldMap } from '@pothos/core'
 import type { MessageKind } from '../store/records.ts'
+import type { SystemContentRecord } from '../domain/conversations.ts'
 import { loadExisting } from '../domain/loaders.ts'
+import { renderSystemText } from '../domain/systemText.ts'
 import { builder } from './builder.ts'
 import { MessageKindEnum } from './enums.ts'
 import { UserRef } from './user.ts'
@@ -46,8 +48,8 @@ const VideoContent = content('VideoContent', (t) => ({
   coverUrl: str(t, 'coverUrl', true),
   sizeBytes: int(t, 'sizeBytes'),
 }))
-const FileContent = content('FileContent', (t) => ({ url: str(t, 'url'), name: str(t, 'name'), sizeBytes: int(t, 'sizeBytes', false), mimeType: str(t, 'mimeType', true) }))
-const StickerContent = content('StickerContent', (t) => ({ stickerId: str(t, 'stickerId'), url: str(t, 'url'), name: str(t, 'name', true) }))
+const FileContent = content('FileContent', (t) => ({ url: str(t, 'url'), name: str(t, 'name'), sizeBytes: int(t, 'sizeBytes'), mimeType: str(t, 'mimeType', true) }))
+const StickerContent = content('StickerContent', (t) => ({ stickerId: str(t, 'stickerId'), url: str(t, 'url'), label: str(t, 'label', true) }))
 const CardContent = content('CardContent', (t) => ({ cardType: str(t, 'cardType'), data: t.field({ type: 'JSON', resolve: (c) => c.data.data }) }))
 const MaterialContent = content('MaterialContent', (t) => ({ title: str(t, 'title'), coverUrl: str(t, 'coverUrl', true), digest: str(t, 'digest', true), url: str(t, 'url') }))
 
@@ -61,7 +63,17 @@ const SystemContent = content('SystemContent', (t) => ({
     type: [UserRef],
     resolve: (c, _a, ctx) => loadExisting(ctx.loaders.users, c.data.targetIds ?? []),
   }),
-  text: str(t, 'text', true),
+  text: t.string({
+    description: 'The sentence to show, rendered from the event with current display names',
+    resolve: async (c, _a, ctx) => {
+      const system = c.data as SystemContentRecord
+      const [actor, targets] = await Promise.all([
+        system.actorId ? ctx.loaders.users.load(system.actorId) : null,
+        loadExisting(ctx.loaders.users, system.targetIds ?? []),
+      ])
+      return renderSystemText(system, actor?.displayName ?? null, targets.map((u) => u.displayName))
+    },
+  }),
 }))
 
 /** A merged-forward item: a snapshot taken when the forward was sent. */
@@ -97,7 +109,7 @@ const VideoInput = builder.inputType('VideoInput', {
 const FileInput = builder.inputType('FileInput', {
   fields: (t) => ({ url: t.string({ required: true }), name: t.string({ required: true }), sizeBytes: t.int({ required: true }), mimeType: t.string() }),
 })
-const StickerInput = builder.inputType('StickerInput', { fields: (t) => ({ stickerId: t.string({ required: true }), url: t.string({ required: true }), name: t.string() }) })
+const StickerInput = builder.inputType('StickerInput', { fields: (t) => ({ stickerId: t.string({ required: true }), url: t.string({ required: true }), label: t.string() }) })
 const CardInput = builder.inputType('CardInput', { fields: (t) => ({ cardType: t.string({ required: true }), data: t.field({ type: 'JSON', required: true }) }) })
 const ForwardInput = builder.inputType('ForwardInput', { fields: (t) => ({ title: t.string(), messageIds: t.idList({ required: true }) }) })
 const MaterialInput = builder.inputType('MaterialInput', {

@@ -1,4 +1,4 @@
-import { requireMember } from '../domain/access.ts'
+import { requireMember, requireMemberOrOperator, viewerMembership } from '../domain/access.ts'
 import * as conversations from '../domain/conversations.ts'
 import { listConversationMembers } from '../domain/inbox.ts'
 import { receiptsVisible } from '../domain/reads.ts'
@@ -21,6 +21,11 @@ export async function loadConversation(ctx: Context, id: number, opts: { fresh?:
   return requireMember(await ctx.loaders.conversations.load(id))
 }
 
+/** The conversation of a message the viewer holds: as a member, or in an operator's view (decision 0014). */
+export async function loadConversationOfMessage(ctx: Context, id: number): Promise<ConversationAccess> {
+  return requireMemberOrOperator(await ctx.loaders.conversations.load(id), viewerOf(ctx))
+}
+
 builder.node(ConversationRef, {
   id: { resolve: (c) => c.conversation.id },
   isTypeOf: (v) => typeof v === 'object' && v !== null && 'conversation' in v,
@@ -35,10 +40,10 @@ builder.node(ConversationRef, {
     peer: t.field({
       type: UserRef,
       nullable: true,
-      description: 'PRIVATE only: the other participant',
-      resolve: (c, _args, ctx) => (c.conversation.type === 'PRIVATE' ? ctx.loaders.peers.load(c.conversation.id) : null),
+      description: 'PRIVATE only: the other participant (null in an operator view)',
+      resolve: (c, _args, ctx) => (c.conversation.type === 'PRIVATE' && c.member ? ctx.loaders.peers.load(c.conversation.id) : null),
     }),
-    viewerMember: t.field({ type: ConversationMemberRef, description: "The viewer's own membership and read position", resolve: (c) => c.member! }),
+    viewerMember: t.field({ type: ConversationMemberRef, description: "The viewer's own membership and read position", resolve: (c) => viewerMembership(c) }),
     members: t.field({
       type: ConversationMemberConnection,
       args: { first: t.arg.int(), after: t.arg.string() },
@@ -47,8 +52,11 @@ builder.node(ConversationRef, {
   }),
 })
 
-builder.objectType(ConversationMemberRef, {
+builder.node(ConversationMemberRef, {
+  id: { resolve: (m) => `${m.conversationId}:${m.userId}` },
+  isTypeOf: (v) => typeof v === 'object' && v !== null && 'visibleFromSeq' in v && 'role' in v,
   fields: (t) => ({
+    conversation: t.field({ type: ConversationRef, resolve: (m, _a, ctx) => loadConversation(ctx, m.conversationId) }),
     user: t.field({ type: UserRef, resolve: async (m, _args, ctx) => (await ctx.loaders.users.load(m.userId))! }),
     role: t.field({ type: MemberRoleEnum, resolve: (m) => m.role }),
     joinedAt: t.field({ type: 'DateTime', resolve: (m) => m.joinedAt }),

@@ -1,4 +1,4 @@
-import { listMessages, listMessagesAround } from '../domain/history.ts'
+import { listMessages, listMessagesAround, seqCursor } from '../domain/history.ts'
 import { sendMessage } from '../domain/messages.ts'
 import { encodeGlobalId } from '../ids.ts'
 import type { MessageRecord } from '../store/records.ts'
@@ -6,7 +6,7 @@ import { loadExisting } from '../domain/loaders.ts'
 import { builder } from './builder.ts'
 import { MessageContentInput, MessageContentUnion } from './content.ts'
 import { viewerOf } from './context.ts'
-import { ConversationRef, loadConversation } from './conversation.ts'
+import { ConversationRef, loadConversationOfMessage } from './conversation.ts'
 import { MessageKindEnum, MessageStatusEnum, SenderTypeEnum } from './enums.ts'
 import { UserRef } from './user.ts'
 
@@ -18,8 +18,8 @@ builder.node(MessageRef, {
   fields: (t) => ({
     conversation: t.field({
       type: ConversationRef,
-      description: 'NOT_FOUND for a conversation the viewer is not in (operators reading adminMessages: use conversationId)',
-      resolve: (m, _a, ctx) => loadConversation(ctx, m.conversationId),
+      description: 'NOT_FOUND for a conversation the viewer is not in; operators reading adminMessages get its public facts (decision 0014)',
+      resolve: (m, _a, ctx) => loadConversationOfMessage(ctx, m.conversationId),
     }),
     conversationId: t.id({ resolve: (m) => encodeGlobalId('Conversation', m.conversationId) }),
     seq: t.field({ type: 'SafeInt', resolve: (m) => m.seq }),
@@ -54,7 +54,8 @@ builder.node(MessageRef, {
   }),
 })
 
-export const MessageConnection = builder.connectionObject({ type: MessageRef, name: 'MessageConnection' })
+export const MessageEdge = builder.edgeObject({ type: MessageRef, name: 'MessageEdge' })
+export const MessageConnection = builder.connectionObject({ type: MessageRef, name: 'MessageConnection' }, MessageEdge)
 
 builder.objectFields(ConversationRef, (t) => ({
   lastMessage: t.field({
@@ -101,6 +102,11 @@ const SendMessagePayload = builder.objectRef<{ message: MessageRecord; deduplica
   fields: (t) => ({
     message: t.field({ type: MessageRef, resolve: (p) => p.message }),
     deduplicated: t.exposeBoolean('deduplicated'),
+    edge: t.field({
+      type: MessageEdge,
+      description: 'The message as an edge of Conversation.messages, for clients that append it to that connection',
+      resolve: (p) => ({ cursor: seqCursor(p.message), node: p.message }),
+    }),
   }),
 })
 

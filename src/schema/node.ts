@@ -1,5 +1,6 @@
 import { notFound } from '../errors.ts'
-import { decodeGlobalId, parseId, parseMessageId } from '../ids.ts'
+import { findConversationMember } from '../domain/inbox.ts'
+import { decodeGlobalId, parseId, parseMemberId, parseMessageId } from '../ids.ts'
 import { builder } from './builder.ts'
 import { loadConversation } from './conversation.ts'
 
@@ -20,6 +21,11 @@ builder.queryField('node', (t) =>
           const key = parseMessageId(id)
           await loadConversation(ctx, key.conversationId)
           return (await ctx.loaders.messages.load(key)) ?? Promise.reject(notFound('Message'))
+        }
+        case 'ConversationMember': {
+          const key = parseMemberId(id)
+          await loadConversation(ctx, key.conversationId)
+          return findConversationMember(ctx.app, key.conversationId, key.userId)
         }
       }
     },

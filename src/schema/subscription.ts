@@ -1,4 +1,5 @@
 import { openConversationEventBatches, openConversationEvents, openInboxEvents, type Delivery, type DeliveryBatch, type EventPayload } from '../domain/delivery.ts'
+import { seqCursor } from '../domain/history.ts'
 import { sendTyping } from '../domain/typing.ts'
 import { encodeGlobalId, messageGlobalId } from '../ids.ts'
 import { builder } from './builder.ts'
@@ -17,6 +18,7 @@ const MessageEventRef = builder.objectRef<Payload<'MessageEvent'>>('MessageEvent
     kind: t.field({ type: MessageEventKindEnum, resolve: (e) => e.kind }),
     pts: t.field({ type: 'SafeInt', description: 'The change number: resume with sincePts set to the last one seen', resolve: (e) => e.pts }),
     message: t.field({ type: MessageRef, resolve: (e) => e.message }),
+    cursor: t.string({ description: "The message's cursor in Conversation.messages", resolve: (e) => seqCursor(e.message) }),
   }),
 })
 

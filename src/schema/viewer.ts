@@ -1,5 +1,6 @@
 import type { Viewer } from '../domain/app.ts'
 import { listConversations } from '../domain/inbox.ts'
+import { encodeGlobalId } from '../ids.ts'
 import { builder } from './builder.ts'
 import { ConversationConnection } from './conversation.ts'
 import { ConversationTypeEnum } from './enums.ts'
@@ -9,6 +10,7 @@ export const ViewerRef = builder.objectRef<Viewer>('Viewer')
 
 builder.objectType(ViewerRef, {
   fields: (t) => ({
+    id: t.id({ description: 'Stable per user, so normalized caches merge every viewer selection', resolve: (v) => encodeGlobalId('Viewer', v.userId) }),
     user: t.field({ type: UserRef, resolve: async (v, _a, ctx) => (await ctx.loaders.users.load(v.userId))! }),
     isOperator: t.exposeBoolean('isOperator'),
     conversations: t.field({
