@@ -1,8 +1,9 @@
 import type { ApolloClient } from '@apollo/client'
-import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { newUsers, type TestUser } from '../support/harness.ts'
 import { createGroup, sendText } from '../support/operations.ts'
 import { liveServer } from '../support/server.ts'
+import { countingFetch, failOnConsoleWarnings } from './support.ts'
 import { appendMessageEdge, createApolloClient } from './apollo.ts'
 import { ChatScreen, ClientEdit, ClientEvents, ClientMarkRead, ClientRecall, ClientSend } from './operations.ts'
 
@@ -10,24 +11,11 @@ const live = liveServer()
 const clients: ApolloClient[] = []
 afterAll(() => clients.forEach((c) => c.stop()))
 
-/** Every console warning or error Apollo prints (cache data loss, missing fields, …) fails the test. */
-let warnings: unknown[][]
-beforeEach(() => {
-  warnings = []
-  for (const level of ['warn', 'error'] as const) vi.spyOn(console, level).mockImplementation((...args) => void warnings.push(args))
-})
-afterEach(() => {
-  vi.restoreAllMocks()
-  expect(warnings).toEqual([])
-})
+failOnConsoleWarnings()
 
 /** An Apollo client for `user` that counts the HTTP requests it makes. */
 function apollo(user: TestUser) {
-  const requests: string[] = []
-  const counting: typeof fetch = (input, init) => {
-    requests.push(JSON.parse(String(init?.body)).operationName)
-    return fetch(input, init)
-  }
+  const { fetch: counting, requests } = countingFetch()
   const client = createApolloClient({ httpUrl: live.server.url, wsUrl: live.server.wsUrl, token: user.token, fetch: counting })
   clients.push(client)
   return { client, requests }

@@ -1,33 +1,19 @@
 import type { Client } from '@urql/core'
 import { pipe, subscribe } from 'wonka'
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { newUsers, type TestUser } from '../support/harness.ts'
 import { createGroup, sendText } from '../support/operations.ts'
 import { liveServer } from '../support/server.ts'
+import { countingFetch, failOnConsoleWarnings } from './support.ts'
 import { ChatScreen, ClientEdit, ClientEvents, ClientMarkRead, ClientRecall, ClientSend } from './operations.ts'
 import { createUrqlClient } from './urql.ts'
 
 const live = liveServer()
 
-/** Every console warning or error Graphcache prints (missing keys, heuristic fragment matching, …) fails the test. */
-let warnings: unknown[][]
-beforeEach(() => {
-  warnings = []
-  for (const level of ['warn', 'error'] as const) vi.spyOn(console, level).mockImplementation((...args) => void warnings.push(args))
-})
-afterEach(() => {
-  vi.restoreAllMocks()
-  expect(warnings).toEqual([])
-})
+failOnConsoleWarnings()
 
 function urql(user: TestUser) {
-  const requests: string[] = []
-  const counting: typeof fetch = (input, init) => {
-    // urql sends queries as GET (within the URL length limit) and mutations as POST.
-    const body = init?.body ? JSON.parse(String(init.body)) : { operationName: new URL(String(input)).searchParams.get('operationName') }
-    requests.push(body.operationName)
-    return fetch(input, init)
-  }
+  const { fetch: counting, requests } = countingFetch()
   return { client: createUrqlClient({ httpUrl: live.server.url, wsUrl: live.server.wsUrl, token: user.token, fetch: counting }), requests }
 }
 
