@@ -7,6 +7,7 @@ import { createLoaders } from './domain/loaders.ts'
 import { createViewerResolver } from './domain/users.ts'
 import { DomainError } from './errors.ts'
 import { useCompiledExecution } from './execution.ts'
+import { useQueryLimits } from './queryLimits.ts'
 import type { Context } from './schema/context.ts'
 import { schema } from './schema/index.ts'
 
@@ -70,13 +71,15 @@ export function createYogaServer(opts: YogaOptions) {
     maxRequestBodySize: false,
     plugins: [
       useBodyLimit(opts.maxBodyBytes),
-      // Generous enough for every real client path (about 10 levels deep), tight enough to stop abuse.
+      // Node, depth, alias, directive, token and nesting limits (README "Limits", docs/decisions/0060).
+      useQueryLimits(),
+      // graphql-armor only hides field suggestions in production; its limits answer "Syntax Error:".
       EnvelopArmorPlugin({
-        maxDepth: { n: 15 },
-        maxAliases: { n: 30 },
-        maxDirectives: { n: 20 },
-        maxTokens: { n: 3000 },
-        costLimit: { maxCost: 20_000 },
+        maxDepth: { enabled: false },
+        maxAliases: { enabled: false },
+        maxDirectives: { enabled: false },
+        maxTokens: { enabled: false },
+        costLimit: { enabled: false },
         blockFieldSuggestion: { enabled: opts.production },
       }),
       useCompiledExecution(),

@@ -1,34 +1,9 @@
 import { request as httpRequest } from 'node:http'
 import { describe, expect, it } from 'vitest'
-import { codes, newUser, request, testApp } from './support/harness.ts'
+import { codes, newUser, testApp } from './support/harness.ts'
 import { startServer } from './support/server.ts'
 
-describe('query limits', () => {
-  it('accept the deepest path a client needs', async () => {
-    const user = await newUser()
-    const query = `{ viewer { conversations(first: 5) { edges { node { lastMessage { content {
-      ... on ForwardContent { items { content { ... on TextContent { text } } } } } } } } } } }`
-    const response = await request(user.token, query)
-    expect(response.errors).toBeUndefined()
-  })
-
-  it('refuse a 30-level nesting', async () => {
-    const user = await newUser()
-    let selection = 'id'
-    for (let i = 0; i < 14; i++) selection = `conversation { lastMessage { ${selection} } }`
-    const response = await request(user.token, `{ node(id: "x") { ... on Message { ${selection} } } }`)
-    expect(codes(response)).toContain('BAD_USER_INPUT')
-    expect(response.errors![0]!.message).toMatch(/depth|cost/i)
-  })
-
-  it('refuse hundreds of aliases', async () => {
-    const user = await newUser()
-    const aliases = Array.from({ length: 200 }, (_, i) => `a${i}: viewer { isOperator }`).join(' ')
-    const response = await request(user.token, `{ ${aliases} }`)
-    expect(codes(response)).toContain('BAD_USER_INPUT')
-    expect(response.errors![0]!.message).toMatch(/alias/i)
-  })
-
+describe('request body limits', () => {
   it('refuse a body over the size limit before reading it', async () => {
     const user = await newUser()
     const response = await testApp().server.yoga.fetch('http://parley.test/graphql', {
