@@ -27,12 +27,12 @@ const SERVED_NODES: Record<string, number> = {
   'apollo/ConversationMessages': 4_903,
   'apollo/Inbox': 4_053,
   'apollo/Reminders': 5_002,
-  'apollo/SendMessage': 49,
+  'apollo/SendMessage': 50,
   'urql/AdminMessages': 1_402,
   'urql/Changes': 3_302,
   'urql/ConversationEventBatches': 1_501,
   'urql/InboxEvents': 4,
-  'urql/MarkRead': 2,
+  'urql/MarkRead': 3,
   'urql/MessagesAround': 1_604,
 }
 
