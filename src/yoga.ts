@@ -7,6 +7,7 @@ import { createLoaders } from './domain/loaders.ts'
 import { createViewerResolver } from './domain/users.ts'
 import { DomainError } from './errors.ts'
 import { useCompiledExecution } from './execution.ts'
+import { parleyGraphiQL } from './graphiql.ts'
 import { useQueryLimits } from './queryLimits.ts'
 import type { Context } from './schema/context.ts'
 import { schema } from './schema/index.ts'
@@ -58,18 +59,21 @@ function useBodyLimit(maxBytes: number): Plugin {
 export function createYogaServer(opts: YogaOptions) {
   const resolveViewer = createViewerResolver(opts.app.db)
   const logger = opts.logger ?? createLogger(opts.production ? 'info' : 'warn')
+  const graphiql = parleyGraphiQL({ graphqlPath: GRAPHQL_PATH, authSecret: opts.authSecret, production: opts.production })
   return createYoga<ServerContext, Context>({
     schema,
     graphqlEndpoint: GRAPHQL_PATH,
     logging: logger,
     landingPage: false,
-    graphiql: { title: 'Parley', headers: JSON.stringify({ Authorization: 'Bearer <paste a token from `npm run token -- alice`>' }) },
+    graphiql: graphiql.options,
+    renderGraphiQL: graphiql.render,
     maskedErrors: { isDev: false, maskError: maskError(logger) },
     // useBodyLimit below refuses by Content-Length and refuses bodies without one, and Node's HTTP
     // parser reads no more than Content-Length; Yoga's own limit would pipe every body through an
     // extra TransformStream (about 4 % of the server CPU of a send) to count bytes that can no longer exceed it.
     maxRequestBodySize: false,
     plugins: [
+      graphiql.assets,
       useBodyLimit(opts.maxBodyBytes),
       // Node, depth, alias, directive, token and nesting limits (README "Limits", docs/decisions/0060).
       useQueryLimits(),

@@ -1,0 +1,80 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { chromium, type BrowserContext } from 'playwright-core'
+import { afterAll, beforeAll, expect, it } from 'vitest'
+import { DEV_USER } from '../../src/graphiql.ts'
+import { startServer, type TestServer } from '../support/server.ts'
+
+/** Debian's chromium package (`apt-get install chromium`); nothing is downloaded. */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+
+let server: TestServer
+/** startServer listens on 127.0.0.1; an IP needs no name resolution, which the flags below cut. */
+let pageUrl: string
+let context: BrowserContext
+let profile: string
+/** Requests the page tried to send anywhere but this server (aborted before they left). */
+const elsewhere: string[] = []
+
+beforeAll(async () => {
+  server = await startServer()
+  pageUrl = server.url.replace('//localhost:', '//127.0.0.1:')
+  profile = mkdtempSync(path.join(tmpdir(), 'parley-chromium-'))
+  context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      // No host name resolves: the page is opened by loopback IP, so only this machine can be reached.
+      '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
+    ],
+  })
+  const origin = new URL(pageUrl).origin
+  await context.route(
+    (url) => url.origin !== origin,
+    (route) => {
+      elsewhere.push(route.request().url())
+      return route.abort('blockedbyclient')
+    },
+  )
+})
+
+afterAll(async () => {
+  await context?.close()
+  if (profile) rmSync(profile, { recursive: true, force: true })
+  await server?.close()
+})
+
+it(`GraphiQL loads offline, fetches the schema with its prefilled header and shows ${DEV_USER}'s handle`, async () => {
+  const page = await context.newPage()
+  const failures: string[] = []
+  page.on('pageerror', (error) => failures.push(`page error: ${error.message}`))
+  context.on('response', (response) => {
+    if (response.status() >= 400) failures.push(`${response.status()} ${response.request().method()} ${response.url()}`)
+  })
+  const [schemaFetch] = await Promise.all([
+    page.waitForResponse((r) => r.request().method() === 'POST' && /__schema/.test(r.request().postData() ?? '')),
+    page.goto(pageUrl),
+  ])
+  expect(schemaFetch.status()).toBe(200)
+
+  const editor = page.locator('.graphiql-query-editor .monaco-editor').first()
+  await editor.click()
+  await page.keyboard.press('ControlOrMeta+A')
+  await page.keyboard.press('Delete')
+  await page.keyboard.insertText('{ viewer { user { handle } } }')
+  await page.keyboard.press('ControlOrMeta+Enter')
+
+  await page.locator('.result-window').filter({ hasText: new RegExp(`"handle":\\s*"${DEV_USER}"`) }).waitFor()
+  const shown = (await page.locator('.result-window').innerText()).replace(/\s+/g, '')
+  expect(JSON.parse(shown)).toEqual({ data: { viewer: { user: { handle: DEV_USER } } } })
+  expect(failures).toEqual([])
+  expect(elsewhere).toEqual([])
+})
