@@ -1,34 +1,53 @@
 import { z } from 'zod'
 
-const booleanFlag = z.enum(['true', 'false', '1', '0', 'on', 'off']).transform((v) => ['true', '1', 'on'].includes(v))
+/** A problem the operator fixes by configuration: main.ts prints its message as one line and exits 1. */
+export class StartupError extends Error {
+  override name = 'StartupError'
+}
+
+const FLAG_VALUES = ['true', 'false', '1', '0', 'on', 'off'] as const
+const booleanFlag = z.enum(FLAG_VALUES, { error: `must be one of ${FLAG_VALUES.join(', ')}` }).transform((v) => ['true', '1', 'on'].includes(v))
+
+/** A whole number in [min, max]; every way to miss says the same, with the range. */
+function wholeNumber(min: number, max?: number) {
+  const error = `must be a whole number ${max === undefined ? `of at least ${min}` : `from ${min} to ${max}`}`
+  const number = z.coerce.number({ error }).int({ error }).min(min, { error })
+  return max === undefined ? number : number.max(max, { error })
+}
 
 /** Every environment variable Parley reads, validated once at start-up (documented in README.md). */
 const Env = z.object({
   NODE_ENV: z.string().default('development'),
-  PORT: z.coerce.number().int().min(0).max(65535).default(4000),
+  PORT: wholeNumber(0, 65535).default(4000),
   HOST: z.string().default('0.0.0.0'),
-  DATABASE_URL: z.string().url().optional(),
+  DATABASE_URL: z.url({ error: 'must be a URL such as postgresql://user:password@localhost:5432/parley' }).optional(),
   DATA_DIR: z.string().default('.data'),
-  EMBEDDED_PG_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
-  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(500).default(20),
-  AUTH_SECRET: z.string().min(32, 'AUTH_SECRET must be at least 32 characters').optional(),
-  MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(1_000_000),
-  LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
-  RECALL_WINDOW_SECONDS: z.coerce.number().int().min(0).default(120),
+  EMBEDDED_PG_PORT: wholeNumber(1, 65535).default(54329),
+  DATABASE_POOL_SIZE: wholeNumber(1, 500).default(20),
+  AUTH_SECRET: z.string().min(32, { error: 'must be at least 32 characters (for example: openssl rand -base64 32)' }).optional(),
+  MAX_BODY_BYTES: wholeNumber(1024).default(1_000_000),
+  LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error'], { error: 'must be one of debug, info, warn, error' }).default('info'),
+  RECALL_WINDOW_SECONDS: wholeNumber(0).default(120),
   READ_RECEIPTS_PRIVATE: booleanFlag.default(true),
   READ_RECEIPTS_GROUP: booleanFlag.default(true),
   SENSITIVE_WORDS_FILE: z.string().optional(),
   REDIS_URL: z.string().optional(),
-  RESYNC_LIMIT: z.coerce.number().int().min(1).default(1000),
+  RESYNC_LIMIT: wholeNumber(1).default(1000),
   SEND_COALESCING: booleanFlag.default(true),
 })
 
 export type Config = z.infer<typeof Env>
 
+/** Values that must not reach a log, even when wrong. */
+const SECRET = new Set(['AUTH_SECRET', 'DATABASE_URL', 'REDIS_URL'])
+
+/** The environment, validated; a bad value is a StartupError naming each variable, what it holds and what it must be. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = Env.safeParse(env)
-  if (!parsed.success) {
-    throw new Error(`Invalid environment:\n${z.prettifyError(parsed.error)}`)
-  }
-  return parsed.data
+  if (parsed.success) return parsed.data
+  const problems = parsed.error.issues.map(({ path, message }) => {
+    const name = String(path[0])
+    return `${name}${SECRET.has(name) ? '' : `=${JSON.stringify(env[name])}`} ${message}`
+  })
+  throw new StartupError(`invalid environment: ${problems.join('; ')} (see "Environment variables" in README.md)`)
 }

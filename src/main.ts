@@ -1,53 +1,57 @@
 import path from 'node:path'
-import { resolveAuthSecret, signToken } from './auth.ts'
-import { loadConfig } from './config.ts'
-import { createDb } from './db/client.ts'
+import { resolveAuthSecret } from './auth.ts'
+import { loadConfig, StartupError } from './config.ts'
 import { openDatabase } from './db/embedded.ts'
-import { seedDemo } from './demo.ts'
-import { startReminderScheduler } from './domain/reminders.ts'
-import { loadSensitiveWords } from './domain/sendRules.ts'
-import { settingsFromConfig } from './domain/settings.ts'
-import { createRealtime } from './realtime/pubsub.ts'
-import { createRedisRealtime } from './realtime/redis.ts'
-import { createParleyServer } from './server.ts'
-import { findUserByHandle } from './store/users.ts'
+import { isPortFree } from './ports.ts'
 
-const config = loadConfig()
 const log = (message: string) => console.log(`[parley] ${message}`)
 
-const database = await openDatabase(config)
-log(database.embedded ? `embedded PostgreSQL in ${path.join(config.DATA_DIR, 'pg')} on port ${config.EMBEDDED_PG_PORT}` : 'using DATABASE_URL')
+/** What start-up has opened, closed in reverse if a later step fails (an embedded database is not left running). */
+const opened: (() => Promise<unknown>)[] = []
 
-const db = createDb(database.url, { poolSize: config.DATABASE_POOL_SIZE })
-// Several instances share events through Redis; a single one keeps them in process.
-const realtime = config.REDIS_URL ? createRedisRealtime(config.REDIS_URL) : createRealtime()
-log(config.REDIS_URL ? 'realtime events through Redis' : 'realtime events in process (set REDIS_URL for several instances)')
-const app = { db, realtime, settings: settingsFromConfig(config, loadSensitiveWords(config.SENSITIVE_WORDS_FILE)) }
-const authSecret = resolveAuthSecret(config, log)
-
-// A first embedded start gets demo data, so GraphiQL shows something real right away.
-if (database.embedded && !(await findUserByHandle(db, 'alice'))) {
-  await seedDemo(app)
-  log('created demo users alice, bob, carol and helper-bot with a few conversations')
+async function start() {
+  const config = loadConfig()
+  const authSecret = resolveAuthSecret(config, log)
+  // Before a database is started for nothing; a port taken meanwhile is still reported by listen().
+  if (config.PORT !== 0 && !(await isPortFree(config.PORT, config.HOST))) throw portInUse(config.PORT, config.HOST)
+  // The server's modules (schema, Prisma client, Yoga) take seconds to load: after the checks above,
+  // so a mistake is reported at once, and while the database starts.
+  const server = import('./serve.ts')
+  const database = await openDatabase(config, log)
+  opened.push(() => database.stop())
+  log(database.embedded ? `embedded PostgreSQL in ${path.join(config.DATA_DIR, 'pg')} on port ${new URL(database.url).port}` : 'using DATABASE_URL')
+  const { serve } = await server
+  await serve({ config, authSecret, database, log, opened: (close) => opened.push(close) }).catch((error: NodeJS.ErrnoException) => {
+    throw listenError(error, config.PORT, config.HOST)
+  })
 }
 
-const server = createParleyServer({ app, authSecret, maxBodyBytes: config.MAX_BODY_BYTES, production: config.NODE_ENV === 'production' })
-const url = await server.listen(config.PORT, config.HOST)
-log(`GraphQL (GraphiQL in a browser, WebSocket on the same path): ${url}`)
-if (config.NODE_ENV !== 'production') log(`a token for alice: ${await signToken(authSecret, 'alice')}`)
-const reminders = startReminderScheduler(app, { log })
+const portInUse = (port: number, host: string) =>
+  new StartupError(`port ${port} on ${host} is already in use: stop the program listening there or set PORT to a free port`)
 
-let stopping = false
-async function shutdown(signal: string) {
-  if (stopping) return
-  stopping = true
-  log(`${signal}: draining connections`)
-  await server.close()
-  await reminders.stop()
-  await realtime.close()
-  await db.$disconnect()
-  await database.stop()
-  log('stopped')
-  process.exit(0)
+/** Node's listen errors, said as what to set; anything else passes unchanged. */
+function listenError(error: NodeJS.ErrnoException, port: number, host: string): Error {
+  if (error.syscall !== 'listen') return error
+  if (error.code === 'EADDRINUSE') return portInUse(port, host)
+  if (error.code === 'EACCES') return new StartupError(`no permission to listen on port ${port}: set PORT to 1024 or above`)
+  if (error.code === 'EADDRNOTAVAIL') return new StartupError(`${host} is not an address of this machine: set HOST (0.0.0.0 listens on all)`)
+  return error
 }
-for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => void shutdown(signal))
+
+/**
+ * One line, no stack: a StartupError says what to set; anything else is shown by its message
+ * (LOG_LEVEL=debug adds the stack for a bug hunt).
+ */
+function reportStartupFailure(error: unknown) {
+  const message = error instanceof Error ? error.message : String(error)
+  console.error(`[parley] cannot start: ${message.replace(/\s+/g, ' ').trim().slice(0, 1000)}`)
+  if (!(error instanceof StartupError) && process.env.LOG_LEVEL === 'debug') console.error(error)
+}
+
+try {
+  await start()
+} catch (error) {
+  reportStartupFailure(error)
+  for (const close of opened.reverse()) await close().catch(() => {})
+  process.exit(1)
+}

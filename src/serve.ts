@@ -1,0 +1,64 @@
+import { signToken } from './auth.ts'
+import type { Config } from './config.ts'
+import { createDb } from './db/client.ts'
+import type { EmbeddedDatabase } from './db/embedded.ts'
+import { seedDemo } from './demo.ts'
+import { startReminderScheduler } from './domain/reminders.ts'
+import { loadSensitiveWords } from './domain/sendRules.ts'
+import { settingsFromConfig } from './domain/settings.ts'
+import { DEV_TOKEN_LIFETIME, DEV_USER } from './graphiql.ts'
+import { createRealtime } from './realtime/pubsub.ts'
+import { createRedisRealtime } from './realtime/redis.ts'
+import { createParleyServer } from './server.ts'
+import { findUserByHandle } from './store/users.ts'
+
+export type ServeOptions = {
+  config: Config
+  authSecret: string
+  database: EmbeddedDatabase & { embedded: boolean }
+  log: (message: string) => void
+  /** Called with each thing opened, so a later failure of start-up can close it. */
+  opened: (close: () => Promise<unknown>) => void
+}
+
+/** The GraphQL server on an open, migrated database: resolves once it listens; SIGINT/SIGTERM drain it. */
+export async function serve({ config, authSecret, database, log, opened }: ServeOptions): Promise<void> {
+  const db = createDb(database.url, { poolSize: config.DATABASE_POOL_SIZE })
+  opened(() => db.$disconnect())
+  // Several instances share events through Redis; a single one keeps them in process.
+  const realtime = config.REDIS_URL ? createRedisRealtime(config.REDIS_URL) : createRealtime()
+  opened(() => realtime.close())
+  log(config.REDIS_URL ? 'realtime events through Redis' : 'realtime events in process (set REDIS_URL for several instances)')
+  const app = { db, realtime, settings: settingsFromConfig(config, loadSensitiveWords(config.SENSITIVE_WORDS_FILE)) }
+
+  // A first embedded start gets demo data, so GraphiQL shows something real right away.
+  if (database.embedded && !(await findUserByHandle(db, DEV_USER))) {
+    await seedDemo(app)
+    log('created demo users alice, bob, carol and helper-bot with a few conversations')
+  }
+
+  const production = config.NODE_ENV === 'production'
+  const server = createParleyServer({ app, authSecret, maxBodyBytes: config.MAX_BODY_BYTES, production })
+  const url = await server.listen(config.PORT, config.HOST)
+  log(`GraphQL (GraphiQL in a browser, WebSocket on the same path): ${url}`)
+  if (!production) {
+    log(`GraphiQL opens with a token for ${DEV_USER} (valid ${DEV_TOKEN_LIFETIME}, a new one on each page load)`)
+    log(`a token for ${DEV_USER}: ${await signToken(authSecret, DEV_USER)}`)
+  }
+  const reminders = startReminderScheduler(app, { log })
+
+  let stopping = false
+  async function shutdown(signal: string) {
+    if (stopping) return
+    stopping = true
+    log(`${signal}: draining connections`)
+    await server.close()
+    await reminders.stop()
+    await realtime.close()
+    await db.$disconnect()
+    await database.stop()
+    log('stopped')
+    process.exit(0)
+  }
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => void shutdown(signal))
+}
