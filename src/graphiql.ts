@@ -43,13 +43,13 @@ export function parleyGraphiQL(opts: { graphqlPath: string; authSecret: string; 
   // Loaded on first use: 9 MB of strings that most processes (tests, API-only servers) never need.
   const loadBundle = () => (bundle ??= import('@graphql-yoga/render-graphiql/graphiql').then((assets) => buildBundle(base, assets)))
 
-  const options = async (): Promise<GraphiQLOptions> => ({
-    title: 'Parley',
-    defaultQuery: DEFAULT_QUERY,
-    ...(opts.production
-      ? {}
-      : { headers: JSON.stringify({ Authorization: `Bearer ${await signToken(opts.authSecret, DEV_USER, { expiresIn: DEV_TOKEN_LIFETIME })}` }, null, 2) }),
-  })
+  const options = async (): Promise<GraphiQLOptions> => {
+    if (opts.production) return { title: 'Parley', defaultQuery: DEFAULT_QUERY }
+    const token = await signToken(opts.authSecret, DEV_USER, { expiresIn: DEV_TOKEN_LIFETIME })
+    const headers = JSON.stringify({ Authorization: `Bearer ${token}` }, null, 2)
+    // `headers` fills the first tab, `defaultHeaders` each tab opened later.
+    return { title: 'Parley', defaultQuery: DEFAULT_QUERY, headers, defaultHeaders: headers }
+  }
 
   const render = async (options: GraphiQLOptions): Promise<string> => renderPage(await loadBundle(), options)
 

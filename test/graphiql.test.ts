@@ -9,11 +9,11 @@ import { crawl, referencesIn } from './support/references.ts'
 import { startServer, type TestServer } from './support/server.ts'
 
 /** The options the page hands to GraphiQL (its JSON data block). */
-async function pageOptions(url: string): Promise<{ headers?: string; title?: string }> {
+async function pageOptions(url: string): Promise<{ headers?: string; defaultHeaders?: string }> {
   const html = await (await fetch(url, { headers: { accept: 'text/html' } })).text()
   const json = /<script id="graphiql-options" type="application\/json">(.*?)<\/script>/s.exec(html)?.[1]
   expect(json, 'the page carries its options').toBeDefined()
-  return (JSON.parse(json!) as { options: { headers?: string } }).options
+  return (JSON.parse(json!) as { options: { headers?: string; defaultHeaders?: string } }).options
 }
 
 async function post(url: string, headers: Record<string, string>, query: string) {
@@ -64,7 +64,8 @@ describe('GraphiQL served by Parley alone', () => {
   })
 
   it(`in development opens with a working token for ${DEV_USER}: the schema fetch and a first query answer`, async () => {
-    const { headers } = await pageOptions(dev.url)
+    const { headers, defaultHeaders } = await pageOptions(dev.url)
+    expect(defaultHeaders, 'a new tab gets the same header').toBe(headers)
     const prefilled = JSON.parse(headers!) as Record<string, string>
     const token = /^Bearer (\S+)$/.exec(prefilled.Authorization!)?.[1]
     const claims = decodeJwt(token!)
@@ -84,6 +85,7 @@ describe('GraphiQL served by Parley alone', () => {
     try {
       const options = await pageOptions(url)
       expect(options.headers).toBeUndefined()
+      expect(options.defaultHeaders).toBeUndefined()
       expect(JSON.stringify(options)).not.toMatch(/Bearer/)
       const schema = await post(url, {}, getIntrospectionQuery())
       expect(schema.status).toBe(200)
