@@ -7,7 +7,7 @@ import { createDb, type Db } from '../src/db/client.ts'
 import { embeddedParent, startEmbeddedPostgres } from '../src/db/embedded.ts'
 import { migrateDeploy } from '../src/db/migrate.ts'
 import { withPgClient } from '../src/db/pg.ts'
-import type { App } from '../src/domain/app.ts'
+import { createApp, type App } from '../src/domain/app.ts'
 import { DEFAULT_SETTINGS } from '../src/domain/settings.ts'
 import { createRealtime } from '../src/realtime/pubsub.ts'
 import { createParleyServer, type ParleyServer } from '../src/server.ts'
@@ -57,7 +57,7 @@ export async function startParley(url: string, poolSize = 40, opts: { subscriber
   const statements = { count: 0 }
   // Prisma's query log costs time on every statement: only scenarios that count statements turn it on.
   const db = createDb(url, { poolSize, onQuery: opts.countStatements ? () => void statements.count++ : undefined })
-  const app: App = { db, realtime: createRealtime({ subscriberBuffer: opts.subscriberBuffer }), settings: structuredClone(DEFAULT_SETTINGS) }
+  const app = createApp({ db, realtime: createRealtime({ subscriberBuffer: opts.subscriberBuffer }), settings: structuredClone(DEFAULT_SETTINGS) })
   const server = createParleyServer({ app, authSecret: AUTH_SECRET, maxBodyBytes: 1_000_000, production: true })
   const endpoint = await server.listen(0, '127.0.0.1')
   return {

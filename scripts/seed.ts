@@ -3,6 +3,7 @@ import { loadConfig } from '../src/config.ts'
 import { createDb } from '../src/db/client.ts'
 import { openDatabase } from '../src/db/embedded.ts'
 import { seedDemo } from '../src/demo.ts'
+import { createApp } from '../src/domain/app.ts'
 import { settingsFromConfig } from '../src/domain/settings.ts'
 import { createRealtime } from '../src/realtime/pubsub.ts'
 
@@ -10,7 +11,7 @@ const config = loadConfig()
 const database = await openDatabase(config)
 try {
   const db = createDb(database.url)
-  await seedDemo({ db, realtime: createRealtime(), settings: settingsFromConfig(config) })
+  await seedDemo(createApp({ db, realtime: createRealtime(), settings: settingsFromConfig(config) }))
   await db.$disconnect()
   console.log('demo data ready: users alice, bob, carol, helper-bot (mint a token with `npm run token -- alice`)')
 } finally {

@@ -55,4 +55,7 @@ export function parseMemberId(id: string): MemberKey {
   return { conversationId, userId }
 }
 
-export const messageGlobalId = (m: MessageKey) => encodeGlobalId('Message', `${m.conversationId}:${m.seq}`)
+/** A message key as text, "<conversationId>:<seq>": the key of per-message maps, and of a Message id. */
+export const messageKeyText = (k: MessageKey) => `${k.conversationId}:${k.seq}`
+
+export const messageGlobalId = (m: MessageKey) => encodeGlobalId('Message', messageKeyText(m))

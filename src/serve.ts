@@ -3,9 +3,10 @@ import type { Config } from './config.ts'
 import { createDb } from './db/client.ts'
 import type { EmbeddedDatabase } from './db/embedded.ts'
 import { seedDemo } from './demo.ts'
+import { createApp } from './domain/app.ts'
 import { startReminderScheduler } from './domain/reminders.ts'
-import { loadSensitiveWords } from './domain/sendRules.ts'
 import { settingsFromConfig } from './domain/settings.ts'
+import { loadSensitiveWords } from './domain/wordFilter.ts'
 import { DEV_TOKEN_LIFETIME, DEV_USER } from './graphiql.ts'
 import { createRealtime } from './realtime/pubsub.ts'
 import { createRedisRealtime } from './realtime/redis.ts'
@@ -29,7 +30,7 @@ export async function serve({ config, authSecret, database, log, opened }: Serve
   const realtime = config.REDIS_URL ? createRedisRealtime(config.REDIS_URL) : createRealtime()
   opened(() => realtime.close())
   log(config.REDIS_URL ? 'realtime events through Redis' : 'realtime events in process (set REDIS_URL for several instances)')
-  const app = { db, realtime, settings: settingsFromConfig(config, loadSensitiveWords(config.SENSITIVE_WORDS_FILE)) }
+  const app = createApp({ db, realtime, settings: settingsFromConfig(config, loadSensitiveWords(config.SENSITIVE_WORDS_FILE)) })
 
   // A first embedded start gets demo data, so GraphiQL shows something real right away.
   if (database.embedded && !(await findUserByHandle(db, DEV_USER))) {

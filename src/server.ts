@@ -5,7 +5,6 @@ import { useServer } from 'graphql-ws/use/ws'
 import { WebSocket, WebSocketServer } from 'ws'
 import { authenticate } from './auth.ts'
 import type { App } from './domain/app.ts'
-import { endSubscriptions } from './domain/delivery.ts'
 import { createYogaServer, GRAPHQL_PATH, type YogaOptions } from './yoga.ts'
 
 export type ParleyServer = {
@@ -120,7 +119,7 @@ export function createParleyServer(opts: YogaOptions & { app: App }): ParleyServ
     async close() {
       for (const socket of wss.clients) socket.close(GOING_AWAY, 'server shutting down')
       await new Promise<void>((resolve) => wss.close(() => resolve()))
-      endSubscriptions(opts.app)
+      opts.app.hub.close()
       const drained = new Promise<void>((resolve) => server.close(() => resolve()))
       // Keep-alive sockets go idle as their last response ends (the SSE streams just ended finish a
       // moment later), so sweep them until drained; requests still running after the grace period are cut off.

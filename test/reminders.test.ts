@@ -1,6 +1,6 @@
 import { describe, expect, inject, it } from 'vitest'
 import { createDb } from '../src/db/client.ts'
-import type { App } from '../src/domain/app.ts'
+import { createApp, type App } from '../src/domain/app.ts'
 import { fireDueReminders, startReminderScheduler } from '../src/domain/reminders.ts'
 import { DEFAULT_SETTINGS } from '../src/domain/settings.ts'
 import { userTopic, type RealtimeEvent } from '../src/realtime/events.ts'
@@ -11,7 +11,7 @@ import { createGroup, sendText } from './support/operations.ts'
 
 /** A second server instance on the same database: its own connection pool and event bus. */
 async function withSecondInstance(work: (second: App) => Promise<void>) {
-  const second: App = { db: createDb(inject('databaseUrl'), { poolSize: 5 }), realtime: createRealtime(), settings: structuredClone(DEFAULT_SETTINGS) }
+  const second = createApp({ db: createDb(inject('databaseUrl'), { poolSize: 5 }), realtime: createRealtime(), settings: structuredClone(DEFAULT_SETTINGS) })
   try {
     await work(second)
   } finally {

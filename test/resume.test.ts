@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import type { App, Viewer } from '../src/domain/app.ts'
-import { deliveryStats, openConversationEvents, type Delivery } from '../src/domain/delivery.ts'
+import { createApp, type App, type Viewer } from '../src/domain/app.ts'
+import { openConversationEvents, type Delivery } from '../src/domain/delivery.ts'
 import { sendMessage } from '../src/domain/messages.ts'
 import { messageGlobalId, parseId } from '../src/ids.ts'
 import { createRealtime } from '../src/realtime/pubsub.ts'
@@ -153,20 +153,21 @@ describe('slow consumers', () => {
     const [owner, member] = await newUsers(2)
     const group = await createGroup(owner!, [member!])
     // An instance whose subscriptions hold at most 3 waiting events.
-    const app: App = { ...testApp().app, realtime: createRealtime({ subscriberBuffer: 3 }) }
+    const { db, settings } = testApp().app
+    const app = createApp({ db, settings, realtime: createRealtime({ subscriberBuffer: 3 }) })
     const memberId = parseId(member!.id, 'User')
     const stream = await openConversationEvents(app, viewerOf(member!), { conversationId: group.id })
-    expect(deliveryStats(app, memberId)).toMatchObject({ subscriptions: 1, conversationTopics: 1, userTopics: 1 })
+    expect(app.hub.stats(memberId)).toMatchObject({ subscriptions: 1, conversationTopics: 1, userTopics: 1 })
 
     // Nobody reads the stream while four messages go out.
     const texts = ['a', 'b', 'c', 'd']
     for (const text of texts) await domainSend(app, owner!, group.id, text)
-    expect(deliveryStats(app)).toMatchObject({ conversationTopics: 0, userTopics: 0 })
+    expect(app.hub.stats()).toMatchObject({ conversationTopics: 0, userTopics: 0 })
 
     const ended = await stream.next()
     expect((ended.value as Delivery).payload).toMatchObject({ typename: 'Error', error: { extensions: { code: 'RESYNC_REQUIRED' } } })
     expect((await stream.next()).done).toBe(true)
-    expect(deliveryStats(app).subscriptions).toBe(0)
+    expect(app.hub.stats().subscriptions).toBe(0)
 
     // Resuming from where it was replays all four.
     const resumed = await openConversationEvents(app, viewerOf(member!), { conversationId: group.id, sincePts: group.lastPts })
@@ -177,7 +178,7 @@ describe('slow consumers', () => {
     }
     expect(replayed).toEqual(texts)
     await resumed.return?.()
-    expect(deliveryStats(app).subscriptions).toBe(0)
+    expect(app.hub.stats().subscriptions).toBe(0)
   })
 
   it('stops listening when a client unsubscribes', async () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { DEFAULT_SETTINGS } from '../src/domain/settings.ts'
 import { createDb } from '../src/db/client.ts'
+import { createApp } from '../src/domain/app.ts'
+import { DEFAULT_SETTINGS } from '../src/domain/settings.ts'
 import { encodeGlobalId } from '../src/ids.ts'
 import { createRealtime } from '../src/realtime/pubsub.ts'
 import { createParleyServer } from '../src/server.ts'
@@ -45,7 +46,7 @@ describe('unexpected errors', () => {
     const logger = { debug() {}, info() {}, warn() {}, error: (...args: unknown[]) => void logged.push(args) }
     // A database that cannot be reached makes every query fail unexpectedly.
     const db = createDb('postgresql://nobody:nothing@127.0.0.1:9/none', { poolSize: 1 })
-    const app = { db, realtime: createRealtime(), settings: DEFAULT_SETTINGS }
+    const app = createApp({ db, realtime: createRealtime(), settings: DEFAULT_SETTINGS })
     const server = createParleyServer({ app, authSecret: AUTH_SECRET, maxBodyBytes: 10_000, production: false, logger })
     const [user] = await newUsers(1)
     const response = await server.yoga.fetch('http://parley.test/graphql', {

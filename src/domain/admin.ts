@@ -1,9 +1,11 @@
-import { badInput, forbidden } from '../errors.ts'
 import { parseId } from '../ids.ts'
-import { listAdminMessages, type AdminCursor } from '../store/admin.ts'
+import { listAdminMessages } from '../store/admin.ts'
 import type { ConversationType, MessageKind, MessageRecord } from '../store/records.ts'
 import type { App, Viewer } from './app.ts'
-import { checkPageSize, decodeCursor, encodeCursor, forwardPage, type Connection } from './paging.ts'
+import { keysetCursor } from './cursors.ts'
+import { pageSize } from './input.ts'
+import { forwardPage, type Connection } from './paging.ts'
+import { requireOperator } from './policy.ts'
 
 export type AdminMessageFilter = {
   conversationId?: string | null
@@ -14,17 +16,8 @@ export type AdminMessageFilter = {
   sentBefore?: Date | null
 }
 
-const ADMIN_CURSOR = 'admin'
-const adminCursor = (m: MessageRecord) => encodeCursor(ADMIN_CURSOR, `${m.sentAt.toISOString()}|${m.conversationId}|${m.seq}`)
-
-function decodeAdminCursor(after: string | null | undefined): AdminCursor | null {
-  if (after == null) return null
-  const [at = '', conversationId = '', seq = ''] = decodeCursor(after, ADMIN_CURSOR, 'after').split('|')
-  const sentAt = new Date(at)
-  const id = /^[1-9][0-9]{0,15}$/
-  if (Number.isNaN(sentAt.getTime()) || !id.test(conversationId) || !id.test(seq)) throw badInput('after is not a valid cursor', 'after')
-  return { sentAt, conversationId: Number(conversationId), seq: Number(seq) }
-}
+const ADMIN_CURSOR = keysetCursor('admin', ['time', 'id', 'id'])
+const adminCursor = (m: MessageRecord) => ADMIN_CURSOR.encode(m.sentAt, m.conversationId, m.seq)
 
 /**
  * The operators' read-only view of every message, newest first (sentAfter inclusive, sentBefore
@@ -36,9 +29,10 @@ export async function adminMessages(
   filter: AdminMessageFilter,
   args: { first?: number | null; after?: string | null },
 ): Promise<Connection<MessageRecord>> {
-  if (!viewer.isOperator) throw forbidden('only operators see all messages')
-  const limit = checkPageSize(args.first, 'first')
-  const after = decodeAdminCursor(args.after)
+  requireOperator(viewer, 'see all messages')
+  const limit = pageSize(args.first, 'first')
+  const cursor = ADMIN_CURSOR.decode(args.after, 'after')
+  const after = cursor && { sentAt: cursor[0], conversationId: cursor[1], seq: cursor[2] }
   const query = {
     conversationId: filter.conversationId ? parseId(filter.conversationId, 'Conversation') : null,
     senderId: filter.senderId ? parseId(filter.senderId, 'User') : null,

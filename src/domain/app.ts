@@ -2,13 +2,26 @@ import type { UserKind } from '../store/records.ts'
 import type { Db, Tx } from '../db/client.ts'
 import type { RealtimeEvent } from '../realtime/events.ts'
 import type { Realtime } from '../realtime/pubsub.ts'
+import { Hub } from './live/hub.ts'
+import type { SendQueues } from './messages.ts'
 import type { Settings } from './settings.ts'
+import type { TypingThrottle } from './typing.ts'
 
 /** The authenticated caller. */
 export type Viewer = { userId: number; handle: string; kind: UserKind; isOperator: boolean }
 
-/** What domain actions run against: the database, the realtime bus and the behaviour settings. */
-export type App = { db: Db; realtime: Realtime; settings: Settings }
+/**
+ * What domain actions run against: the database, the realtime bus and the behaviour settings, and
+ * the state this instance keeps per app: live delivery, the send queues, the typing throttle.
+ */
+export type App = { db: Db; realtime: Realtime; settings: Settings; hub: Hub; sends: SendQueues; typing: TypingThrottle }
+
+/** An App around its parts; its live subscriptions end when its bus closes. */
+export function createApp(parts: { db: Db; realtime: Realtime; settings: Settings }): App {
+  const hub = new Hub(parts.db, parts.realtime)
+  parts.realtime.onClose(() => hub.close())
+  return { ...parts, hub, sends: new Map(), typing: new Map() }
+}
 
 export type Outcome<T> = { result: T; events: RealtimeEvent[] }
 

@@ -1,7 +1,7 @@
-import { badInput } from '../errors.ts'
 import { listChanges } from '../store/changes.ts'
 import type { ConversationRecord, MessageRecord } from '../store/records.ts'
 import type { App, Viewer } from './app.ts'
+import { position, windowSize } from './input.ts'
 import { LIMITS } from './limits.ts'
 
 export type ChangeBatch = { messages: MessageRecord[]; lastPts: number; hasMore: boolean }
@@ -19,10 +19,9 @@ export async function listConversationChanges(
   conversation: Pick<ConversationRecord, 'id' | 'lastPts'>,
   args: { sincePts: number; first?: number | null },
 ): Promise<ChangeBatch> {
-  const first = args.first ?? LIMITS.pageSize
-  if (!Number.isInteger(first) || first < 1 || first > LIMITS.pageSize) throw badInput(`first must be between 1 and ${LIMITS.pageSize}`, 'first')
-  if (!Number.isSafeInteger(args.sincePts) || args.sincePts < 0) throw badInput('sincePts must be a non-negative integer', 'sincePts')
-  const rows = await listChanges(app.db, viewer, conversation.id, { sincePts: args.sincePts, limit: first + 1, untilPts: conversation.lastPts })
+  const first = windowSize(args.first, 'first', LIMITS.pageSize)
+  const sincePts = position(args.sincePts, 'sincePts')
+  const rows = await listChanges(app.db, viewer, conversation.id, { sincePts, limit: first + 1, untilPts: conversation.lastPts })
   const hasMore = rows.length > first
   const messages = rows.slice(0, first)
   return { messages, hasMore, lastPts: hasMore ? messages.at(-1)!.pts : conversation.lastPts }

@@ -1,12 +1,13 @@
 import { z } from 'zod'
-import { DomainError, badInput, notFound } from '../errors.ts'
-import { parseMessageId, type MessageKey } from '../ids.ts'
+import { badInput, notFound } from '../errors.ts'
+import { messageKeyText, parseMessageId, type MessageKey } from '../ids.ts'
 import { findVisibleMessages } from '../store/messages.ts'
 import type { MessageKind, MessageRecord } from '../store/records.ts'
 import type { Conn } from '../store/sql.ts'
 import { findUsersByIds } from '../store/users.ts'
 import type { Viewer } from './app.ts'
 import { LIMITS } from './limits.ts'
+import { refuseRecalled } from './policy.ts'
 import { listNames } from './systemText.ts'
 
 /** MessageContentInput as GraphQL hands it over: @oneOf, so exactly one member is set. */
@@ -97,7 +98,7 @@ export function parseContent(input: ContentInput): ContentDraft {
   }
   if (member === 'forward') {
     const { title, messageIds } = parsed.data as { title?: string | null; messageIds: string[] }
-    const unique = new Map(messageIds.map(parseMessageId).map((k) => [`${k.conversationId}:${k.seq}`, k]))
+    const unique = new Map(messageIds.map(parseMessageId).map((k) => [messageKeyText(k), k]))
     return { kind: 'FORWARD', forward: { title: title ?? null, sources: [...unique.values()] } }
   }
   return { kind: spec.kind, content: withoutNulls(parsed.data) }
@@ -121,7 +122,7 @@ export type ForwardedItemRecord = { senderName: string; kind: MessageKind; conte
 export async function snapshotForward(conn: Conn, viewer: Viewer, request: ForwardRequest): Promise<ValidContent> {
   const found = await findVisibleMessages(conn, viewer, request.sources)
   if (found.length !== request.sources.length) throw notFound('Forwarded message')
-  if (found.some((m) => m.status === 'RECALLED')) throw new DomainError('MESSAGE_RECALLED', 'a recalled message cannot be forwarded')
+  for (const m of found) refuseRecalled(m, 'forwarded')
   if (found.some((m) => m.senderId === null)) throw badInput('system notices cannot be forwarded', 'content.forward.messageIds')
   const senders = new Map((await findUsersByIds(conn, [...new Set(found.map((m) => m.senderId!))])).map((u) => [u.id, u.displayName]))
   const items: ForwardedItemRecord[] = found.sort(bySending).map((m) => ({

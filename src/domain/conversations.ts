@@ -1,4 +1,4 @@
-import { badInput, forbidden, notFound } from '../errors.ts'
+import { badInput, notFound } from '../errors.ts'
 import { parseId } from '../ids.ts'
 import type { Tx } from '../db/client.ts'
 import type { RealtimeEvent } from '../realtime/events.ts'
@@ -19,6 +19,7 @@ import { countExistingUsers } from '../store/users.ts'
 import { accessConversation, type MemberAccess } from './access.ts'
 import { transact, type App, type Viewer } from './app.ts'
 import { LIMITS } from './limits.ts'
+import { checkActsOn, checkManagesMembers, checkSetsRole, checkSetsTitle, checkUnsubscribes, isOwner, requireOperator, roleChange } from './policy.ts'
 
 export type SystemEvent =
   | 'CONVERSATION_CREATED'
@@ -104,12 +105,6 @@ export async function createGroup(
   })
 }
 
-export const canManage = (member: Pick<MemberRecord, 'role'>) => member.role === 'OWNER' || member.role === 'ADMIN'
-
-function requireGroup(access: MemberAccess): void {
-  if (access.conversation.type !== 'GROUP') throw badInput('this works on groups only', 'conversationId')
-}
-
 /** OWNER and ADMIN add members; JOINED history means the newcomers see from the "added" message on. */
 export async function addGroupMembers(app: App, viewer: Viewer, conversationId: string, userIds: readonly string[]): Promise<number> {
   const id = parseId(conversationId, 'Conversation')
@@ -117,8 +112,7 @@ export async function addGroupMembers(app: App, viewer: Viewer, conversationId: 
   if (!newIds.length) throw badInput('userIds must name at least one other user', 'userIds')
   return transact(app, async (tx) => {
     const access = await accessConversation(tx, viewer, id, { lock: true })
-    requireGroup(access)
-    if (!canManage(access.member)) throw forbidden('only the owner or an admin can add members')
+    checkManagesMembers(access, 'add')
     await requireUsersExist(tx, newIds)
     const { conversation } = access
     const visibleFromSeq = conversation.historyVisibility === 'JOINED' ? conversation.lastSeq + 1 : 1
@@ -129,18 +123,12 @@ export async function addGroupMembers(app: App, viewer: Viewer, conversationId: 
   })
 }
 
-/**
- * A current group member a manager may act on (remove, mute): the OWNER acts on anyone else, an ADMIN
- * on plain members only.
- */
-export async function requireManageableMember(tx: Tx, access: MemberAccess, targetId: number, action: string): Promise<MemberRecord> {
-  requireGroup(access)
-  if (!canManage(access.member)) throw forbidden(`only the owner or an admin can ${action} members`)
+/** A current group member the viewer may remove or mute (policy: a manager above them). */
+export async function requireManageableMember(tx: Tx, access: MemberAccess, targetId: number, doing: 'remove' | 'mute'): Promise<MemberRecord> {
+  checkManagesMembers(access, doing)
   const target = await findMember(tx, access.conversation.id, targetId)
   if (!target) throw notFound('Member')
-  if (target.role === 'OWNER' || (target.role === 'ADMIN' && access.member.role !== 'OWNER')) {
-    throw forbidden(`an admin can ${action} plain members only`)
-  }
+  checkActsOn(access.member, target, doing)
   return target
 }
 
@@ -170,7 +158,7 @@ export async function leaveConversation(app: App, viewer: Viewer, conversationId
     const { conversation, member } = access
     if (conversation.type === 'PRIVATE') throw badInput('a private conversation cannot be left', 'conversationId')
     const events: RealtimeEvent[] = [{ type: 'removed', conversationId: id, userId: viewer.userId }]
-    if (member.role === 'OWNER') {
+    if (isOwner(member)) {
       const successor = await findSuccessor(tx, id, viewer.userId)
       if (conversation.type === 'CHANNEL' && successor === null) throw badInput('the owner cannot leave a channel with nobody to take over', 'conversationId')
       if (successor !== null) await storeSetMemberRole(tx, id, successor, 'OWNER')
@@ -183,11 +171,6 @@ export async function leaveConversation(app: App, viewer: Viewer, conversationId
   })
 }
 
-const ROLES_BY_TYPE: Record<'GROUP' | 'CHANNEL', MemberRole[]> = {
-  GROUP: ['OWNER', 'ADMIN', 'MEMBER'],
-  CHANNEL: ['OWNER', 'ADMIN', 'SUBSCRIBER'],
-}
-
 /**
  * Only the OWNER changes roles. Making someone else OWNER transfers ownership: the old owner
  * becomes ADMIN. Groups use OWNER/ADMIN/MEMBER, channels OWNER/ADMIN/SUBSCRIBER.
@@ -198,15 +181,13 @@ export async function setMemberRole(app: App, viewer: Viewer, conversationId: st
   if (targetId === viewer.userId) throw badInput('cannot change your own role', 'userId')
   return transact(app, async (tx) => {
     const access = await accessConversation(tx, viewer, id, { lock: true })
-    const type = access.conversation.type
-    if (type === 'PRIVATE') throw badInput('a private conversation has no roles', 'conversationId')
-    if (!ROLES_BY_TYPE[type].includes(role)) throw badInput(`role ${role} does not exist in a ${type.toLowerCase()}`, 'role')
-    if (access.member.role !== 'OWNER') throw forbidden('only the owner can change roles')
+    checkSetsRole(access, role)
     const target = await findMember(tx, id, targetId)
     if (!target) throw notFound('Member')
-    if (target.role === role) return { result: target, events: [] }
+    const change = roleChange(target, role)
+    if (change === 'none') return { result: target, events: [] }
     const updated = (await storeSetMemberRole(tx, id, targetId, role))!
-    if (role === 'OWNER') await storeSetMemberRole(tx, id, viewer.userId, 'ADMIN')
+    if (change === 'transfer') await storeSetMemberRole(tx, id, viewer.userId, 'ADMIN')
     const message = await writeSystemMessage(tx, access.conversation, { event: 'ROLE_CHANGED', actorId: viewer.userId, targetIds: [targetId], text: role })
     return { result: updated, events: [message] }
   })
@@ -214,7 +195,7 @@ export async function setMemberRole(app: App, viewer: Viewer, conversationId: st
 
 /** Operators create channels; the creator is their OWNER. */
 export async function createChannel(app: App, viewer: Viewer, title: string): Promise<number> {
-  if (!viewer.isOperator) throw forbidden('only operators create channels')
+  requireOperator(viewer, 'create channels')
   const checked = checkTitle(title)
   return transact(app, async (tx) => {
     const conversation = (await insertConversation(tx, { type: 'CHANNEL', title: checked, historyVisibility: 'SHARED', createdById: viewer.userId }))!
@@ -242,7 +223,7 @@ export async function unsubscribeChannel(app: App, viewer: Viewer, conversationI
   return transact(app, async (tx) => {
     const access = await accessConversation(tx, viewer, id, { lock: false })
     if (access.conversation.type !== 'CHANNEL') throw notFound('Channel')
-    if (access.member.role === 'OWNER') throw badInput('the owner cannot unsubscribe; transfer ownership first', 'conversationId')
+    checkUnsubscribes(access)
     await markMemberLeft(tx, id, viewer.userId)
     return { result: true, events: [{ type: 'removed', conversationId: id, userId: viewer.userId }] }
   })
@@ -256,9 +237,9 @@ export async function setConversationTitle(app: App, viewer: Viewer, conversatio
   const id = parseId(conversationId, 'Conversation')
   const checked = checkTitle(title)
   return transact(app, async (tx) => {
-    const { conversation, member } = await accessConversation(tx, viewer, id, { lock: true })
-    if (conversation.type === 'PRIVATE') throw badInput('a private conversation has no title', 'conversationId')
-    if (!canManage(member)) throw forbidden('only the owner or an admin can change the title')
+    const access = await accessConversation(tx, viewer, id, { lock: true })
+    checkSetsTitle(access)
+    const { conversation } = access
     if (conversation.title === checked) return { result: id, events: [] }
     await updateConversationTitle(tx, id, checked)
     const message = await writeSystemMessage(tx, conversation, { event: 'TITLE_CHANGED', actorId: viewer.userId, targetIds: [], text: checked })

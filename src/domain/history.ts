@@ -2,11 +2,13 @@ import { badInput } from '../errors.ts'
 import { listVisibleMessages, listVisiblePage } from '../store/messages.ts'
 import type { MessageRecord } from '../store/records.ts'
 import type { App, Viewer } from './app.ts'
+import { keysetCursor } from './cursors.ts'
+import { pageSize, position, windowSize } from './input.ts'
 import { LIMITS } from './limits.ts'
-import { checkPageSize, decodeIntCursor, encodeCursor, toConnection, type Connection, type PageArgs } from './paging.ts'
+import { toConnection, type Connection, type PageArgs } from './paging.ts'
 
-const SEQ_CURSOR = 'seq'
-export const seqCursor = (m: Pick<MessageRecord, 'seq'>) => encodeCursor(SEQ_CURSOR, m.seq)
+const SEQ_CURSOR = keysetCursor('seq', ['int'])
+export const seqCursor = (m: Pick<MessageRecord, 'seq'>) => SEQ_CURSOR.encode(m.seq)
 
 /**
  * Conversation.messages: a Relay connection over seq cursors, edges always ascending. No arguments
@@ -15,10 +17,10 @@ export const seqCursor = (m: Pick<MessageRecord, 'seq'>) => encodeCursor(SEQ_CUR
  */
 export async function listMessages(app: App, viewer: Viewer, conversationId: number, args: PageArgs): Promise<Connection<MessageRecord>> {
   if (args.first != null && args.last != null) throw badInput('pass first/after or last/before, not both first and last', 'first')
-  const afterSeq = decodeIntCursor(args.after, SEQ_CURSOR, 'after')
-  const beforeSeq = decodeIntCursor(args.before, SEQ_CURSOR, 'before')
+  const afterSeq = SEQ_CURSOR.decode(args.after, 'after')?.[0] ?? null
+  const beforeSeq = SEQ_CURSOR.decode(args.before, 'before')?.[0] ?? null
   const backward = args.last != null || (args.first == null && afterSeq === null)
-  const limit = backward ? checkPageSize(args.last, 'last') : checkPageSize(args.first, 'first')
+  const limit = backward ? pageSize(args.last, 'last') : pageSize(args.first, 'first')
 
   const page = { afterSeq, beforeSeq, from: backward ? ('end' as const) : ('start' as const), limit: limit + 1 }
   // Past the cursor, the other direction: whether anything visible lies there (exact pageInfo).
@@ -37,9 +39,8 @@ export async function listMessages(app: App, viewer: Viewer, conversationId: num
  * the newer half after it, with both page directions open from there.
  */
 export async function listMessagesAround(app: App, viewer: Viewer, conversationId: number, seq: number, count: number | null | undefined): Promise<Connection<MessageRecord>> {
-  const size = count ?? LIMITS.defaultPageSize
-  if (!Number.isInteger(size) || size < 1 || size > LIMITS.pageSize) throw badInput(`count must be between 1 and ${LIMITS.pageSize}`, 'count')
-  if (!Number.isSafeInteger(seq) || seq < 0) throw badInput('seq must be a non-negative integer', 'seq')
+  const size = windowSize(count, 'count', LIMITS.defaultPageSize)
+  position(seq, 'seq')
   const olderCount = Math.floor(size / 2)
   const newerCount = size - olderCount
   const [older, newer] = await Promise.all([

@@ -1,19 +1,13 @@
-import { badInput, notFound } from '../errors.ts'
+import { notFound } from '../errors.ts'
 import { findMember, listInbox, listMembers, type ConversationAccess } from '../store/conversations.ts'
 import type { ConversationType, MemberRecord } from '../store/records.ts'
 import type { App, Viewer } from './app.ts'
-import { checkPageSize, decodeCursor, decodeIntCursor, encodeCursor, forwardPage, type Connection } from './paging.ts'
+import { keysetCursor } from './cursors.ts'
+import { pageSize } from './input.ts'
+import { forwardPage, type Connection } from './paging.ts'
 
-const INBOX_CURSOR = 'inbox'
-const inboxCursor = (a: ConversationAccess) => encodeCursor(INBOX_CURSOR, `${a.conversation.lastActivityAt.toISOString()}|${a.conversation.id}`)
-
-function decodeInboxCursor(after: string | null | undefined): { activityAt: Date; id: number } | null {
-  if (after == null) return null
-  const [at = '', id = ''] = decodeCursor(after, INBOX_CURSOR, 'after').split('|')
-  const activityAt = new Date(at)
-  if (Number.isNaN(activityAt.getTime()) || !/^[1-9][0-9]{0,15}$/.test(id)) throw badInput('after is not a valid cursor', 'after')
-  return { activityAt, id: Number(id) }
-}
+const INBOX_CURSOR = keysetCursor('inbox', ['time', 'id'])
+const inboxCursor = (a: ConversationAccess) => INBOX_CURSOR.encode(a.conversation.lastActivityAt, a.conversation.id)
 
 /** Viewer.conversations: most recent activity first. */
 export async function listConversations(
@@ -21,19 +15,20 @@ export async function listConversations(
   viewer: Viewer,
   args: { first?: number | null; after?: string | null; type?: ConversationType | null },
 ): Promise<Connection<ConversationAccess>> {
-  const limit = checkPageSize(args.first, 'first')
-  const after = decodeInboxCursor(args.after)
+  const limit = pageSize(args.first, 'first')
+  const cursor = INBOX_CURSOR.decode(args.after, 'after')
+  const after = cursor && { activityAt: cursor[0], id: cursor[1] }
   const rows = await listInbox(app.db, viewer.userId, { type: args.type ?? null, after, limit: limit + 1 })
   return forwardPage(rows, limit, inboxCursor, after !== null)
 }
 
-const MEMBER_CURSOR = 'member'
+const MEMBER_CURSOR = keysetCursor('member', ['int'])
 
 export async function listConversationMembers(app: App, conversationId: number, args: { first?: number | null; after?: string | null }): Promise<Connection<MemberRecord>> {
-  const limit = checkPageSize(args.first, 'first')
-  const afterUserId = decodeIntCursor(args.after, MEMBER_CURSOR, 'after')
-  const rows = await listMembers(app.db, conversationId, { afterUserId: afterUserId ?? 0, limit: limit + 1 })
-  return forwardPage(rows, limit, (m) => encodeCursor(MEMBER_CURSOR, m.userId), afterUserId !== null)
+  const limit = pageSize(args.first, 'first')
+  const after = MEMBER_CURSOR.decode(args.after, 'after')
+  const rows = await listMembers(app.db, conversationId, { afterUserId: after?.[0] ?? 0, limit: limit + 1 })
+  return forwardPage(rows, limit, (m) => MEMBER_CURSOR.encode(m.userId), after !== null)
 }
 
 /** A current member of a conversation (the caller has checked the viewer may see the conversation). */

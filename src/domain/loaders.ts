@@ -1,17 +1,14 @@
 import DataLoader from 'dataloader'
 import type { Db } from '../db/client.ts'
-import type { MessageKey } from '../ids.ts'
+import { messageKeyText as messageKey, type MessageKey } from '../ids.ts'
 import { findConversationsForUser, findPeers, type ConversationAccess } from '../store/conversations.ts'
 import { findEdits, type MessageEditRecord } from '../store/lifecycle.ts'
 import { findLastVisibleMessages, findVisibleMessages } from '../store/messages.ts'
 import { countReceipts, countUnread, type ReceiptCounts, type UnreadCounts } from '../store/reads.ts'
 import type { MessageRecord, UserRecord } from '../store/records.ts'
-import { findViewerStates } from '../store/userActions.ts'
+import { NO_ACTIONS, findViewerStates, type ViewerState } from '../store/userActions.ts'
 import { findUsersByIds } from '../store/users.ts'
 import type { Viewer } from './app.ts'
-import { NO_ACTIONS, type ViewerState } from './userActions.ts'
-
-const messageKey = (k: MessageKey) => `${k.conversationId}:${k.seq}`
 
 /**
  * Per-request batch loaders, so the number of SQL statements for a page does not grow with its size.

@@ -2,14 +2,15 @@ import { DomainError, badInput, notFound } from '../errors.ts'
 import { parseId, parseMessageId, type MessageKey } from '../ids.ts'
 import type { RealtimeEvent } from '../realtime/events.ts'
 import { countCurrentMembers, lockConversationFor } from '../store/conversations.ts'
-import { appendMessages, findByClientMessageIds, findVisibleMessages, type IdempotencyKey, type MessageDraft } from '../store/messages.ts'
+import { DuplicateIdempotencyKey, appendMessages, findByClientMessageIds, findVisibleMessages, type IdempotencyKey, type MessageDraft } from '../store/messages.ts'
 import type { MessageRecord } from '../store/records.ts'
-import { isUniqueViolation, type Conn } from '../store/sql.ts'
+import type { Conn } from '../store/sql.ts'
 import type { MemberAccess } from './access.ts'
 import { transact, type App, type Viewer } from './app.ts'
 import { parseContent, readableText, snapshotForward, type ContentDraft, type ContentInput } from './content.ts'
 import { LIMITS } from './limits.ts'
-import { checkSender, checkSensitiveWords } from './sendRules.ts'
+import { checkSender, refuseRecalled } from './policy.ts'
+import { checkSensitiveWords } from './wordFilter.ts'
 
 export type SendMessageInput = {
   conversationId: string
@@ -75,7 +76,7 @@ async function checkSend(tx: Conn, app: App, send: PreparedSend, access: MemberA
   if (send.quoted) {
     const [original] = await findVisibleMessages(tx, viewer, [send.quoted])
     if (!original) throw notFound('Quoted message')
-    if (original.status === 'RECALLED') throw new DomainError('MESSAGE_RECALLED', 'a recalled message cannot be quoted')
+    refuseRecalled(original, 'quoted')
   }
   const { kind, content } = 'forward' in send.content ? await snapshotForward(tx, viewer, send.content.forward) : send.content
   checkSensitiveWords(app.settings.sensitiveWords, readableText(kind, content))
@@ -137,8 +138,8 @@ async function commitSends(app: App, conversationId: number, sends: PreparedSend
 type Waiter = { send: PreparedSend; resolve: (r: SendMessageResult) => void; reject: (e: unknown) => void }
 
 const MAX_BATCH = 100
-/** Per app and conversation: the sends waiting while a transaction for that conversation runs. */
-const waiting = new WeakMap<App, Map<number, Waiter[]>>()
+/** Per app (App.sends) and conversation: the sends waiting while a transaction for that conversation runs. */
+export type SendQueues = Map<number, Waiter[]>
 
 /**
  * Coalescing: a send to a conversation with no transaction in flight commits at once (a lone sender
@@ -147,9 +148,7 @@ const waiting = new WeakMap<App, Map<number, Waiter[]>>()
  * one-commit-per-message ceiling.
  */
 function enqueueSend(app: App, send: PreparedSend): Promise<SendMessageResult> {
-  let queues = waiting.get(app)
-  if (!queues) waiting.set(app, (queues = new Map()))
-  const conversationQueues = queues
+  const conversationQueues = app.sends
   return new Promise((resolve, reject) => {
     const queue = conversationQueues.get(send.conversationId)
     if (queue) return void queue.push({ send, resolve, reject })
@@ -198,7 +197,7 @@ export async function sendMessage(app: App, viewer: Viewer, input: SendMessageIn
   try {
     return await (app.settings.coalesceSends ? enqueueSend(app, send) : sendOnce(app, send))
   } catch (error) {
-    if (!isUniqueViolation(error, 'messages_idempotency_key')) throw error
+    if (!(error instanceof DuplicateIdempotencyKey)) throw error
     const [original] = await findByClientMessageIds(app.db, send.conversationId, [send.key])
     if (!original) throw error
     return { message: original, deduplicated: true }

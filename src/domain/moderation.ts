@@ -6,6 +6,7 @@ import type { MemberRecord } from '../store/records.ts'
 import { accessConversation } from './access.ts'
 import { transact, type App, type Viewer } from './app.ts'
 import { requireManageableMember, writeSystemMessage } from './conversations.ts'
+import { isMuted } from './policy.ts'
 
 function otherUser(viewer: Viewer, userId: string, what: string): number {
   const id = parseId(userId, 'User')
@@ -26,13 +27,10 @@ export async function unblockUser(app: App, viewer: Viewer, userId: string): Pro
   return true
 }
 
-const isMuted = (m: MemberRecord, now: Date) => m.mutedUntil !== null && m.mutedUntil > now
-
 /**
- * Group OWNER/ADMIN mute a member until a time (null lifts the mute); like removal, an ADMIN may
- * mute plain members only and nobody mutes the OWNER. Each change is a MEMBER_MUTED system message
- * whose text is the end time (ISO-8601), or null when the mute is lifted. Lifting a mute that is
- * not in force writes nothing.
+ * A group manager mutes a member below them until a time (null lifts the mute), as for removal.
+ * Each change is a MEMBER_MUTED system message whose text is the end time (ISO-8601), or null when
+ * the mute is lifted. Lifting a mute that is not in force writes nothing.
  */
 export async function muteMember(app: App, viewer: Viewer, conversationId: string, userId: string, until: Date | null): Promise<MemberRecord> {
   const id = parseId(conversationId, 'Conversation')

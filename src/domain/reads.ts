@@ -1,11 +1,13 @@
-import { badInput, notFound } from '../errors.ts'
+import { notFound } from '../errors.ts'
 import { parseId, type MessageKey } from '../ids.ts'
 import { findMember } from '../store/conversations.ts'
 import { advanceReadPosition, countUnreadTotal, listReceiptReaders } from '../store/reads.ts'
 import type { ConversationType, MemberRecord, MessageRecord, UserRecord } from '../store/records.ts'
 import { accessConversation } from './access.ts'
 import { transact, type App, type Viewer } from './app.ts'
-import { checkPageSize, decodeIntCursor, encodeCursor, forwardPage, type Connection } from './paging.ts'
+import { keysetCursor } from './cursors.ts'
+import { optionalPosition, pageSize } from './input.ts'
+import { forwardPage, type Connection } from './paging.ts'
 import type { Settings } from './settings.ts'
 
 /**
@@ -25,11 +27,11 @@ export function receiptsVisible(settings: Settings, type: ConversationType): boo
  */
 export async function markConversationRead(app: App, viewer: Viewer, conversationId: string, seq?: number | null): Promise<MemberRecord> {
   const id = parseId(conversationId, 'Conversation')
-  if (seq != null && (!Number.isSafeInteger(seq) || seq < 0)) throw badInput('seq must be a non-negative integer', 'seq')
+  const upTo = optionalPosition(seq, 'seq')
   return transact(app, async (tx) => {
     // No conversation lock: the conditional UPDATE alone keeps concurrent reads monotonic.
     const { conversation, member } = await accessConversation(tx, viewer, id, { lock: false })
-    const target = Math.min(seq ?? conversation.lastSeq, conversation.lastSeq)
+    const target = Math.min(upTo ?? conversation.lastSeq, conversation.lastSeq)
     if (target <= member.lastReadSeq) return { result: member, events: [] }
     const moved = await advanceReadPosition(tx, id, viewer.userId, target)
     if (!moved) {
@@ -59,7 +61,7 @@ export function receiptOf(settings: Settings, viewer: Viewer, message: MessageRe
   return { conversationId: message.conversationId, seq: message.seq, senderId: viewer.userId, type }
 }
 
-const READER_CURSOR = 'reader'
+const READER_CURSOR = keysetCursor('reader', ['int'])
 
 /** MessageReceipt.readers: the audience that has (read: true) or has not yet read the message, by user id. */
 export async function listReaders(
@@ -67,8 +69,8 @@ export async function listReaders(
   receipt: Receipt,
   args: { read?: boolean | null; first?: number | null; after?: string | null },
 ): Promise<Connection<UserRecord>> {
-  const limit = checkPageSize(args.first, 'first')
-  const afterUserId = decodeIntCursor(args.after, READER_CURSOR, 'after')
-  const rows = await listReceiptReaders(app.db, receipt.senderId, receipt, { read: args.read ?? true, afterUserId: afterUserId ?? 0, limit: limit + 1 })
-  return forwardPage(rows, limit, (u) => encodeCursor(READER_CURSOR, u.id), afterUserId !== null)
+  const limit = pageSize(args.first, 'first')
+  const after = READER_CURSOR.decode(args.after, 'after')
+  const rows = await listReceiptReaders(app.db, receipt.senderId, receipt, { read: args.read ?? true, afterUserId: after?.[0] ?? 0, limit: limit + 1 })
+  return forwardPage(rows, limit, (u) => READER_CURSOR.encode(u.id), after !== null)
 }

@@ -1,9 +1,9 @@
+import { messageKeyText } from '../ids.ts'
 import type { RealtimeEvent } from '../realtime/events.ts'
 import { findVisibleMessages } from '../store/messages.ts'
 import { claimDueReminders, type ClaimedReminder } from '../store/userActions.ts'
 import { transact, type App } from './app.ts'
-
-const keyText = (k: { conversationId: number; seq: number }) => `${k.conversationId}:${k.seq}`
+import { isRecalled } from './policy.ts'
 
 /**
  * One pass: claims up to `limit` due reminders (safe with any number of instances on one database)
@@ -19,8 +19,8 @@ export async function fireDueReminders(app: App, limit = 100): Promise<number> {
     const events: RealtimeEvent[] = []
     // One visibility read per owner: the shared rule is per reader.
     for (const [userId, reminders] of byUser) {
-      const visible = new Set((await findVisibleMessages(tx, { userId }, reminders)).filter((m) => m.status !== 'RECALLED').map(keyText))
-      events.push(...reminders.filter((r) => visible.has(keyText(r))).map(reminderDue))
+      const visible = new Set((await findVisibleMessages(tx, { userId }, reminders)).filter((m) => !isRecalled(m)).map(messageKeyText))
+      events.push(...reminders.filter((r) => visible.has(messageKeyText(r))).map(reminderDue))
     }
     return { result: claimed.length, events }
   })

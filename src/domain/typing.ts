@@ -1,25 +1,22 @@
 import { parseId } from '../ids.ts'
-import type { Realtime } from '../realtime/pubsub.ts'
 import { accessConversation } from './access.ts'
 import type { App, Viewer } from './app.ts'
+import { isMuted } from './policy.ts'
 
 /** At most one typing event per user and conversation in this interval; calls in between are no-ops. */
 export const TYPING_INTERVAL_MS = 2_000
 /** How long a typing indicator shows unless renewed (longer than the interval, so one stays lit while typing goes on). */
 export const TYPING_TTL_MS = 6_000
 
-/** When each (user, conversation) last published, per instance. */
-const lastPublished = new WeakMap<Realtime, Map<string, number>>()
+/** Per app (App.typing): when each "<user>:<conversation>" last published on this instance. */
+export type TypingThrottle = Map<string, number>
 
-function publishedRecently(app: App, key: string, now: number): boolean {
-  let times = lastPublished.get(app.realtime)
-  if (!times) lastPublished.set(app.realtime, (times = new Map()))
+const publishedRecently = (times: TypingThrottle, key: string, now: number): boolean => {
   const last = times.get(key)
   return last !== undefined && now - last < TYPING_INTERVAL_MS
 }
 
-function remember(app: App, key: string, now: number): void {
-  const times = lastPublished.get(app.realtime)!
+function remember(times: TypingThrottle, key: string, now: number): void {
   // Only recent entries matter: drop the stale ones before the map grows large.
   if (times.size >= 10_000) for (const [k, at] of times) if (now - at >= TYPING_INTERVAL_MS) times.delete(k)
   times.set(key, now)
@@ -34,10 +31,10 @@ export async function sendTyping(app: App, viewer: Viewer, conversationId: strin
   const id = parseId(conversationId, 'Conversation')
   const key = `${viewer.userId}:${id}`
   const now = Date.now()
-  if (publishedRecently(app, key, now)) return true
+  if (publishedRecently(app.typing, key, now)) return true
   const { member } = await accessConversation(app.db, viewer, id, { lock: false })
-  if (member.mutedUntil && member.mutedUntil.getTime() > now) return true
-  remember(app, key, now)
+  if (isMuted(member, new Date(now))) return true
+  remember(app.typing, key, now)
   app.realtime.publish([{ type: 'typing', conversationId: id, userId: viewer.userId, expiresAt: new Date(now + TYPING_TTL_MS).toISOString() }])
   return true
 }

@@ -1,31 +1,22 @@
 import type { Tx } from '../db/client.ts'
 import { badInput, notFound } from '../errors.ts'
-import { messageGlobalId, parseMessageId, type MessageKey } from '../ids.ts'
+import { messageGlobalId, messageKeyText, parseMessageId, type MessageKey } from '../ids.ts'
 import type { RealtimeEvent } from '../realtime/events.ts'
 import { findVisibleMessages } from '../store/messages.ts'
 import type { MessageRecord } from '../store/records.ts'
-import { activateActions, deactivateActions, listActionMessages, type ActionCursor, type UserAction } from '../store/userActions.ts'
-import { LIMITS } from './limits.ts'
+import { activateActions, deactivateActions, listActionMessages, type UserAction } from '../store/userActions.ts'
 import { transact, type App, type Viewer } from './app.ts'
-import { messageRecalled, requireVisibleMessage } from './lifecycle.ts'
-import { checkPageSize, decodeCursor, encodeCursor, forwardPage, type Connection } from './paging.ts'
-
-/** deleteMessagesForMe / restoreMessagesForMe take this many ids at most. */
-
-/** The viewer's own state of one message, as their other devices are told about it. */
-export type ViewerState = { favorite: boolean; deletedForMe: boolean; remindAt: Date | null }
-export const NO_ACTIONS: ViewerState = { favorite: false, deletedForMe: false, remindAt: null }
-
-/** A recalled message carries no favourite or reminder for anyone (the rows stay, unused). */
-export const viewerStateOf = (message: MessageRecord, stored: ViewerState): ViewerState =>
-  message.status === 'RECALLED' ? { ...NO_ACTIONS, deletedForMe: stored.deletedForMe } : stored
-
-const keyText = (k: MessageKey) => `${k.conversationId}:${k.seq}`
+import { keysetCursor } from './cursors.ts'
+import { pageSize } from './input.ts'
+import { requireVisibleMessage } from './lifecycle.ts'
+import { LIMITS } from './limits.ts'
+import { forwardPage, type Connection } from './paging.ts'
+import { refuseRecalled } from './policy.ts'
 
 /** Parses 1..100 message ids, without duplicates, in key order (so concurrent calls lock rows in one order). */
 function parseMessageIds(ids: readonly string[]): MessageKey[] {
   if (ids.length < 1 || ids.length > LIMITS.messagesPerAction) throw badInput(`pass 1..${LIMITS.messagesPerAction} message ids`, 'messageIds')
-  const unique = new Map(ids.map((id) => parseMessageId(id)).map((k) => [keyText(k), k]))
+  const unique = new Map(ids.map((id) => parseMessageId(id)).map((k) => [messageKeyText(k), k]))
   return [...unique.values()].sort((a, b) => a.conversationId - b.conversationId || a.seq - b.seq)
 }
 
@@ -51,9 +42,9 @@ async function restoreVisible(tx: Tx, viewer: Viewer, keys: MessageKey[]): Promi
 export async function deleteMessagesForMe(app: App, viewer: Viewer, messageIds: readonly string[]): Promise<string[]> {
   const keys = parseMessageIds(messageIds)
   return transact(app, async (tx) => {
-    const wasDeleted = new Set((await restoreVisible(tx, viewer, keys)).map(keyText))
+    const wasDeleted = new Set((await restoreVisible(tx, viewer, keys)).map(messageKeyText))
     const deleted = await activateActions(tx, viewer.userId, keys, 'DELETE')
-    return { result: keys.map(messageGlobalId), events: actionEvents(viewer, deleted.filter((k) => !wasDeleted.has(keyText(k)))) }
+    return { result: keys.map(messageGlobalId), events: actionEvents(viewer, deleted.filter((k) => !wasDeleted.has(messageKeyText(k)))) }
   })
 }
 
@@ -74,7 +65,7 @@ async function setMark(app: App, viewer: Viewer, messageId: string, action: Excl
   const key = parseMessageId(messageId)
   return transact(app, async (tx) => {
     const message = await requireVisibleMessage(tx, viewer, key)
-    if (set.on && message.status === 'RECALLED') throw messageRecalled()
+    if (set.on) refuseRecalled(message)
     const changed = set.on
       ? await activateActions(tx, viewer.userId, [key], action, set.remindAt ?? null)
       : await deactivateActions(tx, viewer.userId, [key], action)
@@ -89,15 +80,8 @@ export const setFavorite = (app: App, viewer: Viewer, messageId: string, favorit
 export const setReminder = (app: App, viewer: Viewer, messageId: string, remindAt: Date | null) =>
   setMark(app, viewer, messageId, 'REMINDER', remindAt ? { on: true, remindAt } : { on: false })
 
-const cursorOf = (prefix: string) => (m: MessageRecord & { actionAt: Date }) => encodeCursor(prefix, `${m.actionAt.toISOString()}|${m.conversationId}|${m.seq}`)
-
-function decodeActionCursor(after: string | null | undefined, prefix: string): ActionCursor | null {
-  if (after == null) return null
-  const [at = '', conversationId = '', seq = ''] = decodeCursor(after, prefix, 'after').split('|')
-  const date = new Date(at)
-  if (Number.isNaN(date.getTime()) || ![conversationId, seq].every((n) => /^[1-9][0-9]{0,15}$/.test(n))) throw badInput('after is not a valid cursor', 'after')
-  return { at: date, conversationId: Number(conversationId), seq: Number(seq) }
-}
+/** Each list's cursor: its sort time, then the message key. */
+const CURSORS = { FAVORITE: keysetCursor('favorite', ['time', 'id', 'id']), REMINDER: keysetCursor('reminder', ['time', 'id', 'id']) }
 
 async function listMarked(
   app: App,
@@ -105,11 +89,12 @@ async function listMarked(
   action: 'FAVORITE' | 'REMINDER',
   args: { first?: number | null; after?: string | null; dueBefore?: Date | null },
 ): Promise<Connection<MessageRecord>> {
-  const prefix = action.toLowerCase()
-  const limit = checkPageSize(args.first, 'first')
-  const after = decodeActionCursor(args.after, prefix)
+  const cursor = CURSORS[action]
+  const limit = pageSize(args.first, 'first')
+  const decoded = cursor.decode(args.after, 'after')
+  const after = decoded && { at: decoded[0], conversationId: decoded[1], seq: decoded[2] }
   const rows = await listActionMessages(app.db, viewer, { action, after, atBefore: args.dueBefore ?? null, limit: limit + 1 })
-  return forwardPage(rows, limit, cursorOf(prefix), after !== null)
+  return forwardPage(rows, limit, (m) => cursor.encode(m.actionAt, m.conversationId, m.seq), after !== null)
 }
 
 /** Viewer.favorites: most recently favourited first; recalled and deleted-for-me messages are left out. */

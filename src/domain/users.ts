@@ -1,12 +1,13 @@
 import { LRUCache } from 'lru-cache'
 import { z } from 'zod'
 import type { Db } from '../db/client.ts'
-import { badInput, forbidden } from '../errors.ts'
+import { badInput } from '../errors.ts'
 import type { UserKind, UserRecord } from '../store/records.ts'
 import { ensureUser, findUserByHandle, upsertUsers as storeUpsertUsers } from '../store/users.ts'
 import type { Identity } from '../auth.ts'
 import type { App, Viewer } from './app.ts'
 import { LIMITS } from './limits.ts'
+import { requireOperator } from './policy.ts'
 
 const UserInput = z.object({
   handle: z.string().trim().min(1).max(LIMITS.handleLength),
@@ -16,7 +17,7 @@ const UserInput = z.object({
 
 /** Operators register or update the host system's users by handle. */
 export async function upsertUsers(app: App, viewer: Viewer, users: readonly { handle: string; displayName: string; kind?: UserKind | null }[]): Promise<UserRecord[]> {
-  if (!viewer.isOperator) throw forbidden('only operators upsert users')
+  requireOperator(viewer, 'upsert users')
   if (users.length < 1 || users.length > LIMITS.usersPerUpsert) throw badInput(`pass 1..${LIMITS.usersPerUpsert} users`, 'users')
   const parsed = users.map((u, i) => {
     const r = UserInput.safeParse({ ...u, kind: u.kind ?? undefined })

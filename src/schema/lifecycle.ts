@@ -1,5 +1,6 @@
 import { listConversationChanges, type ChangeBatch } from '../domain/changes.ts'
 import { editMessage, recallMessage } from '../domain/lifecycle.ts'
+import { shownEdits } from '../domain/policy.ts'
 import type { MessageEditRecord } from '../store/lifecycle.ts'
 import type { MessageKind } from '../store/records.ts'
 import { builder } from './builder.ts'
@@ -21,7 +22,7 @@ builder.objectField(MessageRef, 'edits', (t) =>
   t.field({
     type: [MessageEditRef],
     description: 'Earlier versions, oldest first; empty once RECALLED',
-    resolve: async (m, _a, ctx) => (m.status === 'RECALLED' ? [] : (await ctx.loaders.edits.load(m)).map((e) => ({ ...e, kind: m.kind }))),
+    resolve: async (m, _a, ctx) => shownEdits(m, await ctx.loaders.edits.load(m)).map((e) => ({ ...e, kind: m.kind })),
   }),
 )
 

@@ -1,8 +1,9 @@
 import { listMessages, listMessagesAround, seqCursor } from '../domain/history.ts'
 import { sendMessage } from '../domain/messages.ts'
-import { encodeGlobalId } from '../ids.ts'
+import { encodeGlobalId, messageKeyText } from '../ids.ts'
 import type { MessageRecord } from '../store/records.ts'
 import { loadExisting } from '../domain/loaders.ts'
+import { shownContent } from '../domain/policy.ts'
 import { builder } from './builder.ts'
 import { MessageContentInput, MessageContentUnion } from './content.ts'
 import { viewerOf } from './context.ts'
@@ -13,7 +14,7 @@ import { UserRef } from './user.ts'
 export const MessageRef = builder.objectRef<MessageRecord>('Message')
 
 builder.node(MessageRef, {
-  id: { resolve: (m) => `${m.conversationId}:${m.seq}` },
+  id: { resolve: messageKeyText },
   isTypeOf: (v) => typeof v === 'object' && v !== null && 'seq' in v && 'pts' in v,
   fields: (t) => ({
     conversation: t.field({
@@ -31,7 +32,10 @@ builder.node(MessageRef, {
       type: MessageContentUnion,
       nullable: true,
       description: 'Null once RECALLED (a tombstone stays in history)',
-      resolve: (m) => (m.status === 'RECALLED' ? null : { kind: m.kind, data: m.content as Record<string, unknown> }),
+      resolve: (m) => {
+        const data = shownContent(m) as Record<string, unknown> | null
+        return data === null ? null : { kind: m.kind, data }
+      },
     }),
     clientMessageId: t.string({ nullable: true, resolve: (m) => m.clientMessageId }),
     mentions: t.field({

@@ -1,3 +1,4 @@
+import { shownViewerState } from '../domain/policy.ts'
 import {
   deleteMessagesForMe,
   listFavorites,
@@ -5,9 +6,8 @@ import {
   restoreMessagesForMe,
   setFavorite,
   setReminder,
-  viewerStateOf,
-  type ViewerState,
 } from '../domain/userActions.ts'
+import type { ViewerState } from '../store/userActions.ts'
 import { builder } from './builder.ts'
 import { MessageConnection, MessageRef } from './message.ts'
 import { ViewerRef } from './viewer.ts'
@@ -23,7 +23,7 @@ const MessageViewerStateRef = builder.objectRef<ViewerState>('MessageViewerState
 builder.objectField(MessageRef, 'viewerState', (t) =>
   t.field({
     type: MessageViewerStateRef,
-    resolve: async (m, _a, ctx) => viewerStateOf(m, await ctx.loaders.viewerStates.load(m)),
+    resolve: async (m, _a, ctx) => shownViewerState(m, await ctx.loaders.viewerStates.load(m)),
   }),
 )
 

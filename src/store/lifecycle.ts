@@ -1,5 +1,5 @@
 import type { MessageKey } from '../ids.ts'
-import { MESSAGE_COLUMNS } from './messages.ts'
+import { MESSAGE_COLUMNS, notRecalled } from './messages.ts'
 import { toMessage, type MessageRecord, type MessageRow } from './records.ts'
 import { Prisma, bigintArray, type Conn } from './sql.ts'
 
@@ -40,7 +40,7 @@ export function replaceContent(conn: Conn, key: MessageKey, change: { content: u
     key.conversationId,
     change.pts,
     Prisma.sql`UPDATE messages m SET content = ${JSON.stringify(change.content)}::jsonb, status = 'EDITED', edited_at = clock_timestamp(), pts = ${change.pts}
-      WHERE ${oneMessage(key)} AND m.status <> 'RECALLED'`,
+      WHERE ${oneMessage(key)} AND ${notRecalled}`,
     keep,
   )
 }
@@ -64,7 +64,7 @@ export function markRecalled(
     key.conversationId,
     change.pts,
     Prisma.sql`UPDATE messages m SET status = 'RECALLED', recalled_at = clock_timestamp(), recalled_by_id = ${change.recalledById}, pts = ${change.pts}
-      WHERE ${oneMessage(key)} AND m.status <> 'RECALLED' ${window}`,
+      WHERE ${oneMessage(key)} AND ${notRecalled} ${window}`,
   )
 }
 

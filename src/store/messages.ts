@@ -1,6 +1,6 @@
 import type { MessageKind, SenderType } from '../generated/prisma/enums.ts'
 import { toMessage, type MessageRecord, type MessageRow } from './records.ts'
-import { Prisma, bigintArray, type Conn } from './sql.ts'
+import { Prisma, bigintArray, violatedUniqueConstraint, type Conn } from './sql.ts'
 
 export const MESSAGE_COLUMNS = Prisma.sql`m.conversation_id AS "conversationId", m.seq, m.pts, m.sender_type AS "senderType",
   m.sender_id AS "senderId", m.kind, m.client_message_id AS "clientMessageId", m.content, m.quoted_seq AS "quotedSeq",
@@ -25,6 +25,9 @@ export const visibleToUser = (userId: number | Prisma.Sql) => Prisma.sql`
     WHERE ua.conversation_id = m.conversation_id AND ua.seq = m.seq AND ua.user_id = ${userId}
       AND ua.action = 'DELETE' AND ua.status = 'ACTIVE')`
 
+/** The recall rule of domain/policy.ts in SQL: recalled messages are not counted or listed (unread, favourites, reminders). */
+export const notRecalled = Prisma.sql`m.status <> 'RECALLED'`
+
 /** Joins the reader's current membership row as `cm`. */
 const readerMembership = (reader: Reader) => Prisma.sql`
   JOIN conversation_members cm ON cm.conversation_id = m.conversation_id AND cm.user_id = ${reader.userId} AND cm.left_at IS NULL`
@@ -39,6 +42,17 @@ export type MessageDraft = {
   mentionUserIds: number[]
   mentionAll: boolean
   visibleTo: number[]
+}
+
+/**
+ * What appendMessages throws when a row's (conversation, sender, clientMessageId) is already stored
+ * (the messages_idempotency_key constraint). The transaction is lost with it; the caller rolls back
+ * and reads the original (findByClientMessageIds).
+ */
+export class DuplicateIdempotencyKey extends Error {
+  constructor() {
+    super('a message with this clientMessageId is already stored')
+  }
 }
 
 /**
@@ -74,7 +88,9 @@ export async function appendMessages(
     INSERT INTO messages AS m (conversation_id, seq, pts, sender_type, sender_id, kind, client_message_id, content,
       quoted_seq, mention_user_ids, mention_all, visible_to, sent_at)
     VALUES ${Prisma.join(values)}
-    RETURNING ${MESSAGE_COLUMNS}`
+    RETURNING ${MESSAGE_COLUMNS}`.catch((error: unknown) => {
+    throw violatedUniqueConstraint(error) === 'messages_idempotency_key' ? new DuplicateIdempotencyKey() : error
+  })
   return rows.map(toMessage)
 }
 

@@ -1,5 +1,5 @@
 import type { MessageKey } from '../ids.ts'
-import { visibleTo, type Reader } from './messages.ts'
+import { notRecalled, visibleTo, type Reader } from './messages.ts'
 import { toUser, type UserRecord } from './records.ts'
 import { USER_COLUMNS } from './users.ts'
 import { Prisma, bigintArray, type Conn } from './sql.ts'
@@ -30,7 +30,7 @@ const unreadOf = (reader: Reader) => Prisma.sql`
       count(*) FILTER (WHERE m.mention_all OR ${reader.userId} = ANY(m.mention_user_ids))::int AS mentioned
     FROM messages m
     WHERE m.conversation_id = cm.conversation_id AND m.seq > cm.last_read_seq
-      AND m.sender_type <> 'SYSTEM' AND m.sender_id <> ${reader.userId} AND m.status <> 'RECALLED'
+      AND m.sender_type <> 'SYSTEM' AND m.sender_id <> ${reader.userId} AND ${notRecalled}
       AND ${visibleTo(reader)}) counts`
 
 /** Unread counts for the reader's current memberships among `conversationIds` (one statement for an inbox page). */

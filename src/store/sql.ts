@@ -5,12 +5,16 @@ export { Prisma }
 /** Store functions take either the client or a transaction; both can run raw SQL. */
 export type Conn = Db | Tx
 
-/** A unique-constraint violation, whether raised by a Prisma model call (P2002) or raw SQL (P2010). */
-export function isUniqueViolation(error: unknown, constraint?: string): boolean {
-  if (!(error instanceof Prisma.PrismaClientKnownRequestError)) return false
-  const cause = (error.meta?.driverAdapterError as { cause?: { kind?: string; originalMessage?: string } } | undefined)?.cause
-  const unique = error.code === 'P2002' || cause?.kind === 'UniqueConstraintViolation'
-  return unique && (!constraint || (cause?.originalMessage ?? '').includes(constraint))
+type DriverCause = { kind?: string; constraint?: { index?: string } }
+
+/**
+ * The name of the unique constraint (index) a statement violated, or null for any other error.
+ * Read from the driver adapter's structured cause (PostgreSQL's error field), never from message text.
+ */
+export function violatedUniqueConstraint(error: unknown): string | null {
+  if (!(error instanceof Prisma.PrismaClientKnownRequestError)) return null
+  const cause = (error.meta?.driverAdapterError as { cause?: DriverCause } | undefined)?.cause
+  return cause?.kind === 'UniqueConstraintViolation' ? (cause.constraint?.index ?? null) : null
 }
 
 export const bigintArray = (ids: readonly number[]) => Prisma.sql`${ids.map(BigInt)}::bigint[]`

@@ -1,5 +1,5 @@
 import type { MessageKey } from '../ids.ts'
-import { MESSAGE_COLUMNS, visibleTo, type Reader } from './messages.ts'
+import { MESSAGE_COLUMNS, notRecalled, visibleTo, type Reader } from './messages.ts'
 import { toMessage, type MessageRecord, type MessageRow } from './records.ts'
 import { Prisma, bigintArray, type Conn } from './sql.ts'
 
@@ -44,7 +44,11 @@ export async function deactivateActions(conn: Conn, userId: number, keys: readon
   return rows.map(toKey)
 }
 
-export type ViewerStateRecord = MessageKey & { favorite: boolean; deletedForMe: boolean; remindAt: Date | null }
+/** A user's own state of one message, as their other devices are told about it (a recall hides some: domain/policy.ts shownViewerState). */
+export type ViewerState = { favorite: boolean; deletedForMe: boolean; remindAt: Date | null }
+export const NO_ACTIONS: ViewerState = { favorite: false, deletedForMe: false, remindAt: null }
+
+export type ViewerStateRecord = MessageKey & ViewerState
 
 /** The user's ACTIVE actions on each message, one row per message that has any (absent = none). */
 export async function findViewerStates(conn: Conn, userId: number, keys: readonly MessageKey[]): Promise<ViewerStateRecord[]> {
@@ -92,7 +96,7 @@ export async function listActionMessages(
     JOIN messages m ON m.conversation_id = ua.conversation_id AND m.seq = ua.seq
     JOIN conversation_members cm ON cm.conversation_id = m.conversation_id AND cm.user_id = ${reader.userId} AND cm.left_at IS NULL
     WHERE ua.user_id = ${reader.userId} AND ua.action = ${opts.action}::"UserAction" AND ua.status = 'ACTIVE'
-      AND m.status <> 'RECALLED' AND ${visibleTo(reader)}
+      AND ${notRecalled} AND ${visibleTo(reader)}
       ${after}
       ${opts.atBefore ? Prisma.sql`AND ${at} < ${opts.atBefore}::timestamptz` : Prisma.empty}
     ORDER BY ${at} ${direction}, ua.conversation_id ${direction}, ua.seq ${direction}

@@ -4,7 +4,7 @@ import { print } from 'graphql'
 import { inject } from 'vitest'
 import { signToken } from '../../src/auth.ts'
 import { createDb, type Db } from '../../src/db/client.ts'
-import type { App } from '../../src/domain/app.ts'
+import { createApp, type App } from '../../src/domain/app.ts'
 import { DEFAULT_SETTINGS } from '../../src/domain/settings.ts'
 import { createRealtime } from '../../src/realtime/pubsub.ts'
 import { createParleyServer, type ParleyServer } from '../../src/server.ts'
@@ -22,7 +22,7 @@ let shared: { db: Db; app: App; server: ParleyServer } | undefined
 export function testApp() {
   if (!shared) {
     const db = createDb(inject('databaseUrl'), { poolSize: 40, onQuery: (sql) => sqlLog.push(sql) })
-    const app: App = { db, realtime: createRealtime(), settings: structuredClone(DEFAULT_SETTINGS) }
+    const app = createApp({ db, realtime: createRealtime(), settings: structuredClone(DEFAULT_SETTINGS) })
     shared = { db, app, server: createParleyServer({ app, authSecret: AUTH_SECRET, maxBodyBytes: 100_000, production: false }) }
   }
   return shared

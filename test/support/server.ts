@@ -4,8 +4,7 @@ import { createClient, type Client, type ClientOptions } from 'graphql-ws'
 import { afterAll, beforeAll, inject } from 'vitest'
 import WebSocket from 'ws'
 import { createDb } from '../../src/db/client.ts'
-import type { App } from '../../src/domain/app.ts'
-import { deliveryStats } from '../../src/domain/delivery.ts'
+import { createApp, type App } from '../../src/domain/app.ts'
 import { DEFAULT_SETTINGS } from '../../src/domain/settings.ts'
 import { parseId } from '../../src/ids.ts'
 import { createRealtime, type EventTargetLike, type Realtime } from '../../src/realtime/pubsub.ts'
@@ -76,7 +75,7 @@ export function sharedBuses(opts: { subscriberBuffer?: number } = {}): { kind: '
 /** An instance with its own database pool and bus, on the shared test database. */
 export async function startInstance(realtime: Realtime): Promise<TestServer> {
   const db = createDb(inject('databaseUrl'), { poolSize: 10 })
-  const app: App = { db, realtime, settings: structuredClone(DEFAULT_SETTINGS) }
+  const app = createApp({ db, realtime, settings: structuredClone(DEFAULT_SETTINGS) })
   const started = await startServer(app)
   return {
     ...started,
@@ -198,10 +197,19 @@ export function subscribeWs<T, V>(client: Client, document: TypedDocumentNode<T,
 /** Waits until `user` has `count` open subscriptions on the app's process (listening, resume position taken). */
 export async function waitForSubscriptions(app: App, user: { id: string }, count: number): Promise<void> {
   const userId = parseId(user.id, 'User')
-  const deadline = Date.now() + WAIT_LIMIT_MS
-  while (deliveryStats(app, userId).subscriptions !== count) {
-    if (Date.now() > deadline) throw new Error(`expected ${count} open subscriptions, have ${JSON.stringify(deliveryStats(app, userId))}`)
-    await new Promise((r) => setTimeout(r, 10))
+  let unwatch = () => {}
+  let timer: NodeJS.Timeout | undefined
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const check = () => app.hub.stats(userId).subscriptions === count && resolve()
+      // The hub reports every subscription that opens or closes.
+      unwatch = app.hub.watch(check)
+      timer = setTimeout(() => reject(new Error(`expected ${count} open subscriptions, have ${JSON.stringify(app.hub.stats(userId))}`)), WAIT_LIMIT_MS)
+      check()
+    })
+  } finally {
+    unwatch()
+    clearTimeout(timer)
   }
 }
 

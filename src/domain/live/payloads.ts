@@ -1,0 +1,27 @@
+import type { MessageKey } from '../../ids.ts'
+import type { MessageEventKind } from '../../realtime/events.ts'
+import type { ConversationAccess } from '../../store/conversations.ts'
+import type { MessageRecord, MessageStatus } from '../../store/records.ts'
+import type { ViewerState } from '../../store/userActions.ts'
+import type { Loaders } from '../loaders.ts'
+
+/** A subscription's GraphQL payload; `Error` ends the stream with that error (masked unless a DomainError). */
+export type EventPayload =
+  | { typename: 'MessageEvent'; kind: MessageEventKind; pts: number; message: MessageRecord }
+  | { typename: 'ReadEvent'; conversationId: number; userId: number; lastReadSeq: number }
+  | { typename: 'TypingEvent'; conversationId: number; userId: number; expiresAt: Date }
+  | { typename: 'ReminderDueEvent'; message: MessageRecord; remindAt: Date }
+  | { typename: 'ConversationJoinedEvent'; conversation: ConversationAccess }
+  | { typename: 'MessageActionEvent'; key: MessageKey; state: ViewerState }
+  | { typename: 'Error'; error: Error }
+
+/** One event for one subscriber, with the loaders its fields resolve through (primed from the shared reads). */
+export type Delivery = { payload: EventPayload; loaders: Loaders }
+/** Consecutive events for one subscriber that share their loaders (a replayed page, or one live event). */
+export type DeliveryBatch = { payloads: EventPayload[]; loaders: Loaders }
+
+export const batchOf = (delivery: Delivery): DeliveryBatch => ({ payloads: [delivery.payload], loaders: delivery.loaders })
+
+/** What a stored message's latest change was, for replayed and gap-filled events. */
+export const kindOf = (m: { status: MessageStatus; edited: boolean }): MessageEventKind =>
+  m.status === 'RECALLED' ? 'RECALLED' : m.edited ? 'EDITED' : 'ADDED'

@@ -1,0 +1,62 @@
+import type { RealtimeEvent } from '../../realtime/events.ts'
+import type { DeliveryMember } from '../../store/delivery.ts'
+import type { ConversationBound, WaveReads } from './wave.ts'
+
+/**
+ * What one viewer receives from one event: pure functions of the event, the subscription's position
+ * and the reads the event's wave shares, so they are tested without a database.
+ */
+
+/** A conversation stream, or the inbox (every conversation of the viewer). */
+export type Scope = { conversationId: number } | 'inbox'
+
+/**
+ * Before any read: whether a conversation event can concern this viewer. `delivered` is the pts the
+ * subscription has delivered in that conversation (undefined: it does not follow it).
+ */
+export function mayConcern(event: ConversationBound, viewerId: number, delivered: number | undefined): boolean {
+  if (delivered === undefined) return false
+  switch (event.type) {
+    // At or below `delivered`: a replay or an earlier event already carried it.
+    case 'message':
+      return event.pts > delivered
+    // Others' read positions only where receipts are on; the reader's own come through the reader's topic.
+    case 'read':
+      return event.userId !== viewerId && event.receiptsVisible
+    case 'typing':
+      return event.userId !== viewerId
+  }
+}
+
+/**
+ * With the wave's reads (`member`: the viewer's entry in them): the viewer lost access (no longer a
+ * member), may not see this message (membership window, directed, deleted for them), or gets it.
+ */
+export function conversationVerdict(event: ConversationBound, member: DeliveryMember | undefined, reads: WaveReads): 'lostAccess' | 'hidden' | 'deliver' {
+  if (!member) return 'lostAccess'
+  if (event.type === 'message' && (!member.sees || !reads.message || !reads.conversation)) return 'hidden'
+  return 'deliver'
+}
+
+/**
+ * What an event on the viewer's own topic means for a subscription of `scope`: deliver it, skip it,
+ * follow a conversation the viewer joined (inbox), stop following one the viewer left (inbox), or end
+ * the stream because the viewer left its conversation.
+ */
+export function userTopicVerdict(event: RealtimeEvent, scope: Scope): 'deliver' | 'skip' | 'join' | 'leave' | 'lostAccess' {
+  const scoped = scope === 'inbox' ? null : scope.conversationId
+  switch (event.type) {
+    case 'read':
+      return scoped === null || event.conversationId === scoped ? 'deliver' : 'skip'
+    case 'removed':
+      return scoped === null ? 'leave' : event.conversationId === scoped ? 'lostAccess' : 'skip'
+    case 'joined':
+      return scoped === null ? 'join' : 'skip'
+    case 'reminderDue':
+    case 'messageAction':
+      return scoped === null ? 'deliver' : 'skip'
+    case 'message':
+    case 'typing':
+      return 'skip'
+  }
+}

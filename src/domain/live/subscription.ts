@@ -1,0 +1,202 @@
+import type { Db } from '../../db/client.ts'
+import { DomainError, notFound } from '../../errors.ts'
+import { BoundedQueue } from '../../realtime/queue.ts'
+import { listChanges } from '../../store/changes.ts'
+import type { ConversationAccess } from '../../store/conversations.ts'
+import type { MessageRecord } from '../../store/records.ts'
+import type { Viewer } from '../app.ts'
+import { createLoaders, type Loaders } from '../loaders.ts'
+import { shownViewerState } from '../policy.ts'
+import type { Hub } from './hub.ts'
+import { kindOf, type Delivery, type DeliveryBatch } from './payloads.ts'
+import { conversationVerdict, mayConcern, userTopicVerdict, type Scope } from './rules.ts'
+import type { ConversationBound, Wave } from './wave.ts'
+
+/** Replay reads the missed changes this many at a time. */
+const REPLAY_PAGE = 100
+
+/**
+ * One GraphQL subscription: joins topics, replays what it missed, then turns the waves its topics
+ * queue into deliveries as its viewer may see them (rules.ts). `delivered` is the pts it has
+ * delivered per conversation it follows.
+ */
+export class Subscription {
+  readonly queue: BoundedQueue<Wave>
+  readonly delivered = new Map<number, number>()
+  private readonly joined = new Set<number>()
+  opened = false
+  private closed = false
+
+  constructor(
+    private readonly hub: Hub,
+    readonly viewer: Viewer,
+    private readonly scope: Scope,
+  ) {
+    this.queue = new BoundedQueue(hub.realtime.subscriberBuffer, () => this.leaveAll())
+    hub.open.add(this)
+  }
+
+  push(wave: Wave): void {
+    this.queue.push(wave)
+  }
+
+  /** Listens to the viewer's topic (a closed subscription joins nothing: it could never leave again). */
+  async listenUser(): Promise<void> {
+    if (!this.closed) await this.hub.topics.joinUser(this, this.viewer.userId)
+  }
+
+  /** Joins a conversation's feed; resolves with the feed's position (see Topics.joinConversation). */
+  async join(conversationId: number): Promise<number> {
+    if (this.closed) return 0
+    // Recorded before the join resolves, so a close meanwhile leaves this feed too.
+    this.joined.add(conversationId)
+    const head = await this.hub.topics.joinConversation(this, conversationId)
+    if (!this.delivered.has(conversationId)) this.delivered.set(conversationId, head)
+    return head
+  }
+
+  leave(conversationId: number): void {
+    this.joined.delete(conversationId)
+    this.delivered.delete(conversationId)
+    this.hub.topics.leaveConversation(this, conversationId)
+  }
+
+  private leaveAll(): void {
+    for (const id of [...this.joined]) this.leave(id)
+    this.hub.topics.leaveUser(this, this.viewer.userId)
+  }
+
+  markOpened(): void {
+    this.opened = true
+    this.hub.changed()
+  }
+
+  close(): void {
+    if (this.closed) return
+    this.closed = true
+    this.queue.close()
+    this.leaveAll()
+    this.hub.open.delete(this)
+    this.hub.changed()
+  }
+
+  private get db(): Db {
+    return this.hub.db
+  }
+
+  loaders(wave?: Wave): Loaders {
+    const loaders = createLoaders(this.db, this.viewer)
+    return wave ? { ...loaders, users: wave.sharedUsers(this.db) } : loaders
+  }
+
+  /** Replays the changes in (sincePts, untilPts] from the database, ascending by pts, a page at a time. */
+  async *replay(conversationId: number, access: ConversationAccess, sincePts: number, untilPts: number): AsyncGenerator<DeliveryBatch> {
+    const read = (after: number): Promise<MessageRecord[]> => {
+      const page = listChanges(this.db, this.viewer, conversationId, { sincePts: after, untilPts, limit: REPLAY_PAGE })
+      page.catch(() => {}) // awaited below, unless the subscriber leaves first
+      return page
+    }
+    // The next page is read while this one is delivered, so the stream never waits on the database.
+    let next: Promise<MessageRecord[]> | null = read(sincePts)
+    while (next) {
+      const page: MessageRecord[] = await next
+      next = page.length === REPLAY_PAGE ? read(page.at(-1)!.pts) : null
+      if (!page.length) break
+      const loaders = this.loaders()
+      loaders.conversations.prime(conversationId, access)
+      for (const message of page) loaders.messages.prime(message, message)
+      yield {
+        payloads: page.map((message) => ({ typename: 'MessageEvent', kind: kindOf({ status: message.status, edited: message.editedAt !== null }), pts: message.pts, message })),
+        loaders,
+      }
+    }
+    this.delivered.set(conversationId, Math.max(this.delivered.get(conversationId) ?? 0, untilPts, sincePts))
+  }
+
+  /** Live events until the queue ends: overflow ends the stream with RESYNC_REQUIRED, close just ends it. */
+  async *live(): AsyncGenerator<Delivery> {
+    for (;;) {
+      const next = await this.queue.take()
+      if ('end' in next) {
+        if (next.end === 'overflow') yield this.fail(new DomainError('RESYNC_REQUIRED', 'this subscription fell too far behind; subscribe again with sincePts'))
+        return
+      }
+      const wave = next.value
+      const delivery = wave.fromUserTopic ? await this.fromUserTopic(wave) : await this.fromConversation(wave)
+      if (!delivery) continue
+      yield delivery
+      if (delivery.payload.typename === 'Error') return
+    }
+  }
+
+  fail(error: Error): Delivery {
+    return { payload: { typename: 'Error', error }, loaders: this.loaders() }
+  }
+
+  /** The viewer is no longer a member: a conversation stream ends with NOT_FOUND, the inbox just stops listening there. */
+  private lostAccess(conversationId: number): Delivery | null {
+    if (this.scope === 'inbox') {
+      this.leave(conversationId)
+      return null
+    }
+    return this.fail(notFound('Conversation'))
+  }
+
+  private async fromConversation(wave: Wave): Promise<Delivery | null> {
+    const event = wave.event as ConversationBound
+    const conversationId = event.conversationId
+    if (!mayConcern(event, this.viewer.userId, this.delivered.get(conversationId))) return null
+    const reads = await wave.load(this.db)
+    const member = reads.members.get(this.viewer.userId)
+    const verdict = conversationVerdict(event, member, reads)
+    if (verdict === 'lostAccess') return this.lostAccess(conversationId)
+    if (event.type === 'message') this.delivered.set(conversationId, event.pts)
+    if (verdict === 'hidden') return null
+    const loaders = this.loaders(wave)
+    switch (event.type) {
+      case 'message':
+        loaders.conversations.prime(conversationId, { conversation: reads.conversation!, member: member!.member })
+        loaders.messages.prime(reads.message!, reads.message!)
+        return { payload: { typename: 'MessageEvent', kind: event.kind, pts: event.pts, message: reads.message! }, loaders }
+      case 'read':
+        return { payload: { typename: 'ReadEvent', conversationId, userId: event.userId, lastReadSeq: event.lastReadSeq }, loaders }
+      case 'typing':
+        return { payload: { typename: 'TypingEvent', conversationId, userId: event.userId, expiresAt: new Date(event.expiresAt) }, loaders }
+    }
+  }
+
+  private async fromUserTopic(wave: Wave): Promise<Delivery | null> {
+    const event = wave.event
+    const verdict = userTopicVerdict(event, this.scope)
+    if (verdict === 'skip') return null
+    const loaders = this.loaders(wave)
+    switch (event.type) {
+      case 'removed':
+        if (verdict === 'lostAccess') return this.lostAccess(event.conversationId)
+        this.leave(event.conversationId)
+        return null
+      case 'read':
+        return { payload: { typename: 'ReadEvent', conversationId: event.conversationId, userId: event.userId, lastReadSeq: event.lastReadSeq }, loaders }
+      case 'joined': {
+        // Listen first: the conversation as resolved below is at least as new as the first live event.
+        await this.join(event.conversationId)
+        const access = await loaders.conversations.load(event.conversationId)
+        if (!access?.member) return this.lostAccess(event.conversationId)
+        return { payload: { typename: 'ConversationJoinedEvent', conversation: access }, loaders }
+      }
+      case 'reminderDue': {
+        const message = await loaders.messages.load(event)
+        return message ? { payload: { typename: 'ReminderDueEvent', message, remindAt: new Date(event.remindAt) }, loaders } : null
+      }
+      case 'messageAction': {
+        const key = { conversationId: event.conversationId, seq: event.seq }
+        // A message deleted for the viewer is invisible to them, but its state still goes to their devices.
+        const [message, stored] = await Promise.all([loaders.messages.load(key), loaders.viewerStates.load(key)])
+        return { payload: { typename: 'MessageActionEvent', key, state: message ? shownViewerState(message, stored) : stored }, loaders }
+      }
+      case 'message':
+      case 'typing':
+        return null
+    }
+  }
+}

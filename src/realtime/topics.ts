@@ -1,0 +1,62 @@
+import { userTopic } from './events.ts'
+import { Fanout, type Emit } from './fanout.ts'
+import { ConversationFeed, type FeedSource } from './feed.ts'
+import type { Realtime } from './pubsub.ts'
+
+/**
+ * The topics this process listens to, one fan-out each, started with its first local subscriber and
+ * stopped with its last (one topic per conversation and one per user, never a global topic).
+ */
+export class Topics<S> {
+  private readonly conversations = new Map<number, ConversationFeed<S>>()
+  private readonly users = new Map<number, Fanout<S>>()
+
+  constructor(
+    private readonly realtime: Realtime,
+    private readonly emit: Emit<S>,
+    private readonly source: FeedSource,
+  ) {}
+
+  /** Joins the conversation's feed; resolves with the pts after which the feed delivers every change. */
+  async joinConversation(subscriber: S, conversationId: number): Promise<number> {
+    const feed = await this.enter(this.conversations, conversationId, subscriber, () => new ConversationFeed(this.realtime, conversationId, this.emit, this.source))
+    return feed.head
+  }
+
+  leaveConversation(subscriber: S, conversationId: number): void {
+    this.leave(this.conversations, conversationId, subscriber)
+  }
+
+  async joinUser(subscriber: S, userId: number): Promise<void> {
+    await this.enter(this.users, userId, subscriber, () => new Fanout(this.realtime, userTopic(userId), true, this.emit))
+  }
+
+  leaveUser(subscriber: S, userId: number): void {
+    this.leave(this.users, userId, subscriber)
+  }
+
+  get counts() {
+    return { conversationTopics: this.conversations.size, userTopics: this.users.size }
+  }
+
+  /** Adds the subscriber to the topic's fan-out (started on first use); leaves again if listening fails. */
+  private async enter<F extends Fanout<S>>(map: Map<number, F>, key: number, subscriber: S, create: () => F): Promise<F> {
+    let fanout = map.get(key)
+    if (!fanout) map.set(key, (fanout = create().start()))
+    fanout.subscribers.add(subscriber)
+    try {
+      await fanout.ready
+    } catch (error) {
+      this.leave(map, key, subscriber)
+      throw error
+    }
+    return fanout
+  }
+
+  private leave(map: Map<number, Fanout<S>>, key: number, subscriber: S): void {
+    const fanout = map.get(key)
+    if (!fanout?.subscribers.delete(subscriber) || fanout.subscribers.size) return
+    fanout.stop()
+    map.delete(key)
+  }
+}
