@@ -1,24 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { encodeGlobalId } from '../src/ids.ts'
-import { graphql } from './gql/index.ts'
 import { codes, newUser, newUsers, request } from './support/harness.ts'
-import { ConversationState, createGroup, History, OpenPrivate, SendMessage, sendText } from './support/operations.ts'
-
-const NodeById = graphql(`
-  query NodeById($id: ID!) {
-    node(id: $id) { id __typename ... on Message { seq } ... on Conversation { lastSeq } ... on User { handle } }
-  }
-`)
-
-const AddMembers = graphql(`
-  mutation AddMembers($conversationId: ID!, $userIds: [ID!]!) {
-    addGroupMembers(conversationId: $conversationId, userIds: $userIds) { id }
-  }
-`)
-
-const Leave = graphql(`
-  mutation Leave($conversationId: ID!) { leaveConversation(conversationId: $conversationId) }
-`)
+import { AddMembers, ConversationState, CreateChannel, createGroup, History, LeaveConversation, OpenPrivate, SendMessage, sendText, UpsertUsers, WhoAmI } from './support/operations.ts'
+import { NodeById } from './support/views.ts'
 
 describe('access for non-members', () => {
   it('answers NOT_FOUND on every path, exactly as for a conversation that does not exist', async () => {
@@ -36,7 +20,7 @@ describe('access for non-members', () => {
         outsider!.try(NodeById, { id: encodeGlobalId('Message', `${Buffer.from(conversationId, 'base64url').toString().split(':')[1]}:1`) }),
         outsider!.try(SendMessage, { input: { conversationId, clientMessageId: 'x', content: { text: { text: 'let me in' } } } }),
         outsider!.try(AddMembers, { conversationId, userIds: [alice!.id] }),
-        outsider!.try(Leave, { conversationId }),
+        outsider!.try(LeaveConversation, { conversationId }),
       ]
       for (const response of await Promise.all(attempts)) {
         expect(codes(response)).toEqual(['NOT_FOUND'])
@@ -60,7 +44,7 @@ describe('access for non-members', () => {
   it('takes access away from a member who leaves', async () => {
     const [alice, bob] = await newUsers(2)
     const group = await createGroup(alice!, [bob!])
-    await bob!.run(Leave, { conversationId: group.id })
+    await bob!.run(LeaveConversation, { conversationId: group.id })
     expect(codes(await bob!.try(History, { id: group.id }))).toEqual(['NOT_FOUND'])
   })
 })
@@ -68,12 +52,12 @@ describe('access for non-members', () => {
 describe('authentication', () => {
   it('refuses requests without a token, with a malformed header, and with a bad signature', async () => {
     const user = await newUser()
-    const anonymous = await request(null, '{ viewer { user { id } } }')
+    const anonymous = await request(null, WhoAmI)
     expect(codes(anonymous)).toEqual(['UNAUTHENTICATED'])
-    const wrongScheme = await request(null, '{ viewer { user { id } } }', undefined, { authorization: `Basic ${user.token}` })
+    const wrongScheme = await request(null, WhoAmI, undefined, { authorization: `Basic ${user.token}` })
     expect(codes(wrongScheme)).toEqual(['UNAUTHENTICATED'])
     const [header, payload] = user.token.split('.')
-    const forged = await request(`${header}.${payload}.AAAA`, '{ viewer { user { id } } }')
+    const forged = await request(`${header}.${payload}.AAAA`, WhoAmI)
     expect(codes(forged)).toEqual(['UNAUTHENTICATED'])
     expect(JSON.stringify(forged)).not.toMatch(/stack|at .*\.ts/)
   })
@@ -81,12 +65,10 @@ describe('authentication', () => {
   it('keeps operator-only operations to operators (FORBIDDEN otherwise)', async () => {
     const user = await newUser()
     const operator = await newUser({ operator: true })
-    const upsert = '{ __typename }'
-    expect(codes(await request(user.token, upsert))).toEqual([])
-    const mutation = 'mutation { upsertUsers(users: [{ handle: "x-forbidden", displayName: "X" }]) { id } }'
-    expect(codes(await request(user.token, mutation))).toEqual(['FORBIDDEN'])
-    expect(codes(await request(user.token, 'mutation { createChannel(title: "News") { id } }'))).toEqual(['FORBIDDEN'])
-    const created = await request<{ createChannel: { id: string; type: string } }, never>(operator.token, 'mutation { createChannel(title: "News") { id type } }')
+    expect(codes(await request(user.token, WhoAmI))).toEqual([])
+    expect(codes(await request(user.token, UpsertUsers, { users: [{ handle: 'x-forbidden', displayName: 'X' }] }))).toEqual(['FORBIDDEN'])
+    expect(codes(await request(user.token, CreateChannel, { title: 'News' }))).toEqual(['FORBIDDEN'])
+    const created = await request(operator.token, CreateChannel, { title: 'News' })
     expect(created.data?.createChannel.type).toBe('CHANNEL')
   })
 })

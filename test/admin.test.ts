@@ -1,17 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { graphql } from './gql/index.ts'
 import type { AdminMessageFilter, AdminMessagesQuery } from './gql/graphql.ts'
 import { codes, newUser, newUsers, request, type TestUser } from './support/harness.ts'
 import { createGroup, OpenPrivate, SendMessage, sendText } from './support/operations.ts'
-
-const AdminMessages = graphql(`
-  query AdminMessages($filter: AdminMessageFilter!, $first: Int, $after: String) {
-    adminMessages(filter: $filter, first: $first, after: $after) {
-      edges { cursor node { id seq kind senderType sentAt sender { id } content { ... on TextContent { text } } } }
-      pageInfo { hasNextPage hasPreviousPage endCursor }
-    }
-  }
-`)
+import { AdminMessages } from './support/views.ts'
 
 type Row = { id: string; seq: number; kind: string; sentAt: string; content?: { text?: string } | null }
 

@@ -1,12 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { graphql } from './gql/index.ts'
 import { codes, newUsers, type TestUser } from './support/harness.ts'
 import { Changes, EditMessage, RecallMessage } from './support/lifecycle.ts'
-import { ConversationState, createGroup, SendMessage, sendText } from './support/operations.ts'
-
-const AddMembers = graphql(`
-  mutation ChangesAddMembers($conversationId: ID!, $userIds: [ID!]!) { addGroupMembers(conversationId: $conversationId, userIds: $userIds) { id } }
-`)
+import { AddMembers, ConversationState, createGroup, SendMessage, sendText } from './support/operations.ts'
 
 type Batch = { lastPts: number; hasMore: boolean; messages: { seq: number; pts: number; status: string; content: { text?: string } | null }[] }
 

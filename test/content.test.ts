@@ -1,37 +1,9 @@
 import { describe, expect, it } from 'vitest'
-import { graphql } from './gql/index.ts'
 import { messageGlobalId, parseId } from '../src/ids.ts'
 import type { MessageContentInput } from './gql/graphql.ts'
 import { codes, newUsers, request } from './support/harness.ts'
 import { createGroup, lastSeqOf, SendMessage, sendText } from './support/operations.ts'
-
-const SendContent = graphql(`
-  mutation SendContent($input: SendMessageInput!) {
-    sendMessage(input: $input) {
-      message {
-        id seq kind
-        content { ...AnyContent ... on ForwardContent { title items { senderName kind sentAt content { ...AnyContent } } } }
-      }
-    }
-  }
-  fragment AnyContent on MessageContent {
-    __typename
-    ... on TextContent { text }
-    ... on ImageContent { url width height sizeBytes thumbnailUrl }
-    ... on AudioContent { url durationMs sizeBytes }
-    ... on VideoContent { url durationMs width height coverUrl sizeBytes }
-    ... on FileContent { url name fileSizeBytes: sizeBytes mimeType }
-    ... on StickerContent { stickerId url label }
-    ... on CardContent { cardType data }
-    ... on MaterialContent { title coverUrl digest url }
-  }
-`)
-
-const ReadContent = graphql(`
-  query ReadContent($id: ID!, $seq: SafeInt!) {
-    conversation(id: $id) { message(seq: $seq) { kind content { ...AnyContent ... on ForwardContent { title items { senderName kind content { ...AnyContent } } } } } }
-  }
-`)
+import { ReadContent, SendContent } from './support/views.ts'
 
 let counter = 0
 const send = (conversationId: string, content: MessageContentInput) => ({ input: { conversationId, clientMessageId: `content-${++counter}`, content } })

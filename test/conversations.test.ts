@@ -1,68 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { graphql } from './gql/index.ts'
 import { codes, newUser, newUsers, testApp } from './support/harness.ts'
-import { ConversationState, createGroup, OpenPrivate, sendText } from './support/operations.ts'
-
-const Members = graphql(`
-  query Members($id: ID!, $first: Int, $after: String) {
-    conversation(id: $id) {
-      members(first: $first, after: $after) {
-        edges { node { role user { id } } }
-        pageInfo { hasNextPage endCursor }
-      }
-    }
-  }
-`)
-
-const MemberPositions = graphql(`
-  query MemberPositions($id: ID!) {
-    conversation(id: $id) { members(first: 10) { edges { node { lastReadSeq user { id } } } } }
-  }
-`)
-
-const SystemMessages = graphql(`
-  query SystemMessages($id: ID!) {
-    conversation(id: $id) {
-      messages(last: 20) {
-        edges { node { seq senderType sender { id } kind content { ... on SystemContent { event actor { id } targets { id } text } } } }
-      }
-    }
-  }
-`)
-
-const AddMembers = graphql(`
-  mutation AddGroupMembers($conversationId: ID!, $userIds: [ID!]!) {
-    addGroupMembers(conversationId: $conversationId, userIds: $userIds) { id lastSeq }
-  }
-`)
-
-const RemoveMember = graphql(`
-  mutation RemoveGroupMember($conversationId: ID!, $userId: ID!) {
-    removeGroupMember(conversationId: $conversationId, userId: $userId) { id lastSeq }
-  }
-`)
-
-const SetRole = graphql(`
-  mutation SetMemberRole($conversationId: ID!, $userId: ID!, $role: MemberRole!) {
-    setMemberRole(conversationId: $conversationId, userId: $userId, role: $role) { role user { id } }
-  }
-`)
-
-const LeaveConversation = graphql(`
-  mutation LeaveConversation($conversationId: ID!) { leaveConversation(conversationId: $conversationId) }
-`)
-
-const Channel = graphql(`
-  mutation CreateChannel($title: String!) { createChannel(title: $title) { id type viewerMember { role } } }
-`)
-
-const Subscribe = graphql(`
-  mutation SubscribeChannel($conversationId: ID!) { subscribeChannel(conversationId: $conversationId) { id viewerMember { role } } }
-`)
-
-const Unsubscribe = graphql(`
-  mutation UnsubscribeChannel($conversationId: ID!) { unsubscribeChannel(conversationId: $conversationId) }
-`)
+import { AddMembers, ConversationState, CreateChannel, createGroup, LeaveConversation, OpenPrivate, RemoveMember, sendText, SetRole, SubscribeChannel, UnsubscribeChannel } from './support/operations.ts'
+import { MemberPositions, Members, SystemMessages } from './support/views.ts'
 
 const roles = async (viewer: Awaited<ReturnType<typeof newUser>>, id: string) =>
   Object.fromEntries((await viewer.run(Members, { id, first: 100 })).conversation!.members.edges.map((e) => [e.node.user.id, e.node.role]))
@@ -158,13 +97,13 @@ describe('channels', () => {
   it('are created by operators, joined by subscribing and left by unsubscribing', async () => {
     const operator = await newUser({ operator: true })
     const reader = await newUser()
-    const channel = (await operator.run(Channel, { title: 'Company news' })).createChannel
+    const channel = (await operator.run(CreateChannel, { title: 'Company news' })).createChannel
     expect(channel).toMatchObject({ type: 'CHANNEL', viewerMember: { role: 'OWNER' } })
-    const subscribed = await Promise.all([1, 2, 3].map(() => reader.run(Subscribe, { conversationId: channel.id })))
+    const subscribed = await Promise.all([1, 2, 3].map(() => reader.run(SubscribeChannel, { conversationId: channel.id })))
     expect(subscribed.map((s) => s.subscribeChannel.viewerMember.role)).toEqual(['SUBSCRIBER', 'SUBSCRIBER', 'SUBSCRIBER'])
-    expect(await reader.run(Unsubscribe, { conversationId: channel.id })).toEqual({ unsubscribeChannel: true })
+    expect(await reader.run(UnsubscribeChannel, { conversationId: channel.id })).toEqual({ unsubscribeChannel: true })
     expect(codes(await reader.try(ConversationState, { id: channel.id }))).toEqual(['NOT_FOUND'])
-    expect(codes(await operator.try(Unsubscribe, { conversationId: channel.id }))).toEqual(['BAD_USER_INPUT'])
+    expect(codes(await operator.try(UnsubscribeChannel, { conversationId: channel.id }))).toEqual(['BAD_USER_INPUT'])
   })
 })
 

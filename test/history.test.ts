@@ -2,26 +2,9 @@ import type { ResultOf } from '@graphql-typed-document-node/core'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { parseId } from '../src/ids.ts'
 import { appendMessages } from '../src/store/messages.ts'
-import { graphql } from './gql/index.ts'
 import { codes, newUsers, testApp, type TestUser } from './support/harness.ts'
 import { createGroup, History } from './support/operations.ts'
-
-const Around = graphql(`
-  query Around($id: ID!, $seq: SafeInt!, $count: Int) {
-    conversation(id: $id) {
-      messagesAround(seq: $seq, count: $count) {
-        edges { node { seq } }
-        pageInfo { hasNextPage hasPreviousPage startCursor endCursor }
-      }
-    }
-  }
-`)
-
-const OneMessage = graphql(`
-  query OneMessage($id: ID!, $seq: SafeInt!) {
-    conversation(id: $id) { message(seq: $seq) { seq content { ... on TextContent { text } } } }
-  }
-`)
+import { Around, OneMessage } from './support/views.ts'
 
 type Page = NonNullable<ResultOf<typeof History>['conversation']>['messages']
 

@@ -1,31 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import { conversationTopic } from '../src/realtime/events.ts'
-import { graphql } from './gql/index.ts'
 import { codes, newUsers, request, testApp } from './support/harness.ts'
-import { EditMessage, RecallMessage, SetRole, conversationKey, listen, readMessage } from './support/lifecycle.ts'
-import { createGroup, OpenPrivate, SendMessage, sendText } from './support/operations.ts'
-
-const SendImage = graphql(`
-  mutation LifecycleSendImage($conversationId: ID!, $clientMessageId: String!) {
-    sendMessage(input: { conversationId: $conversationId, clientMessageId: $clientMessageId, content: { image: { url: "https://example.com/a.png" } } }) {
-      message { id seq }
-    }
-  }
-`)
-
-const EditToImage = graphql(`
-  mutation LifecycleEditToImage($messageId: ID!) {
-    editMessage(messageId: $messageId, content: { image: { url: "https://example.com/b.png" } }) { id }
-  }
-`)
-
-const MuteMember = graphql(`
-  mutation LifecycleMute($conversationId: ID!, $userId: ID!, $until: DateTime) { muteMember(conversationId: $conversationId, userId: $userId, until: $until) { mutedUntil } }
-`)
-
-const SystemMessageId = graphql(`
-  query LifecycleSystemMessage($id: ID!) { conversation(id: $id) { message(seq: 1) { id senderType } } }
-`)
+import { conversationKey, EditMessage, EditToImage, listen, readMessage, RecallMessage, SendImage } from './support/lifecycle.ts'
+import { createGroup, MuteMember, OpenPrivate, SendMessage, sendText, SetRole } from './support/operations.ts'
+import { LifecycleSystemMessage } from './support/views.ts'
 
 describe('editMessage', () => {
   it('keeps every earlier version, oldest first, and takes a new pts each time', async () => {
@@ -54,7 +32,7 @@ describe('editMessage', () => {
     const group = await createGroup(alice!, [bob!])
     const text = (await sendText(alice!, group.id, 'original')).message
     const image = (await alice!.run(SendImage, { conversationId: group.id, clientMessageId: `img-${text.id}` })).sendMessage.message
-    const system = (await alice!.run(SystemMessageId, { id: group.id })).conversation!.message!
+    const system = (await alice!.run(LifecycleSystemMessage, { id: group.id })).conversation!.message!
     expect(system.senderType).toBe('SYSTEM')
     const before = await readMessage(alice!, group.id, text.seq)
 
@@ -144,7 +122,7 @@ describe('recallMessage', () => {
     const a = (await sendText(member!, group.id, 'a')).message
     const b = (await sendText(member!, group.id, 'b')).message
     const c = (await sendText(admin!, group.id, 'c')).message
-    const system = (await owner!.run(SystemMessageId, { id: group.id })).conversation!.message!
+    const system = (await owner!.run(LifecycleSystemMessage, { id: group.id })).conversation!.message!
 
     const { app } = testApp()
     const saved = app.settings.recallWindowSeconds

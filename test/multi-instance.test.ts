@@ -5,9 +5,9 @@ import type { Client } from 'graphql-ws'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { inject } from 'vitest'
 import { AUTH_SECRET, newUsers, type TestUser } from './support/harness.ts'
+import { post, sharedBuses, startInstance, subscribeWs, testRedisUrl, waitForSubscriptions, wsClient, type Received, type TestServer } from './support/server.ts'
 import { ConversationEvents, InboxEvents, SendTyping } from './support/live.ts'
 import { createGroup, SendMessage } from './support/operations.ts'
-import { post, sharedBuses, startInstance, subscribeWs, testRedisUrl, waitForSubscriptions, wsClient, type Received, type TestServer } from './support/server.ts'
 
 /**
  * Two instances on one database. With TEST_REDIS_URL (CI sets it when Redis answers) their events

@@ -1,25 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { graphql } from './gql/index.ts'
 import { countStatements, newUser, newUsers } from './support/harness.ts'
 import { createGroup, OpenPrivate, sendText } from './support/operations.ts'
-
-const Inbox = graphql(`
-  query Inbox($first: Int) {
-    viewer {
-      conversations(first: $first) {
-        edges {
-          node {
-            id type title lastSeq
-            peer { id handle }
-            viewerMember { role lastReadSeq user { handle } }
-            lastMessage { seq sentAt sender { id displayName } content { ... on TextContent { text } ... on SystemContent { event actor { handle } } } }
-          }
-        }
-        pageInfo { hasNextPage endCursor }
-      }
-    }
-  }
-`)
+import { Inbox } from './support/readViews.ts'
 
 describe('statement counts', () => {
   it('are the same for an inbox page of 50 as for a page of 5 (no statement per row)', async () => {

@@ -2,40 +2,9 @@ import type { ResultOf } from '@graphql-typed-document-node/core'
 import { describe, expect, it } from 'vitest'
 import { parseId } from '../src/ids.ts'
 import { userTopic, type RealtimeEvent } from '../src/realtime/events.ts'
-import { graphql } from './gql/index.ts'
 import { codes, countStatements, newUser, newUsers, request, testApp, type TestUser } from './support/harness.ts'
-import { createGroup, lastSeqOf, OpenPrivate, SendMessage, sendText } from './support/operations.ts'
-
-const MarkRead = graphql(`
-  mutation MarkRead($conversationId: ID!, $seq: SafeInt) {
-    markConversationRead(conversationId: $conversationId, seq: $seq) { lastReadSeq user { id } }
-  }
-`)
-
-const ReadState = graphql(`
-  query ReadState($id: ID!) {
-    conversation(id: $id) { lastSeq unreadCount mentionedUnreadCount viewerMember { lastReadSeq } }
-  }
-`)
-
-const Inbox = graphql(`
-  query InboxUnread($first: Int) {
-    viewer {
-      unreadTotal
-      conversations(first: $first) { edges { node { id unreadCount mentionedUnreadCount } } }
-    }
-  }
-`)
-
-const CreateChannel = graphql(`
-  mutation ReadsCreateChannel($title: String!) { createChannel(title: $title) { id } }
-`)
-const SubscribeChannel = graphql(`
-  mutation ReadsSubscribeChannel($id: ID!) { subscribeChannel(conversationId: $id) { id } }
-`)
-const Leave = graphql(`
-  mutation ReadsLeave($id: ID!) { leaveConversation(conversationId: $id) }
-`)
+import { CreateChannel, createGroup, lastSeqOf, LeaveConversation, MarkRead, OpenPrivate, SendMessage, sendText, SubscribeChannel } from './support/operations.ts'
+import { InboxUnread, ReadState } from './support/readViews.ts'
 
 const markRead = async (user: TestUser, conversationId: string, seq?: number) =>
   (await user.run(MarkRead, { conversationId, seq })).markConversationRead.lastReadSeq
@@ -142,7 +111,7 @@ describe('markConversationRead', () => {
     expect(codes(await request(null, MarkRead, { conversationId: group.id }))).toEqual(['UNAUTHENTICATED'])
     expect(codes(await stranger!.try(ReadState, { id: group.id }))).toEqual(['NOT_FOUND'])
 
-    await member!.run(Leave, { id: group.id })
+    await member!.run(LeaveConversation, { conversationId: group.id })
     expect(codes(await member!.try(MarkRead, { conversationId: group.id }))).toEqual(['NOT_FOUND'])
     expect(await reads.stop()).toEqual([])
     const rows = await testApp().db.$queryRaw<{ lastReadSeq: bigint }[]>`
@@ -155,7 +124,7 @@ describe('markConversationRead', () => {
     const operator = await newUser({ operator: true })
     const subscriber = await newUser()
     const { createChannel: channel } = await operator.run(CreateChannel, { title: 'news' })
-    await subscriber.run(SubscribeChannel, { id: channel.id })
+    await subscriber.run(SubscribeChannel, { conversationId: channel.id })
     await sendText(operator, channel.id, 'one')
     await sendText(operator, channel.id, 'two')
     expect((await readState(subscriber, channel.id)).unreadCount).toBe(2)
@@ -207,9 +176,9 @@ describe('unread counts in the inbox', () => {
         input: { conversationId: group.id, clientMessageId: 'mention', content: { text: { text: '@you' } }, mentionUserIds: [viewer!.id] },
       })
     }
-    const small = await countStatements(() => viewer!.run(Inbox, { first: 5 }))
-    let page: ResultOf<typeof Inbox> | undefined
-    const large = await countStatements(async () => (page = await viewer!.run(Inbox, { first: 50 })))
+    const small = await countStatements(() => viewer!.run(InboxUnread, { first: 5 }))
+    let page: ResultOf<typeof InboxUnread> | undefined
+    const large = await countStatements(async () => (page = await viewer!.run(InboxUnread, { first: 50 })))
     expect(large).toBe(small)
 
     const nodes = page!.viewer.conversations.edges.map((e) => e.node)

@@ -1,50 +1,9 @@
 import type { ResultOf } from '@graphql-typed-document-node/core'
 import { describe, expect, it } from 'vitest'
 import { parseId } from '../src/ids.ts'
-import { graphql } from './gql/index.ts'
 import { codes, countStatements, newUser, newUsers, testApp, type TestUser } from './support/harness.ts'
-import { createGroup, OpenPrivate, SendMessage, sendText } from './support/operations.ts'
-
-const Receipts = graphql(`
-  query Receipts($id: ID!, $last: Int) {
-    conversation(id: $id) {
-      messages(last: $last) { edges { node { seq senderType receipt { readByPeer readCount unreadCount } } } }
-    }
-  }
-`)
-
-const Readers = graphql(`
-  query ReceiptReaders($id: ID!, $seq: SafeInt!, $read: Boolean, $first: Int, $after: String) {
-    conversation(id: $id) {
-      message(seq: $seq) {
-        receipt { readers(read: $read, first: $first, after: $after) { edges { node { id } } pageInfo { hasNextPage hasPreviousPage endCursor } } }
-      }
-    }
-  }
-`)
-
-const MarkRead = graphql(`
-  mutation ReceiptsMarkRead($conversationId: ID!, $seq: SafeInt) {
-    markConversationRead(conversationId: $conversationId, seq: $seq) { lastReadSeq }
-  }
-`)
-
-const UnreadCount = graphql(`
-  query ReceiptsUnreadCount($id: ID!) { conversation(id: $id) { unreadCount } }
-`)
-
-const AddMembers = graphql(`
-  mutation ReceiptsAddMembers($id: ID!, $userIds: [ID!]!) { addGroupMembers(conversationId: $id, userIds: $userIds) { lastSeq } }
-`)
-const RemoveMember = graphql(`
-  mutation ReceiptsRemoveMember($id: ID!, $userId: ID!) { removeGroupMember(conversationId: $id, userId: $userId) { lastSeq } }
-`)
-const CreateChannel = graphql(`
-  mutation ReceiptsCreateChannel($title: String!) { createChannel(title: $title) { id } }
-`)
-const SubscribeChannel = graphql(`
-  mutation ReceiptsSubscribeChannel($id: ID!) { subscribeChannel(conversationId: $id) { id } }
-`)
+import { AddMembers, CreateChannel, createGroup, MarkRead, OpenPrivate, RemoveMember, SendMessage, sendText, SubscribeChannel } from './support/operations.ts'
+import { ReceiptReaders, Receipts, ReceiptsUnreadCount } from './support/readViews.ts'
 
 type Receipt = NonNullable<ResultOf<typeof Receipts>['conversation']>['messages']['edges'][number]['node']['receipt']
 
@@ -59,7 +18,7 @@ async function readers(user: TestUser, id: string, seq: number, read?: boolean, 
   const ids: string[] = []
   let after: string | null | undefined
   do {
-    const page = (await user.run(Readers, { id, seq, read, first, after })).conversation!.message!.receipt!.readers
+    const page = (await user.run(ReceiptReaders, { id, seq, read, first, after })).conversation!.message!.receipt!.readers
     ids.push(...page.edges.map((e) => e.node.id))
     after = page.pageInfo.hasNextPage ? page.pageInfo.endCursor : null
   } while (after)
@@ -100,7 +59,7 @@ describe('read receipts', () => {
     const [owner, m1, m2, late] = await newUsers(4)
     const group = await createGroup(owner!, [m1!, m2!], 'JOINED')
     const g1 = (await sendText(owner!, group.id, 'before late joined')).message.seq
-    await owner!.run(AddMembers, { id: group.id, userIds: [late!.id] })
+    await owner!.run(AddMembers, { conversationId: group.id, userIds: [late!.id] })
     const directed = await owner!.run(SendMessage, {
       input: { conversationId: group.id, clientMessageId: 'directed', content: { text: { text: 'for m1' } }, visibleToUserIds: [m1!.id] },
     })
@@ -122,7 +81,7 @@ describe('read receipts', () => {
     expect([...(await receipts(m1!, group.id)).values()].every((r) => r === null)).toBe(true)
 
     // A removed member no longer counts either way.
-    await owner!.run(RemoveMember, { id: group.id, userId: m2!.id })
+    await owner!.run(RemoveMember, { conversationId: group.id, userId: m2!.id })
     const after = await receipts(owner!, group.id)
     expect(after.get(g1)).toEqual({ readByPeer: null, readCount: 1, unreadCount: 0 })
     expect(after.get(g3)).toEqual({ readByPeer: null, readCount: 2, unreadCount: 0 })
@@ -136,23 +95,23 @@ describe('read receipts', () => {
     expect(await readers(owner!, group.id, seq, true, 2)).toEqual(sorted(members))
     expect(await readers(owner!, group.id, seq, false, 2)).toEqual([])
 
-    const first = (await owner!.run(Readers, { id: group.id, seq, first: 2 })).conversation!.message!.receipt!.readers
+    const first = (await owner!.run(ReceiptReaders, { id: group.id, seq, first: 2 })).conversation!.message!.receipt!.readers
     expect(first.pageInfo).toMatchObject({ hasNextPage: true, hasPreviousPage: false })
-    const next = (await owner!.run(Readers, { id: group.id, seq, first: 2, after: first.pageInfo.endCursor })).conversation!.message!.receipt!.readers
+    const next = (await owner!.run(ReceiptReaders, { id: group.id, seq, first: 2, after: first.pageInfo.endCursor })).conversation!.message!.receipt!.readers
     expect(next.pageInfo).toMatchObject({ hasNextPage: true, hasPreviousPage: true })
-    expect(codes(await owner!.try(Readers, { id: group.id, seq, after: 'bogus' }))).toEqual(['BAD_USER_INPUT'])
-    expect(codes(await owner!.try(Readers, { id: group.id, seq, first: 101 }))).toEqual(['BAD_USER_INPUT'])
+    expect(codes(await owner!.try(ReceiptReaders, { id: group.id, seq, after: 'bogus' }))).toEqual(['BAD_USER_INPUT'])
+    expect(codes(await owner!.try(ReceiptReaders, { id: group.id, seq, first: 101 }))).toEqual(['BAD_USER_INPUT'])
   })
 
   it('channel: no receipts, while subscribers still get unread counts from their read positions', async () => {
     const operator = await newUser({ operator: true })
     const subscriber = await newUser()
     const { createChannel: channel } = await operator.run(CreateChannel, { title: 'announcements' })
-    await subscriber.run(SubscribeChannel, { id: channel.id })
+    await subscriber.run(SubscribeChannel, { conversationId: channel.id })
     await sendText(operator, channel.id, 'news')
     await markRead(subscriber, channel.id)
     expect([...(await receipts(operator, channel.id)).values()].every((r) => r === null)).toBe(true)
-    expect((await subscriber.run(UnreadCount, { id: channel.id })).conversation!.unreadCount).toBe(0)
+    expect((await subscriber.run(ReceiptsUnreadCount, { id: channel.id })).conversation!.unreadCount).toBe(0)
   })
 
   it('costs the same statements for receipts on a page of 50 own messages as on 5', async () => {
@@ -184,7 +143,7 @@ describe.sequential('read receipt switches', () => {
       expect((await receipts(chat.alice, chat.id)).get(p1)).toBeNull()
       expect((await receipts(owner!, group.id)).get(g1)).toMatchObject({ readCount: 0, unreadCount: 1 })
       await markRead(chat.bob, chat.id)
-      expect((await chat.bob.run(UnreadCount, { id: chat.id })).conversation!.unreadCount).toBe(0)
+      expect((await chat.bob.run(ReceiptsUnreadCount, { id: chat.id })).conversation!.unreadCount).toBe(0)
 
       settings.private = true
       settings.group = false
@@ -192,7 +151,7 @@ describe.sequential('read receipt switches', () => {
       // The read made while private receipts were off was stored all the same.
       expect((await receipts(chat.alice, chat.id)).get(p1)).toEqual({ readByPeer: true, readCount: 1, unreadCount: 0 })
       await markRead(member!, group.id)
-      expect((await member!.run(UnreadCount, { id: group.id })).conversation!.unreadCount).toBe(0)
+      expect((await member!.run(ReceiptsUnreadCount, { id: group.id })).conversation!.unreadCount).toBe(0)
 
       settings.group = true
       expect((await receipts(owner!, group.id)).get(g1)).toEqual({ readByPeer: null, readCount: 1, unreadCount: 0 })

@@ -6,7 +6,7 @@ import { DEFAULT_SETTINGS } from '../src/domain/settings.ts'
 import { userTopic, type RealtimeEvent } from '../src/realtime/events.ts'
 import { createRealtime } from '../src/realtime/pubsub.ts'
 import { newUsers, testApp, type TestUser } from './support/harness.ts'
-import { DeleteForMe, RecallMessage, SetReminder, listen, messageKey, userKey } from './support/lifecycle.ts'
+import { DeleteForMe, listen, messageKey, RecallMessage, SetReminder, userKey } from './support/lifecycle.ts'
 import { createGroup, sendText } from './support/operations.ts'
 
 /** A second server instance on the same database: its own connection pool and event bus. */

@@ -5,9 +5,10 @@ import { sendMessage } from '../src/domain/messages.ts'
 import { messageGlobalId, parseId } from '../src/ids.ts'
 import { createRealtime } from '../src/realtime/pubsub.ts'
 import { codes, newUsers, testApp, type TestUser } from './support/harness.ts'
-import { ConversationEventBatches, ConversationEvents, Edit, Recall } from './support/live.ts'
-import { createGroup, sendText } from './support/operations.ts'
 import { liveServer, subscribeWs, waitForSubscriptions, type Received } from './support/server.ts'
+import { EditMessage, RecallMessage } from './support/lifecycle.ts'
+import { ConversationEventBatches, ConversationEvents } from './support/live.ts'
+import { createGroup, sendText } from './support/operations.ts'
 
 const instance = liveServer()
 
@@ -36,8 +37,8 @@ describe('resume with sincePts', () => {
 
     const away1 = await sendText(owner!, group.id, 'away 1')
     const away2 = await sendText(owner!, group.id, 'away 2')
-    await owner!.run(Edit, { messageId: away1.message.id, text: 'away 1, edited' })
-    await owner!.run(Recall, { messageId: seen1.message.id })
+    await owner!.run(EditMessage, { messageId: away1.message.id, text: 'away 1, edited' })
+    await owner!.run(RecallMessage, { messageId: seen1.message.id })
 
     const resumed = follow(member!, group.id, lastSeen)
     await resumed.waitFor(3)

@@ -3,49 +3,17 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { loadSensitiveWords } from '../src/domain/wordFilter.ts'
-import { graphql } from './gql/index.ts'
 import type { SendMessageInput } from './gql/graphql.ts'
 import { codes, newUser, newUsers, testApp, type TestUser } from './support/harness.ts'
-import { EditMessage } from './support/lifecycle.ts'
-import { createGroup, lastSeqOf, OpenPrivate, SendMessage, sendText } from './support/operations.ts'
-
-const Block = graphql(`mutation RulesBlock($userId: ID!) { blockUser(userId: $userId) }`)
-const Unblock = graphql(`mutation RulesUnblock($userId: ID!) { unblockUser(userId: $userId) }`)
-const Mute = graphql(`
-  mutation RulesMute($conversationId: ID!, $userId: ID!, $until: DateTime) {
-    muteMember(conversationId: $conversationId, userId: $userId, until: $until) { user { id } mutedUntil }
-  }
-`)
-const SetRole = graphql(`
-  mutation RulesSetRole($conversationId: ID!, $userId: ID!, $role: MemberRole!) {
-    setMemberRole(conversationId: $conversationId, userId: $userId, role: $role) { role }
-  }
-`)
-const SetTitle = graphql(`
-  mutation RulesSetTitle($conversationId: ID!, $title: String!) { setConversationTitle(conversationId: $conversationId, title: $title) { title lastSeq } }
-`)
-const CreateChannel = graphql(`mutation RulesCreateChannel($title: String!) { createChannel(title: $title) { id } }`)
-const Subscribe = graphql(`mutation RulesSubscribe($conversationId: ID!) { subscribeChannel(conversationId: $conversationId) { id } }`)
-const Recall = graphql(`mutation RulesRecall($messageId: ID!) { recallMessage(messageId: $messageId) { status } }`)
-const Latest = graphql(`
-  query RulesLatest($id: ID!) {
-    conversation(id: $id) {
-      lastSeq
-      viewerMember { mutedUntil }
-      lastMessage {
-        seq senderType sender { id } kind mentionsAll mentionsViewer mentions { id }
-        content { ... on SystemContent { event actor { id } targets { id } text } }
-        quoted { seq status content { ... on TextContent { text } } }
-      }
-    }
-  }
-`)
+import { EditMessage, RecallMessage } from './support/lifecycle.ts'
+import { BlockUser, CreateChannel, createGroup, lastSeqOf, MuteMember, OpenPrivate, SendMessage, sendText, SetRole, SetTitle, SubscribeChannel, UnblockUser } from './support/operations.ts'
+import { RulesLatest } from './support/views.ts'
 
 let counter = 0
 const input = (conversationId: string, extra: Partial<SendMessageInput> = {}): { input: SendMessageInput } => ({
   input: { conversationId, clientMessageId: `rules-${++counter}`, content: { text: { text: 'hello' } }, ...extra },
 })
-const latest = async (user: TestUser, id: string) => (await user.run(Latest, { id })).conversation!
+const latest = async (user: TestUser, id: string) => (await user.run(RulesLatest, { id })).conversation!
 
 /** Runs a rejected send and checks its code and that it took no seq. */
 async function expectRejected(user: TestUser, variables: { input: SendMessageInput }, code: string) {
@@ -59,28 +27,28 @@ describe('block', () => {
   it('refuses a private send to a user who blocked you with BLOCKED, until unblocked', async () => {
     const [alice, bob] = await newUsers(2)
     const chat = (await alice!.run(OpenPrivate, { userId: bob!.id })).openPrivateConversation
-    expect((await alice!.run(Block, { userId: bob!.id })).blockUser).toBe(true)
-    expect((await alice!.run(Block, { userId: bob!.id })).blockUser).toBe(true) // idempotent
+    expect((await alice!.run(BlockUser, { userId: bob!.id })).blockUser).toBe(true)
+    expect((await alice!.run(BlockUser, { userId: bob!.id })).blockUser).toBe(true) // idempotent
     await expectRejected(bob!, input(chat.id), 'BLOCKED')
     // The blocker may still write, and a shared group is not affected.
     await sendText(alice!, chat.id, 'I blocked you')
     const group = await createGroup(alice!, [bob!])
     await sendText(bob!, group.id, 'still here')
-    await alice!.run(Unblock, { userId: bob!.id })
+    await alice!.run(UnblockUser, { userId: bob!.id })
     await sendText(bob!, chat.id, 'thanks')
-    expect(codes(await alice!.try(Block, { userId: alice!.id }))).toEqual(['BAD_USER_INPUT'])
-    expect(codes(await alice!.try(Block, { userId: group.id }))).toEqual(['BAD_USER_INPUT'])
+    expect(codes(await alice!.try(BlockUser, { userId: alice!.id }))).toEqual(['BAD_USER_INPUT'])
+    expect(codes(await alice!.try(BlockUser, { userId: group.id }))).toEqual(['BAD_USER_INPUT'])
     const stranger = Buffer.from('User:8999999999').toString('base64url')
-    expect(codes(await alice!.try(Block, { userId: stranger }))).toEqual(['NOT_FOUND'])
+    expect(codes(await alice!.try(BlockUser, { userId: stranger }))).toEqual(['NOT_FOUND'])
   })
 
   it('refuses an edit by a user the peer has blocked since, until unblocked', async () => {
     const [alice, bob] = await newUsers(2)
     const chat = (await alice!.run(OpenPrivate, { userId: bob!.id })).openPrivateConversation
     const sent = await sendText(bob!, chat.id, 'before the block')
-    await alice!.run(Block, { userId: bob!.id })
+    await alice!.run(BlockUser, { userId: bob!.id })
     expect(codes(await bob!.try(EditMessage, { messageId: sent.message.id, text: 'after the block' }))).toEqual(['BLOCKED'])
-    await alice!.run(Unblock, { userId: bob!.id })
+    await alice!.run(UnblockUser, { userId: bob!.id })
     expect((await bob!.run(EditMessage, { messageId: sent.message.id, text: 'after the unblock' })).editMessage.status).toBe('EDITED')
   })
 })
@@ -91,7 +59,7 @@ describe('mute', () => {
     const group = await createGroup(owner!, [admin!, member!])
     await owner!.run(SetRole, { conversationId: group.id, userId: admin!.id, role: 'ADMIN' })
     const until = new Date(Date.now() + 3600_000).toISOString()
-    const muted = (await admin!.run(Mute, { conversationId: group.id, userId: member!.id, until })).muteMember
+    const muted = (await admin!.run(MuteMember, { conversationId: group.id, userId: member!.id, until })).muteMember
     expect(muted).toEqual({ user: { id: member!.id }, mutedUntil: until })
     const notice = (await latest(member!, group.id)).lastMessage!
     expect(notice).toMatchObject({ senderType: 'SYSTEM', sender: null, kind: 'SYSTEM', content: { event: 'MEMBER_MUTED', actor: { id: admin!.id }, targets: [{ id: member!.id }], text: `${admin!.handle} muted ${member!.handle} until ${until}` } })
@@ -100,15 +68,15 @@ describe('mute', () => {
     await expectRejected(member!, input(group.id), 'SENDER_MUTED')
 
     const seq = await lastSeqOf(owner!, group.id)
-    expect(codes(await member!.try(Mute, { conversationId: group.id, userId: admin!.id, until }))).toEqual(['FORBIDDEN'])
-    expect(codes(await admin!.try(Mute, { conversationId: group.id, userId: owner!.id, until }))).toEqual(['FORBIDDEN'])
-    expect(codes(await owner!.try(Mute, { conversationId: group.id, userId: member!.id, until: new Date(Date.now() - 1000).toISOString() }))).toEqual(['BAD_USER_INPUT'])
+    expect(codes(await member!.try(MuteMember, { conversationId: group.id, userId: admin!.id, until }))).toEqual(['FORBIDDEN'])
+    expect(codes(await admin!.try(MuteMember, { conversationId: group.id, userId: owner!.id, until }))).toEqual(['FORBIDDEN'])
+    expect(codes(await owner!.try(MuteMember, { conversationId: group.id, userId: member!.id, until: new Date(Date.now() - 1000).toISOString() }))).toEqual(['BAD_USER_INPUT'])
     expect(await lastSeqOf(owner!, group.id)).toBe(seq)
 
-    await owner!.run(Mute, { conversationId: group.id, userId: member!.id, until: null })
+    await owner!.run(MuteMember, { conversationId: group.id, userId: member!.id, until: null })
     expect((await latest(member!, group.id)).lastMessage!.content).toMatchObject({ event: 'MEMBER_MUTED', text: `${owner!.handle} unmuted ${member!.handle}` })
     // Lifting a mute that is not in force writes nothing.
-    await owner!.run(Mute, { conversationId: group.id, userId: member!.id, until: null })
+    await owner!.run(MuteMember, { conversationId: group.id, userId: member!.id, until: null })
     expect(await lastSeqOf(owner!, group.id)).toBe(seq + 1)
     await sendText(member!, group.id, 'free again')
   })
@@ -116,7 +84,7 @@ describe('mute', () => {
   it('works on groups only', async () => {
     const [alice, bob] = await newUsers(2)
     const chat = (await alice!.run(OpenPrivate, { userId: bob!.id })).openPrivateConversation
-    expect(codes(await alice!.try(Mute, { conversationId: chat.id, userId: bob!.id, until: new Date(Date.now() + 60_000).toISOString() }))).toEqual(['BAD_USER_INPUT'])
+    expect(codes(await alice!.try(MuteMember, { conversationId: chat.id, userId: bob!.id, until: new Date(Date.now() + 60_000).toISOString() }))).toEqual(['BAD_USER_INPUT'])
   })
 })
 
@@ -126,7 +94,7 @@ describe('channels', () => {
     const [subscriber, promoted] = await newUsers(2)
     const otherOperator = await newUser({ operator: true })
     const channel = (await operator.run(CreateChannel, { title: 'News' })).createChannel
-    for (const user of [subscriber!, promoted!, otherOperator]) await user.run(Subscribe, { conversationId: channel.id })
+    for (const user of [subscriber!, promoted!, otherOperator]) await user.run(SubscribeChannel, { conversationId: channel.id })
     await expectRejected(subscriber!, input(channel.id), 'FORBIDDEN')
     await sendText(operator, channel.id, 'from the owner')
     await sendText(otherOperator, channel.id, 'from an operator who subscribed')
@@ -166,7 +134,7 @@ describe('quotes', () => {
 
     await alice!.run(SendMessage, input(group.id, { quotedMessageId: original.id }))
     expect((await latest(bob!, group.id)).lastMessage!.quoted).toEqual({ seq: original.seq, status: 'NORMAL', content: { text: 'original' } })
-    await bob!.run(Recall, { messageId: original.id })
+    await bob!.run(RecallMessage, { messageId: original.id })
     expect((await latest(alice!, group.id)).lastMessage!.quoted).toEqual({ seq: original.seq, status: 'RECALLED', content: null })
     await expectRejected(alice!, input(group.id, { quotedMessageId: original.id }), 'MESSAGE_RECALLED')
   })
@@ -176,7 +144,7 @@ describe('quotes', () => {
     const group = await createGroup(alice!, [bob!])
     const kept = (await sendText(bob!, group.id, 'kept')).message
     const gone = (await sendText(bob!, group.id, 'gone')).message
-    await bob!.run(Recall, { messageId: gone.id })
+    await bob!.run(RecallMessage, { messageId: gone.id })
     await expectRejected(alice!, input(group.id, { content: { forward: { messageIds: [kept.id, gone.id] } } }), 'MESSAGE_RECALLED')
   })
 })

@@ -1,15 +1,8 @@
 import pg from 'pg'
 import { describe, expect, it } from 'vitest'
 import { inject } from 'vitest'
-import { graphql } from './gql/index.ts'
 import { codes, newUser, newUsers, sqlLog, uniqueHandle, userWithHandle, type TestUser } from './support/harness.ts'
-import { createGroup, lastSeqOf, SendMessage, sendText } from './support/operations.ts'
-
-const UpsertUsers = graphql(`
-  mutation UpsertUsers($users: [UserInput!]!) {
-    upsertUsers(users: $users) { id handle displayName kind }
-  }
-`)
+import { createGroup, lastSeqOf, MuteMember, SendMessage, sendText, UpsertUsers } from './support/operations.ts'
 
 describe('sendMessage', () => {
   it('gives 100 concurrent sends into one conversation the seqs 1..100 exactly', async () => {
@@ -85,18 +78,12 @@ describe('sendMessage', () => {
   })
 })
 
-const Mute = graphql(`
-  mutation MuteForCoalescing($conversationId: ID!, $userId: ID!, $until: DateTime) {
-    muteMember(conversationId: $conversationId, userId: $userId, until: $until) { mutedUntil }
-  }
-`)
-
 describe('concurrent sends to one conversation (coalesced into shared transactions)', () => {
   it('give each sender its own message, seq order, idempotency and error', async () => {
     const [owner, muted, ...members] = await newUsers(6)
     const outsider = await newUser()
     const group = await createGroup(owner!, [muted!, ...members])
-    await owner!.run(Mute, { conversationId: group.id, userId: muted!.id, until: new Date(Date.now() + 3_600_000).toISOString() })
+    await owner!.run(MuteMember, { conversationId: group.id, userId: muted!.id, until: new Date(Date.now() + 3_600_000).toISOString() })
     const start = await lastSeqOf(owner!, group.id)
     const commitsBefore = sqlLog.filter((q) => /^COMMIT/i.test(q.trim())).length
 

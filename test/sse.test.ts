@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import { createRealtime } from '../src/realtime/pubsub.ts'
 import { newUsers } from './support/harness.ts'
+import { liveServer, startInstance, subscribeSse, waitForSubscriptions } from './support/server.ts'
 import { ConversationEvents, InboxEvents } from './support/live.ts'
 import { createGroup, sendText } from './support/operations.ts'
-import { liveServer, startInstance, subscribeSse, waitForSubscriptions } from './support/server.ts'
 
 const instance = liveServer()
 

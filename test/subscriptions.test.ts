@@ -4,34 +4,12 @@ import { parseId } from '../src/ids.ts'
 import { describe, expect, it } from 'vitest'
 import { signToken } from '../src/auth.ts'
 import { AUTH_SECRET, countStatements, newUser, newUsers, testApp, type TestUser } from './support/harness.ts'
-import {
-  AddMembers,
-  ConversationEvents,
-  DeleteForMe,
-  Edit,
-  Favorite,
-  InboxEvents,
-  MarkRead,
-  Position,
-  Recall,
-  RemoveMember,
-  SendDirected,
-  SendTyping,
-  textOf,
-} from './support/live.ts'
-import { graphql } from './gql/index.ts'
-import { createGroup, sendText } from './support/operations.ts'
 import { liveServer, subscribeWs, waitForSubscriptions } from './support/server.ts'
+import { DeleteForMe, EditMessage, RecallMessage, SetFavorite } from './support/lifecycle.ts'
+import { ConversationEvents, InboxEvents, Position, RenamedConversationEvents, SendTyping, textOf } from './support/live.ts'
+import { AddMembers, createGroup, MarkRead, RemoveMember, SendMessage, sendText } from './support/operations.ts'
 
 // Variable names unlike the argument names, and a literal: the subscribe resolver must get the field's arguments.
-const RenamedConversationEvents = graphql(`
-  subscription RenamedConversationEvents($conversation: ID!) {
-    conversationEvents(conversationId: $conversation, sincePts: 0) {
-      ... on MessageEvent { message { content { ... on TextContent { text } } } }
-    }
-  }
-`)
-
 const instance = liveServer()
 const connect = (user: TestUser): Client => instance.connect(user.token)
 
@@ -49,8 +27,8 @@ describe('conversationEvents', () => {
     const stream = await follow(member!, group.id)
     const first = await sendText(owner!, group.id, 'one')
     const second = await sendText(owner!, group.id, 'two')
-    await owner!.run(Edit, { messageId: first.message.id, text: 'one, edited' })
-    await owner!.run(Recall, { messageId: second.message.id })
+    await owner!.run(EditMessage, { messageId: first.message.id, text: 'one, edited' })
+    await owner!.run(RecallMessage, { messageId: second.message.id })
 
     const events = await stream.waitFor(4)
     expect(events.map((e) => e.conversationEvents)).toMatchObject([
@@ -118,14 +96,14 @@ describe('conversationEvents', () => {
     const [owner, audience, other, late] = await newUsers(4)
     const group = await createGroup(owner!, [audience!, other!], 'JOINED')
     const before = await sendText(owner!, group.id, 'before the late member joined')
-    await owner!.run(AddMembers, { id: group.id, userIds: [late!.id] })
+    await owner!.run(AddMembers, { conversationId: group.id, userIds: [late!.id] })
     // The late member replays from 0: nothing before joining, then the live stream.
     const lateStream = subscribeWs(connect(late!), ConversationEvents, { conversationId: group.id, sincePts: 0 })
     const audienceStream = await follow(audience!, group.id)
     const otherStream = await follow(other!, group.id)
     await waitForSubscriptions(instance.server.app, late!, 1)
 
-    const directed = await owner!.run(SendDirected, {
+    const directed = await owner!.run(SendMessage, {
       input: { conversationId: group.id, clientMessageId: 'directed', content: { text: { text: 'only for you' } }, visibleToUserIds: [audience!.id] },
     })
     const everyone = await sendText(owner!, group.id, 'for everyone')
@@ -177,7 +155,7 @@ describe('conversationEvents', () => {
     const staysStream = await follow(stays!, group.id)
     await waitForSubscriptions(instance.server.app, removed!, 2)
 
-    await owner!.run(RemoveMember, { id: group.id, userId: removed!.id })
+    await owner!.run(RemoveMember, { conversationId: group.id, userId: removed!.id })
     await removedStream.ended()
     expect(removedStream.errors.map((e) => e.extensions?.code)).toEqual(['NOT_FOUND'])
     const after = await sendText(owner!, group.id, 'after the removal')
@@ -206,9 +184,9 @@ describe.sequential('read events', () => {
     const readerOther = await follow(reader!, group.id)
     await waitForSubscriptions(instance.server.app, reader!, 1)
     try {
-      await reader!.run(MarkRead, { id: group.id, seq: sent.message.seq - 1 })
+      await reader!.run(MarkRead, { conversationId: group.id, seq: sent.message.seq - 1 })
       settings.readReceipts.group = false
-      await reader!.run(MarkRead, { id: group.id, seq: sent.message.seq })
+      await reader!.run(MarkRead, { conversationId: group.id, seq: sent.message.seq })
     } finally {
       settings.readReceipts.group = true
     }
@@ -240,7 +218,7 @@ describe('inboxEvents', () => {
 
     const a = await sendText(friend!, first.id, 'in the first')
     const b = await sendText(friend!, second.id, 'in the second')
-    await viewer!.run(Favorite, { messageId: a.message.id })
+    await viewer!.run(SetFavorite, { messageId: a.message.id, favorite: true })
     const third = await createGroup(friend!, [viewer!], 'SHARED', 'joined later')
     const events = (await inbox.waitFor(4)).map((e) => e.inboxEvents)
     expect(events).toMatchObject([

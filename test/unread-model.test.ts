@@ -1,61 +1,15 @@
 import { describe, expect, it } from 'vitest'
 import { messageGlobalId, parseId } from '../src/ids.ts'
-import { graphql } from './gql/index.ts'
 import { newUsers, type TestUser } from './support/harness.ts'
-import { createGroup, OpenPrivate, SendMessage } from './support/operations.ts'
+import { DeleteForMe, RecallMessage, RestoreForMe } from './support/lifecycle.ts'
+import { AddMembers, createGroup, MarkRead, OpenPrivate, RemoveMember, SendMessage, SetTitle } from './support/operations.ts'
+import { ModelCounts, ModelReaders, ModelReceipts } from './support/readViews.ts'
 
 /**
  * Unread counts and receipts against a brute-force model: random scenarios of sends (directed,
  * mentions, @all), reads, deletions for me and restores, recalls, members joining and leaving and
  * system messages, then every user's counts and every sender's receipts compared with the model.
  */
-
-const MarkRead = graphql(`
-  mutation ModelMarkRead($conversationId: ID!, $seq: SafeInt) {
-    markConversationRead(conversationId: $conversationId, seq: $seq) { lastReadSeq }
-  }
-`)
-const DeleteForMe = graphql(`mutation ModelDelete($ids: [ID!]!) { deleteMessagesForMe(messageIds: $ids) }`)
-const RestoreForMe = graphql(`mutation ModelRestore($ids: [ID!]!) { restoreMessagesForMe(messageIds: $ids) }`)
-const Recall = graphql(`mutation ModelRecall($id: ID!) { recallMessage(messageId: $id) { status } }`)
-const SetTitle = graphql(`mutation ModelTitle($id: ID!, $title: String!) { setConversationTitle(conversationId: $id, title: $title) { lastSeq } }`)
-const AddMembers = graphql(`mutation ModelAdd($id: ID!, $userIds: [ID!]!) { addGroupMembers(conversationId: $id, userIds: $userIds) { lastSeq } }`)
-const RemoveMember = graphql(`mutation ModelRemove($id: ID!, $userId: ID!) { removeGroupMember(conversationId: $id, userId: $userId) { lastSeq } }`)
-
-const Counts = graphql(`
-  query ModelCounts {
-    viewer {
-      unreadTotal
-      conversations(first: 10) { edges { node { id unreadCount mentionedUnreadCount viewerMember { lastReadSeq } } } }
-    }
-  }
-`)
-const OwnReceipts = graphql(`
-  query ModelReceipts($id: ID!) {
-    conversation(id: $id) {
-      messages(last: 100) {
-        edges {
-          node {
-            seq
-            receipt { readByPeer readCount unreadCount }
-          }
-        }
-      }
-    }
-  }
-`)
-const Readers = graphql(`
-  query ModelReaders($id: ID!, $seq: SafeInt!) {
-    conversation(id: $id) {
-      message(seq: $seq) {
-        receipt {
-          readers(first: 10) { edges { node { id } } }
-          notRead: readers(read: false, first: 10) { edges { node { id } } }
-        }
-      }
-    }
-  }
-`)
 
 /** A small seeded generator (mulberry32), so a failing scenario can be replayed from its seed. */
 function random(seed: number) {
@@ -185,7 +139,7 @@ async function runScenario(seed: number) {
     // The group owner recalls anything they can see; otherwise the sender (within the window).
     const recaller = c.type === 'GROUP' && c.sees(owner, target) ? owner : target.sender!
     if (!c.sees(recaller, target)) return
-    await users[recaller]!.run(Recall, { id: messageId(c, target) })
+    await users[recaller]!.run(RecallMessage, { messageId: messageId(c, target) })
     target.recalled = true
   }
   /** A group change that writes a SYSTEM message; returns the conversation's new lastSeq. */
@@ -196,7 +150,7 @@ async function runScenario(seed: number) {
   const addMember = async () => {
     const newcomer = rand.pick([1, 2, 3, 4, 5].filter((u) => !group.members.get(u)?.current))
     if (newcomer === undefined) return
-    await systemMessage(async () => (await users[owner]!.run(AddMembers, { id: group.id, userIds: [users[newcomer]!.id] })).addGroupMembers.lastSeq)
+    await systemMessage(async () => (await users[owner]!.run(AddMembers, { conversationId: group.id, userIds: [users[newcomer]!.id] })).addGroupMembers.lastSeq)
     // A returning member keeps their read position; JOINED history starts at the "added" message.
     const before = group.members.get(newcomer)
     group.members.set(newcomer, { current: true, pos: before?.pos ?? 0, visibleFrom: joinedHistory ? group.lastSeq : 1 })
@@ -204,7 +158,7 @@ async function runScenario(seed: number) {
   const removeMember = async () => {
     const leaving = rand.pick(group.current().filter((u) => u !== owner))
     if (leaving === undefined) return
-    await systemMessage(async () => (await users[owner]!.run(RemoveMember, { id: group.id, userId: users[leaving]!.id })).removeGroupMember.lastSeq)
+    await systemMessage(async () => (await users[owner]!.run(RemoveMember, { conversationId: group.id, userId: users[leaving]!.id })).removeGroupMember.lastSeq)
     group.members.get(leaving)!.current = false
   }
 
@@ -216,7 +170,7 @@ async function runScenario(seed: number) {
     else if (roll < 73) await deleteOrRestore(c, false)
     else if (roll < 77) await deleteOrRestore(c, true)
     else if (roll < 83) await recall(c)
-    else if (roll < 88) await systemMessage(async () => (await users[owner]!.run(SetTitle, { id: group.id, title: `t${step}` })).setConversationTitle.lastSeq)
+    else if (roll < 88) await systemMessage(async () => (await users[owner]!.run(SetTitle, { conversationId: group.id, title: `t${step}` })).setConversationTitle.lastSeq)
     else if (roll < 94) await addMember()
     else await removeMember()
     if (step % 15 === 14) await check(step, { readers: step === 59 })
@@ -231,7 +185,7 @@ async function runScenario(seed: number) {
     for (const [u, user] of users.entries()) {
       const mine = [group, direct].filter((c) => c.members.get(u)?.current)
       const expected = mine.map((c) => ({ id: c.id, ...c.unread(u), viewerMember: { lastReadSeq: c.members.get(u)!.pos } })).sort(byId)
-      const { viewer } = await user.run(Counts)
+      const { viewer } = await user.run(ModelCounts)
       expect(viewer.conversations.edges.map((e) => e.node).sort(byId), `user ${u} after step ${step}`).toEqual(expected)
       expect(viewer.unreadTotal).toBe(expected.reduce((sum, c) => sum + c.unreadCount, 0))
       for (const c of mine) await checkReceipts(c, u, user, opts.readers)
@@ -239,7 +193,7 @@ async function runScenario(seed: number) {
   }
 
   async function checkReceipts(c: ConversationModel, u: number, user: TestUser, withReaders: boolean) {
-    const { conversation } = await user.run(OwnReceipts, { id: c.id })
+    const { conversation } = await user.run(ModelReceipts, { id: c.id })
     for (const { node } of conversation!.messages.edges) {
       const m = c.messages[node.seq - 1]!
       if (m.sender !== u) {
@@ -253,7 +207,7 @@ async function runScenario(seed: number) {
         unreadCount: model.notRead.length,
       })
       if (!withReaders) continue
-      const { readers, notRead } = (await user.run(Readers, { id: c.id, seq: m.seq })).conversation!.message!.receipt!
+      const { readers, notRead } = (await user.run(ModelReaders, { id: c.id, seq: m.seq })).conversation!.message!.receipt!
       const ids = (list: number[]) => list.map((i) => users[i]!.id).sort()
       expect(readers.edges.map((e) => e.node.id).sort()).toEqual(ids(model.readers))
       expect(notRead.edges.map((e) => e.node.id).sort()).toEqual(ids(model.notRead))

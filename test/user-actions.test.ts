@@ -1,56 +1,14 @@
 import { describe, expect, it } from 'vitest'
 import { messageGlobalId } from '../src/ids.ts'
 import { userTopic } from '../src/realtime/events.ts'
-import { graphql } from './gql/index.ts'
 import { codes, countStatements, newUsers, testApp, type TestUser } from './support/harness.ts'
-import { DeleteForMe, RecallMessage, RestoreForMe, SetFavorite, SetReminder, conversationKey, listen, messageKey, readMessage, userKey } from './support/lifecycle.ts'
+import { conversationKey, DeleteForMe, listen, messageKey, readMessage, RecallMessage, RestoreForMe, SetFavorite, SetReminder, userKey } from './support/lifecycle.ts'
 import { createGroup, sendText } from './support/operations.ts'
-
-const Views = graphql(`
-  query UserActionsViews($id: ID!, $seq: SafeInt!) {
-    conversation(id: $id) {
-      lastMessage { seq }
-      message(seq: $seq) { seq }
-      messages(last: 100) { edges { node { seq } } }
-      messagesAround(seq: $seq, count: 5) { edges { node { seq } } }
-      changes(sincePts: 0) { messages { seq } }
-    }
-  }
-`)
-
-const Favorites = graphql(`
-  query UserActionsFavorites($first: Int, $after: String) {
-    viewer {
-      favorites(first: $first, after: $after) {
-        edges { cursor node { id viewerState { favorite } } }
-        pageInfo { hasNextPage hasPreviousPage endCursor }
-      }
-    }
-  }
-`)
-
-const Reminders = graphql(`
-  query UserActionsReminders($first: Int, $after: String, $dueBefore: DateTime) {
-    viewer {
-      reminders(first: $first, after: $after, dueBefore: $dueBefore) {
-        edges { node { id viewerState { remindAt } } }
-        pageInfo { hasNextPage endCursor }
-      }
-    }
-  }
-`)
-
-const HistoryWithState = graphql(`
-  query UserActionsHistoryWithState($id: ID!, $last: Int) {
-    conversation(id: $id) {
-      messages(last: $last) { edges { node { seq viewerState { favorite remindAt } edits { version } } } }
-    }
-  }
-`)
+import { UserActionsFavorites, UserActionsHistoryWithState, UserActionsReminders, UserActionsViews } from './support/readViews.ts'
 
 /** Which of `seqs` each view shows `user` (history, around, lastMessage, message(seq), changes). */
 async function views(user: TestUser, conversationId: string, seq: number) {
-  const c = (await user.run(Views, { id: conversationId, seq })).conversation!
+  const c = (await user.run(UserActionsViews, { id: conversationId, seq })).conversation!
   return {
     lastMessage: c.lastMessage?.seq ?? null,
     message: c.message?.seq ?? null,
@@ -60,9 +18,9 @@ async function views(user: TestUser, conversationId: string, seq: number) {
   }
 }
 
-const favoriteIds = async (user: TestUser) => (await user.run(Favorites, { first: 100 })).viewer.favorites.edges.map((e) => e.node.id)
+const favoriteIds = async (user: TestUser) => (await user.run(UserActionsFavorites, { first: 100 })).viewer.favorites.edges.map((e) => e.node.id)
 const reminderIds = async (user: TestUser, dueBefore?: string) =>
-  (await user.run(Reminders, { first: 100, dueBefore })).viewer.reminders.edges.map((e) => e.node.id)
+  (await user.run(UserActionsReminders, { first: 100, dueBefore })).viewer.reminders.edges.map((e) => e.node.id)
 
 describe('deleteMessagesForMe / restoreMessagesForMe', () => {
   it('hides messages from every read path of the viewer only, and brings them back', async () => {
@@ -134,7 +92,7 @@ describe('favourites', () => {
     const pages: string[] = []
     let after: string | null | undefined
     for (;;) {
-      const page = (await alice!.run(Favorites, { first: 1, after })).viewer.favorites
+      const page = (await alice!.run(UserActionsFavorites, { first: 1, after })).viewer.favorites
       pages.push(...page.edges.map((e) => e.node.id))
       expect(page.pageInfo.hasPreviousPage).toBe(after != null)
       if (!page.pageInfo.hasNextPage) break
@@ -143,8 +101,8 @@ describe('favourites', () => {
     expect(pages).toEqual([m1.id, m3.id, m2.id])
     expect(await favoriteIds(bob!)).toEqual([])
     expect((await readMessage(bob!, g1.id, m1.seq)).message!.viewerState.favorite).toBe(false)
-    expect(codes(await alice!.try(Favorites, { first: 101 }))).toEqual(['BAD_USER_INPUT'])
-    expect(codes(await alice!.try(Favorites, { after: 'bogus' }))).toEqual(['BAD_USER_INPUT'])
+    expect(codes(await alice!.try(UserActionsFavorites, { first: 101 }))).toEqual(['BAD_USER_INPUT'])
+    expect(codes(await alice!.try(UserActionsFavorites, { after: 'bogus' }))).toEqual(['BAD_USER_INPUT'])
   })
 })
 
@@ -161,9 +119,9 @@ describe('reminders', () => {
     }
     expect(await reminderIds(alice!)).toEqual([b!.id, c!.id, a!.id])
     expect(await reminderIds(alice!, at(25))).toEqual([b!.id, c!.id])
-    const firstPage = (await alice!.run(Reminders, { first: 2 })).viewer.reminders
+    const firstPage = (await alice!.run(UserActionsReminders, { first: 2 })).viewer.reminders
     expect(firstPage.pageInfo.hasNextPage).toBe(true)
-    const rest = (await alice!.run(Reminders, { first: 2, after: firstPage.pageInfo.endCursor })).viewer.reminders
+    const rest = (await alice!.run(UserActionsReminders, { first: 2, after: firstPage.pageInfo.endCursor })).viewer.reminders
     expect(rest.edges.map((e) => e.node.id)).toEqual([a!.id])
 
     expect((await alice!.run(SetReminder, { messageId: c!.id, remindAt: null })).setReminder.viewerState.remindAt).toBeNull()
@@ -211,10 +169,10 @@ describe('viewerState and edits on a history page', () => {
       if (i % 3 === 0) await alice!.run(SetFavorite, { messageId: m.id, favorite: true })
       if (i % 4 === 0) await alice!.run(SetReminder, { messageId: m.id, remindAt: new Date(Date.now() + 3_600_000).toISOString() })
     }
-    const small = await countStatements(() => alice!.run(HistoryWithState, { id: group.id, last: 3 }))
-    const large = await countStatements(() => alice!.run(HistoryWithState, { id: group.id, last: 30 }))
+    const small = await countStatements(() => alice!.run(UserActionsHistoryWithState, { id: group.id, last: 3 }))
+    const large = await countStatements(() => alice!.run(UserActionsHistoryWithState, { id: group.id, last: 30 }))
     expect(large).toBe(small)
-    const page = (await alice!.run(HistoryWithState, { id: group.id, last: 30 })).conversation!.messages.edges
+    const page = (await alice!.run(UserActionsHistoryWithState, { id: group.id, last: 30 })).conversation!.messages.edges
     expect(page.filter((e) => e.node.viewerState.favorite)).toHaveLength(10)
     expect(page.filter((e) => e.node.viewerState.remindAt)).toHaveLength(8)
   })

@@ -1,19 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { graphql } from './gql/index.ts'
 import { codes, newUsers, request, type TestUser } from './support/harness.ts'
-import { createGroup, History, lastSeqOf, SendMessage } from './support/operations.ts'
-
-const AddMembers = graphql(`mutation VisAddMembers($id: ID!, $userIds: [ID!]!) { addGroupMembers(conversationId: $id, userIds: $userIds) { lastSeq } }`)
-const Overview = graphql(`
-  query VisOverview($id: ID!) {
-    conversation(id: $id) {
-      newest: messages { edges { node { seq } } pageInfo { hasNextPage hasPreviousPage } }
-      oldest: messages(first: 100) { edges { node { seq } } pageInfo { hasNextPage hasPreviousPage } }
-      lastMessage { seq }
-      changes(sincePts: 0) { messages { seq } }
-    }
-  }
-`)
+import { AddMembers, createGroup, History, lastSeqOf, SendMessage } from './support/operations.ts'
+import { VisOverview } from './support/views.ts'
 
 let counter = 0
 async function send(user: TestUser, conversationId: string, text: string, extra: { visibleTo?: TestUser[]; quoted?: string; forward?: string[] } = {}) {
@@ -65,7 +53,7 @@ describe('the visibility matrix', () => {
     const group = await createGroup(alice!, [bob!], 'JOINED') //                         seq 1: CONVERSATION_CREATED
     const before = await send(alice!, group.id, 'before carol') //                       seq 2
     const forBob = await send(alice!, group.id, 'for bob', { visibleTo: [bob!] }) //      seq 3: directed to bob
-    await alice!.run(AddMembers, { id: group.id, userIds: [carol!.id] }) //              seq 4: MEMBERS_ADDED, carol sees from here
+    await alice!.run(AddMembers, { conversationId: group.id, userIds: [carol!.id] }) //              seq 4: MEMBERS_ADDED, carol sees from here
     await send(bob!, group.id, 'after carol', { quoted: before.id }) //                  seq 5: quotes 2
     const forCarol = await send(alice!, group.id, 'for carol', { visibleTo: [carol!], quoted: forBob.id }) // seq 6: quotes 3
     await send(bob!, group.id, '', { forward: [before.id, forBob.id] }) //               seq 7: bob forwards 2 and 3
@@ -90,7 +78,7 @@ describe('the visibility matrix', () => {
     const around = 4
     for (const [user, seen] of visible) {
       const who = user.handle
-      const overview = (await user.run(Overview, { id: group.id })).conversation!
+      const overview = (await user.run(VisOverview, { id: group.id })).conversation!
       expect(seqsOf(overview.newest as Page), `${who} newest`).toEqual(seen)
       expect(overview.newest.pageInfo, `${who} newest pageInfo`).toEqual({ hasNextPage: false, hasPreviousPage: false })
       expect(seqsOf(overview.oldest as Page), `${who} oldest`).toEqual(seen)
@@ -143,8 +131,8 @@ describe('the visibility matrix', () => {
     const group = await createGroup(alice!, [bob!], 'SHARED')
     await send(alice!, group.id, 'old')
     await send(alice!, group.id, 'for bob', { visibleTo: [bob!] })
-    await alice!.run(AddMembers, { id: group.id, userIds: [carol!.id] })
-    const overview = (await carol!.run(Overview, { id: group.id })).conversation!
+    await alice!.run(AddMembers, { conversationId: group.id, userIds: [carol!.id] })
+    const overview = (await carol!.run(VisOverview, { id: group.id })).conversation!
     expect(seqsOf(overview.oldest as Page)).toEqual([1, 2, 4])
   })
 })

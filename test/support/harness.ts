@@ -8,6 +8,7 @@ import { createApp, type App } from '../../src/domain/app.ts'
 import { DEFAULT_SETTINGS } from '../../src/domain/settings.ts'
 import { createRealtime } from '../../src/realtime/pubsub.ts'
 import { createParleyServer, type ParleyServer } from '../../src/server.ts'
+import { WhoAmI } from './operations.ts'
 
 export const AUTH_SECRET = 'test-secret-that-is-long-enough-for-hs256'
 
@@ -81,8 +82,8 @@ export async function userWithHandle(handle: string, opts: { operator?: boolean;
       return response.data!
     },
   }
-  const me = await request<{ viewer: { user: { id: string } } }, never>(token, '{ viewer { user { id } } }')
-  user.id = me.data!.viewer.user.id
+  const me = await request(token, WhoAmI)
+  user.id = me.data!.viewer!.user.id
   return user
 }
 

@@ -63,12 +63,6 @@ export const RestoreForMe = graphql(`
   mutation LifecycleRestoreForMe($ids: [ID!]!) { restoreMessagesForMe(messageIds: $ids) }
 `)
 
-export const SetRole = graphql(`
-  mutation LifecycleSetRole($conversationId: ID!, $userId: ID!, $role: MemberRole!) {
-    setMemberRole(conversationId: $conversationId, userId: $userId, role: $role) { role }
-  }
-`)
-
 /** Numeric keys behind global ids, for realtime topics and events. */
 export const conversationKey = (id: string) => parseId(id, 'Conversation')
 export const messageKey = (id: string) => parseMessageId(id)
@@ -105,3 +99,17 @@ export async function readMessage(user: TestUser, conversationId: string, seq: n
   const { conversation } = await user.run(MessageBySeq, { id: conversationId, seq })
   return { lastPts: conversation!.lastPts, message: conversation!.message }
 }
+
+export const SendImage = graphql(`
+  mutation LifecycleSendImage($conversationId: ID!, $clientMessageId: String!) {
+    sendMessage(input: { conversationId: $conversationId, clientMessageId: $clientMessageId, content: { image: { url: "https://example.com/a.png" } } }) {
+      message { id seq }
+    }
+  }
+`)
+
+export const EditToImage = graphql(`
+  mutation LifecycleEditToImage($messageId: ID!) {
+    editMessage(messageId: $messageId, content: { image: { url: "https://example.com/b.png" } }) { id }
+  }
+`)

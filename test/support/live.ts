@@ -46,41 +46,23 @@ export const SendTyping = graphql(`
   mutation LiveSendTyping($id: ID!) { sendTyping(conversationId: $id) }
 `)
 
-export const RemoveMember = graphql(`
-  mutation LiveRemoveMember($id: ID!, $userId: ID!) { removeGroupMember(conversationId: $id, userId: $userId) { id } }
-`)
-
-export const AddMembers = graphql(`
-  mutation LiveAddMembers($id: ID!, $userIds: [ID!]!) { addGroupMembers(conversationId: $id, userIds: $userIds) { id lastPts } }
-`)
-
-export const MarkRead = graphql(`
-  mutation LiveMarkRead($id: ID!, $seq: SafeInt) { markConversationRead(conversationId: $id, seq: $seq) { lastReadSeq } }
-`)
-
-export const Edit = graphql(`
-  mutation LiveEdit($messageId: ID!, $text: String!) { editMessage(messageId: $messageId, content: { text: { text: $text } }) { id pts } }
-`)
-
-export const Recall = graphql(`
-  mutation LiveRecall($messageId: ID!) { recallMessage(messageId: $messageId) { id pts } }
-`)
-
-export const Favorite = graphql(`
-  mutation LiveFavorite($messageId: ID!) { setFavorite(messageId: $messageId, favorite: true) { id } }
-`)
-
-export const DeleteForMe = graphql(`
-  mutation LiveDeleteForMe($ids: [ID!]!) { deleteMessagesForMe(messageIds: $ids) }
-`)
-
-export const SendDirected = graphql(`
-  mutation LiveSendDirected($input: SendMessageInput!) { sendMessage(input: $input) { message { id seq pts } } }
-`)
-
 export const Position = graphql(`
   query LivePosition($id: ID!) { conversation(id: $id) { lastSeq lastPts } }
 `)
 
 /** The text of a MessageEvent (null once recalled). */
 export const textOf = (event: { message?: { content?: { text?: string } | null } }) => event.message?.content?.text ?? null
+
+export const EventCursors = graphql(`
+  subscription ShapeEventCursors($conversationId: ID!, $sincePts: SafeInt) {
+    conversationEvents(conversationId: $conversationId, sincePts: $sincePts) { ... on MessageEvent { kind cursor message { id } } }
+  }
+`)
+
+export const RenamedConversationEvents = graphql(`
+  subscription RenamedConversationEvents($conversation: ID!) {
+    conversationEvents(conversationId: $conversation, sincePts: 0) {
+      ... on MessageEvent { message { content { ... on TextContent { text } } } }
+    }
+  }
+`)

@@ -1,7 +1,11 @@
 import { graphql } from '../gql/index.ts'
 import type { TestUser } from './harness.ts'
 
-/** Operations shared by many test files. */
+/** Every operation document of the tests is defined once under test/support; these are the actions on conversations. */
+
+export const WhoAmI = graphql(`
+  query WhoAmI { viewer { user { id } } }
+`)
 
 export const OpenPrivate = graphql(`
   mutation OpenPrivate($userId: ID!) {
@@ -25,6 +29,68 @@ export const SendMessage = graphql(`
         content { __typename ... on TextContent { text } }
       }
     }
+  }
+`)
+
+export const AddMembers = graphql(`
+  mutation AddMembers($conversationId: ID!, $userIds: [ID!]!) {
+    addGroupMembers(conversationId: $conversationId, userIds: $userIds) { id lastSeq lastPts }
+  }
+`)
+
+export const RemoveMember = graphql(`
+  mutation RemoveMember($conversationId: ID!, $userId: ID!) {
+    removeGroupMember(conversationId: $conversationId, userId: $userId) { id lastSeq }
+  }
+`)
+
+export const LeaveConversation = graphql(`
+  mutation LeaveConversation($conversationId: ID!) { leaveConversation(conversationId: $conversationId) }
+`)
+
+export const SetRole = graphql(`
+  mutation SetRole($conversationId: ID!, $userId: ID!, $role: MemberRole!) {
+    setMemberRole(conversationId: $conversationId, userId: $userId, role: $role) { role user { id } }
+  }
+`)
+
+export const SetTitle = graphql(`
+  mutation SetTitle($conversationId: ID!, $title: String!) { setConversationTitle(conversationId: $conversationId, title: $title) { title lastSeq } }
+`)
+
+export const MuteMember = graphql(`
+  mutation MuteMember($conversationId: ID!, $userId: ID!, $until: DateTime) {
+    muteMember(conversationId: $conversationId, userId: $userId, until: $until) { user { id } mutedUntil }
+  }
+`)
+
+export const CreateChannel = graphql(`
+  mutation CreateChannel($title: String!) { createChannel(title: $title) { id type viewerMember { role } } }
+`)
+
+export const SubscribeChannel = graphql(`
+  mutation SubscribeChannel($conversationId: ID!) { subscribeChannel(conversationId: $conversationId) { id viewerMember { role } } }
+`)
+
+export const UnsubscribeChannel = graphql(`
+  mutation UnsubscribeChannel($conversationId: ID!) { unsubscribeChannel(conversationId: $conversationId) }
+`)
+
+export const BlockUser = graphql(`
+  mutation BlockUser($userId: ID!) { blockUser(userId: $userId) }
+`)
+
+export const UnblockUser = graphql(`
+  mutation UnblockUser($userId: ID!) { unblockUser(userId: $userId) }
+`)
+
+export const UpsertUsers = graphql(`
+  mutation UpsertUsers($users: [UserInput!]!) { upsertUsers(users: $users) { id handle displayName kind } }
+`)
+
+export const MarkRead = graphql(`
+  mutation MarkRead($conversationId: ID!, $seq: SafeInt) {
+    markConversationRead(conversationId: $conversationId, seq: $seq) { id lastReadSeq user { id } conversation { id unreadCount } }
   }
 `)
 
