@@ -142,6 +142,19 @@ describe('recallMessage', () => {
     }
   })
 
+  it('keeps an admin from recalling the owner’s or another admin’s message: the one hierarchy of remove and mute', async () => {
+    const [owner, admin, otherAdmin] = await newUsers(3)
+    const group = await createGroup(owner!, [admin!, otherAdmin!])
+    for (const user of [admin!, otherAdmin!]) await owner!.run(SetRole, { conversationId: group.id, userId: user.id, role: 'ADMIN' })
+    const fromOwner = (await sendText(owner!, group.id, 'from the owner')).message
+    const fromAdmin = (await sendText(otherAdmin!, group.id, 'from an admin')).message
+    expect(codes(await admin!.try(RecallMessage, { messageId: fromOwner.id }))).toEqual(['FORBIDDEN'])
+    expect(codes(await admin!.try(RecallMessage, { messageId: fromAdmin.id }))).toEqual(['FORBIDDEN'])
+    expect((await readMessage(owner!, group.id, fromAdmin.seq)).message!.status).toBe('NORMAL')
+    expect((await otherAdmin!.run(RecallMessage, { messageId: fromAdmin.id })).recallMessage.status).toBe('RECALLED')
+    expect((await owner!.run(RecallMessage, { messageId: fromOwner.id })).recallMessage.status).toBe('RECALLED')
+  })
+
   it('does not give the peer in a private conversation recall rights, and answers a non-member NOT_FOUND', async () => {
     const [alice, bob, outsider] = await newUsers(3)
     const chat = (await alice!.run(OpenPrivate, { userId: bob!.id })).openPrivateConversation
@@ -165,7 +178,8 @@ describe.sequential('the recall window', () => {
       const early = (await sendText(bob!, group.id, 'early')).message
       const late = (await sendText(bob!, group.id, 'late')).message
       expect((await bob!.run(RecallMessage, { messageId: early.id })).recallMessage.status).toBe('RECALLED')
-      await new Promise((resolve) => setTimeout(resolve, 1100))
+      // The window closes: a millisecond, which `late` (sent before the recall above) is older than.
+      app.settings.recallWindowSeconds = 0.001
       const before = await readMessage(bob!, group.id, late.seq)
       expect(codes(await bob!.try(RecallMessage, { messageId: late.id }))).toEqual(['RECALL_WINDOW_EXPIRED'])
       expect(await readMessage(bob!, group.id, late.seq)).toEqual(before)

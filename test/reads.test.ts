@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { parseId } from '../src/ids.ts'
 import { userTopic, type RealtimeEvent } from '../src/realtime/events.ts'
 import { codes, countStatements, newUser, newUsers, request, testApp, type TestUser } from './support/harness.ts'
+import { listen } from './support/lifecycle.ts'
 import { CreateChannel, createGroup, lastSeqOf, LeaveConversation, MarkRead, OpenPrivate, SendMessage, sendText, SubscribeChannel } from './support/operations.ts'
 import { InboxUnread, ReadState } from './support/readViews.ts'
 
@@ -12,20 +13,12 @@ const readState = async (user: TestUser, id: string) => (await user.run(ReadStat
 
 /** Records the read events published to a user's topic (the in-process bus the subscriptions read). */
 async function recordReads(user: TestUser) {
-  const events: Extract<RealtimeEvent, { type: 'read' }>[] = []
-  const iterator = testApp().app.realtime.subscribe(userTopic(parseId(user.id, 'User')))[Symbol.asyncIterator]()
-  const pump = (async () => {
-    for (let next = await iterator.next(); !next.done; next = await iterator.next()) if (next.value.type === 'read') events.push(next.value)
-  })()
-  await new Promise((r) => setImmediate(r)) // the listener is attached once the first next() runs
+  const feed = await listen(testApp().app.realtime, userTopic(parseId(user.id, 'User')))
   return {
-    events,
-    /** Lets delivered events reach the list, then stops listening. */
+    /** Stops listening; the read events published meanwhile. */
     async stop() {
-      await new Promise((r) => setImmediate(r))
-      await iterator.return?.()
-      await pump
-      return events
+      await feed.stop()
+      return (await feed.seen()).filter((e): e is Extract<RealtimeEvent, { type: 'read' }> => e.type === 'read')
     },
   }
 }

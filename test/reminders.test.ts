@@ -27,6 +27,8 @@ async function listenToBoth(apps: App[], users: TestUser[]) {
       const all = (await Promise.all(listeners.map((l) => l.seen()))).flat()
       return all.filter((e): e is Extract<RealtimeEvent, { type: 'reminderDue' }> => e.type === 'reminderDue').map((e) => `${e.userId}:${e.conversationId}:${e.seq}`)
     },
+    /** Resolves once either instance published a reminderDue. */
+    anyFired: () => Promise.race(listeners.map((l) => l.until((events) => events.some((e) => e.type === 'reminderDue')))),
     stop: () => Promise.all(listeners.map((l) => l.stop())),
   }
 }
@@ -89,7 +91,7 @@ describe('the reminder scheduler', () => {
       const schedulers = apps.map((app) => startReminderScheduler(app, { intervalMs: 10 }))
       try {
         await bob!.run(SetReminder, { messageId: m.id, remindAt: new Date().toISOString() })
-        for (let waited = 0; !(await events.fired()).length && waited < 20_000; waited += 50) await new Promise((r) => setTimeout(r, 50))
+        await events.anyFired()
       } finally {
         await Promise.all(schedulers.map((s) => s.stop()))
       }

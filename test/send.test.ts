@@ -33,7 +33,10 @@ describe('sendMessage', () => {
       // The free conversation is not held up by the lock on the busy one.
       const sent = await sendText(bob!, free.id, 'goes through')
       expect(sent.message.seq).toBe(free.lastSeq + 1)
-      await new Promise((r) => setTimeout(r, 200))
+      // The other send is queued behind the lock: its backend waits on the locker's.
+      const lockerPid = (await locker.query('SELECT pg_backend_pid() AS pid')).rows[0].pid
+      const waitsOnLocker = `SELECT EXISTS (SELECT 1 FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))) AS waiting`
+      while (!(await locker.query(waitsOnLocker, [lockerPid])).rows[0].waiting);
       expect(blockedDone).toBe(false)
       await locker.query('COMMIT')
       expect((await blocked).message.seq).toBe(busy.lastSeq + 1)

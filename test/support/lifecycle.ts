@@ -68,28 +68,27 @@ export const conversationKey = (id: string) => parseId(id, 'Conversation')
 export const messageKey = (id: string) => parseMessageId(id)
 export const userKey = (id: string) => parseId(id, 'User')
 
-const settle = () => new Promise((resolve) => setImmediate(resolve))
-
-/** Collects what `realtime` publishes on `topic` until stopped; `seen()` waits for delivery first. */
+/**
+ * Collects what `realtime` publishes on `topic` from the moment the bus confirms the topic. The
+ * in-process bus delivers during publish, which happens before a mutation answers, so `seen()` after
+ * a mutation holds its events; `until` waits for events published outside a request (the scheduler).
+ */
 export async function listen(realtime: Realtime, topic: string) {
   const events: RealtimeEvent[] = []
-  const iterator = realtime.subscribe(topic)[Symbol.asyncIterator]()
-  const pump = (async () => {
-    for (;;) {
-      const next = await iterator.next()
-      if (next.done) return
-      events.push(next.value)
-    }
-  })()
-  await settle()
+  let wake = () => {}
+  const listener = (event: RealtimeEvent) => {
+    events.push(event)
+    wake()
+  }
+  await realtime.listen(topic, listener)
   return {
-    async seen() {
-      await settle()
+    seen: async () => events,
+    async until(done: (events: RealtimeEvent[]) => boolean) {
+      while (!done(events)) await new Promise<void>((resolve) => (wake = resolve))
       return events
     },
     async stop() {
-      await iterator.return?.()
-      await pump
+      realtime.unlisten(topic, listener)
     },
   }
 }

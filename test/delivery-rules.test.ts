@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest'
+import { conversationVerdict, mayConcern, userTopicVerdict } from '../src/domain/live/rules.ts'
+import type { WaveReads } from '../src/domain/live/wave.ts'
+import type { RealtimeEvent } from '../src/realtime/events.ts'
+import type { DeliveryMember } from '../src/store/delivery.ts'
+import type { ConversationRecord, MessageRecord } from '../src/store/records.ts'
+
+/** What one viewer receives from one event, as pure rules (the subscription tests run them end to end). */
+
+const VIEWER = 7
+const message = (pts: number): Extract<RealtimeEvent, { type: 'message' }> => ({ type: 'message', kind: 'ADDED', conversationId: 1, seq: pts, pts })
+const read = (userId: number, receiptsVisible: boolean): Extract<RealtimeEvent, { type: 'read' }> => ({ type: 'read', conversationId: 1, userId, lastReadSeq: 3, receiptsVisible })
+const typing = (userId: number): Extract<RealtimeEvent, { type: 'typing' }> => ({ type: 'typing', conversationId: 1, userId, expiresAt: '' })
+
+describe('before the shared reads', () => {
+  it('skips what the subscription already delivered, its own typing and reads, and receipts that are off', () => {
+    expect([4, 5, 6].map((pts) => mayConcern(message(pts), VIEWER, 5))).toEqual([false, false, true])
+    expect(mayConcern(message(9), VIEWER, undefined)).toBe(false)
+    expect([mayConcern(read(8, true), VIEWER, 0), mayConcern(read(8, false), VIEWER, 0), mayConcern(read(VIEWER, true), VIEWER, 0)]).toEqual([true, false, false])
+    expect([mayConcern(typing(8), VIEWER, 0), mayConcern(typing(VIEWER), VIEWER, 0)]).toEqual([true, false])
+  })
+})
+
+describe('with the shared reads', () => {
+  const rows = { message: {} as MessageRecord, conversation: {} as ConversationRecord }
+  const reads = (sees: boolean): [DeliveryMember, WaveReads] => {
+    const member = { member: {} as DeliveryMember['member'], sees }
+    return [member, { members: new Map([[VIEWER, member]]), ...rows }]
+  }
+
+  it('ends on lost access, hides a message the viewer may not see, delivers the rest', () => {
+    const [seen, visible] = reads(true)
+    const [unseen, hidden] = reads(false)
+    expect(conversationVerdict(message(1), undefined, visible)).toBe('lostAccess')
+    expect(conversationVerdict(message(1), unseen, hidden)).toBe('hidden')
+    expect(conversationVerdict(message(1), seen, { ...visible, message: null })).toBe('hidden')
+    expect(conversationVerdict(message(1), seen, visible)).toBe('deliver')
+    expect(conversationVerdict(typing(8), unseen, hidden)).toBe('deliver')
+  })
+})
+
+describe('the viewer’s own topic', () => {
+  const events: RealtimeEvent[] = [
+    read(VIEWER, false),
+    { type: 'removed', conversationId: 1, userId: VIEWER },
+    { type: 'joined', conversationId: 1, userId: VIEWER },
+    { type: 'reminderDue', conversationId: 1, seq: 1, userId: VIEWER, remindAt: '' },
+    { type: 'messageAction', conversationId: 1, seq: 1, userId: VIEWER },
+  ]
+
+  it('gives the inbox everything, a conversation stream its own conversation’s reads and removal', () => {
+    expect(events.map((e) => userTopicVerdict(e, 'inbox'))).toEqual(['deliver', 'leave', 'join', 'deliver', 'deliver'])
+    expect(events.map((e) => userTopicVerdict(e, { conversationId: 1 }))).toEqual(['deliver', 'lostAccess', 'skip', 'skip', 'skip'])
+    expect(events.map((e) => userTopicVerdict(e, { conversationId: 2 }))).toEqual(['skip', 'skip', 'skip', 'skip', 'skip'])
+  })
+})
