@@ -3,7 +3,7 @@ import { messageGlobalId, parseId } from '../src/ids.ts'
 import { newUsers, type TestUser } from './support/harness.ts'
 import { DeleteForMe, RecallMessage, RestoreForMe } from './support/lifecycle.ts'
 import { AddMembers, createGroup, MarkRead, OpenPrivate, RemoveMember, SendMessage, SetTitle } from './support/operations.ts'
-import { ModelCounts, ModelReaders, ModelReceipts } from './support/readViews.ts'
+import { ModelCounts, ModelReaders, Receipts } from './support/readViews.ts'
 
 /**
  * Unread counts and receipts against a brute-force model: random scenarios of sends (directed,
@@ -193,7 +193,7 @@ async function runScenario(seed: number) {
   }
 
   async function checkReceipts(c: ConversationModel, u: number, user: TestUser, withReaders: boolean) {
-    const { conversation } = await user.run(ModelReceipts, { id: c.id })
+    const { conversation } = await user.run(Receipts, { id: c.id, last: 100 })
     for (const { node } of conversation!.messages.edges) {
       const m = c.messages[node.seq - 1]!
       if (m.sender !== u) {

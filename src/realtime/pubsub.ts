@@ -1,11 +1,10 @@
-import { Repeater } from 'graphql-yoga'
 import { conversationTopic, userTopic, type RealtimeEvent } from './events.ts'
 
 export type Listener = (event: RealtimeEvent) => void
 
 /**
  * The event bus: in-process, or Redis pub/sub for several instances (redis.ts). Domain actions only
- * publish (after commit); src/domain/delivery.ts listens, one bus listener per topic and process.
+ * publish (after commit); live delivery listens through realtime/topics.ts, one bus listener per topic and process.
  */
 export type Realtime = {
   publish(events: readonly RealtimeEvent[]): void
@@ -15,8 +14,6 @@ export type Realtime = {
    */
   listen(topic: string, listener: Listener): Promise<void>
   unlisten(topic: string, listener: Listener): void
-  /** An unbounded stream of one topic, for tools and tests; subscriptions go through delivery.ts. */
-  subscribe(topic: string): AsyncIterable<RealtimeEvent>
   /** Events one subscription may have waiting before it ends with RESYNC_REQUIRED (a slow consumer). */
   readonly subscriberBuffer: number
   /** Runs `hook` first when the bus closes (delivery ends its local subscriptions). */
@@ -95,14 +92,6 @@ export function createBus(
       byListener.delete(listener)
       if (!byListener.size) wrappers.delete(topic)
       target.removeEventListener(topic, wrapper)
-    },
-    subscribe(topic) {
-      return new Repeater<RealtimeEvent>(async (push, stop) => {
-        const listener: Listener = (event) => void push(event)
-        await bus.listen(topic, listener)
-        await stop
-        bus.unlisten(topic, listener)
-      })
     },
     onClose(hook) {
       closeHooks.push(hook)

@@ -66,21 +66,6 @@ export const ModelCounts = graphql(`
   }
 `)
 
-export const ModelReceipts = graphql(`
-  query ModelReceipts($id: ID!) {
-    conversation(id: $id) {
-      messages(last: 100) {
-        edges {
-          node {
-            seq
-            receipt { readByPeer readCount unreadCount }
-          }
-        }
-      }
-    }
-  }
-`)
-
 export const ModelReaders = graphql(`
   query ModelReaders($id: ID!, $seq: SafeInt!) {
     conversation(id: $id) {

@@ -4,6 +4,7 @@ import type { ConversationAccess } from '../../store/conversations.ts'
 import type { MessageRecord, MessageStatus } from '../../store/records.ts'
 import type { ViewerState } from '../../store/userActions.ts'
 import type { Loaders } from '../loaders.ts'
+import { isRecalled } from '../policy.ts'
 
 /** A subscription's GraphQL payload; `Error` ends the stream with that error (masked unless a DomainError). */
 export type EventPayload =
@@ -24,4 +25,4 @@ export const batchOf = (delivery: Delivery): DeliveryBatch => ({ payloads: [deli
 
 /** What a stored message's latest change was, for replayed and gap-filled events. */
 export const kindOf = (m: { status: MessageStatus; edited: boolean }): MessageEventKind =>
-  m.status === 'RECALLED' ? 'RECALLED' : m.edited ? 'EDITED' : 'ADDED'
+  isRecalled(m) ? 'RECALLED' : m.edited ? 'EDITED' : 'ADDED'
