@@ -9,6 +9,7 @@ import type { MemberAccess } from './access.ts'
 import { transact, type App, type Viewer } from './app.ts'
 import { parseContent, readableText, snapshotForward, type ContentDraft, type ContentInput } from './content.ts'
 import { LIMITS } from './limits.ts'
+import { messageDocument } from './searchIndex.ts'
 import { checkSender, checkSensitiveWords } from './sendRules.ts'
 
 export type SendMessageInput = {
@@ -87,6 +88,7 @@ async function checkSend(tx: Conn, app: App, send: PreparedSend, access: MemberA
     mentionUserIds: send.mentionUserIds,
     mentionAll: send.mentionAll,
     visibleTo: send.visibleTo,
+    searchDocument: app.settings.searchIndexing ? messageDocument(kind, content) : undefined,
   }
 }
 
