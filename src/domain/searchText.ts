@@ -51,36 +51,44 @@ function* wordsOf(text: string, from: number, to: number): Generator<[string, nu
 }
 
 /** Is the unit after `u` the next character of the same CJK run (so the two form a pair)? */
-export const pairsWith = (u: Unit, next: Unit | undefined) => u.cjk && next !== undefined && next.cjk && next.position === u.position + 1 && next.start === u.end
+export const pairsWith = (u: Unit, next: Unit | undefined) =>
+  u.cjk && next !== undefined && next.cjk && next.position === u.position + 1 && (next.start === u.end || next.start === u.start)
 
 /**
- * The units of `fields` joined by newlines (offsets into that joined text). Each field starts a
- * position further than the last one ended, so a phrase never spans two fields.
+ * The units of `fields` joined by newlines (offsets into that joined text), up to MAX_POSITION.
+ * Each field starts a position further than the last one ended, so a phrase never spans two fields.
  */
 export function analyze(fields: readonly string[]): { text: string; units: Unit[] } {
   const units: Unit[] = []
   let position = 1
   let base = 0
+  /** Adds a unit at the next position; false once the positions are used up. */
+  const add = (term: string, start: number, end: number, cjk: boolean) =>
+    position <= MAX_POSITION && units.push({ term, position: position++, start: base + start, end: base + end, cjk }) > 0
   const addWords = (text: string, from: number, to: number) => {
-    for (const [term, start, end] of wordsOf(text, from, to)) units.push({ term, position: position++, start: base + start, end: base + end, cjk: false })
+    for (const [term, start, end] of wordsOf(text, from, to)) if (!add(term, start, end, false)) return false
+    return true
   }
-  for (const field of fields) {
+  const addField = (field: string) => {
     let at = 0
     for (const run of field.matchAll(CJK_RUN)) {
-      addWords(field, at, run.index)
-      let start = base + run.index
+      if (!addWords(field, at, run.index)) return
+      let start = run.index
       for (const ch of run[0]) {
         // Width folding (halfwidth kana, compatibility ideographs); a character may fold into several.
-        for (const folded of foldsToItself(ch.codePointAt(0)!) ? ch : ch.normalize('NFKC')) units.push({ term: folded, position: position++, start, end: start + ch.length, cjk: true })
+        for (const folded of foldsToItself(ch.codePointAt(0)!) ? ch : ch.normalize('NFKC')) if (!add(folded, start, start + ch.length, true)) return
         start += ch.length
       }
       at = run.index + run[0].length
     }
     addWords(field, at, field.length)
+  }
+  for (const field of fields) {
+    addField(field)
     base += field.length + 1
     position++
   }
-  return { text: fields.join('\n'), units: units.filter((u) => u.position <= MAX_POSITION) }
+  return { text: fields.join('\n'), units }
 }
 
 const quoteLexeme = (s: string) => (/['\\]/.test(s) ? `'${s.replace(/\\/g, '\\\\').replace(/'/g, "''")}'` : `'${s}'`)
