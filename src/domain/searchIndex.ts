@@ -1,6 +1,7 @@
 import type { Db } from '../db/client.ts'
 import type { MessageKind, UserRecord } from '../store/records.ts'
-import { findUnindexedMessages, findUnindexedUsers, insertDocuments, updateUserDocuments, type SearchDocument } from '../store/search.ts'
+import { lockConversationFor } from '../store/conversations.ts'
+import { findConversationsToIndex, findUnindexedMessages, findUnindexedUsers, insertDocuments, updateUserDocuments, type SearchDocument } from '../store/search.ts'
 import type { ForwardedItemRecord } from './content.ts'
 import { documentVector } from './searchText.ts'
 
@@ -40,25 +41,30 @@ const BATCH = 2000
 
 /**
  * Writes the documents of messages and users that have none: rows written before search existed
- * (`npm run search:backfill`). Idempotent, in batches of one statement to read and one to write;
- * returns how many rows it indexed.
+ * (`npm run search:backfill`). Idempotent. Each batch of one conversation's messages is read and
+ * indexed under that conversation's lock, like every write to it, so a recall or edit either
+ * happened before (and is what gets indexed) or waits and then replaces the document.
  */
 export async function backfillSearchDocuments(db: Db): Promise<{ messages: number; users: number }> {
   const done = { messages: 0, users: 0 }
-  for (let after = { conversationId: 0, seq: 0 }; ; ) {
-    const batch = await findUnindexedMessages(db, SEARCHABLE_KINDS, after, BATCH)
-    if (!batch.length) break
-    const rows = batch.map((m) => ({ ...m, document: messageDocument(m.kind, m.content) })).filter((r) => r.document)
-    await insertDocuments(db, rows)
-    done.messages += rows.length
-    after = batch.at(-1)!
+  for (let afterId = 0, ids: number[]; (ids = await findConversationsToIndex(db, SEARCHABLE_KINDS, afterId, 100)).length; afterId = ids.at(-1)!) {
+    for (const conversationId of ids) {
+      for (let afterSeq = 0, more = true; more; ) {
+        more = await db.$transaction(async (tx) => {
+          await lockConversationFor(tx, conversationId, [])
+          const batch = await findUnindexedMessages(tx, conversationId, SEARCHABLE_KINDS, afterSeq, BATCH)
+          const rows = batch.map((m) => ({ ...m, document: messageDocument(m.kind, m.content) })).filter((r) => r.document)
+          await insertDocuments(tx, rows)
+          done.messages += rows.length
+          afterSeq = batch.at(-1)?.seq ?? afterSeq
+          return batch.length === BATCH
+        })
+      }
+    }
   }
-  for (let afterId = 0; ; ) {
-    const batch: UserRecord[] = await findUnindexedUsers(db, afterId, BATCH)
-    if (!batch.length) break
-    await updateUserDocuments(db, batch.map((u) => ({ id: u.id, document: userDocument(u) })))
-    done.users += batch.length
-    afterId = batch.at(-1)!.id
+  for (let afterId = 0, users: UserRecord[]; (users = await findUnindexedUsers(db, afterId, BATCH)).length; afterId = users.at(-1)!.id) {
+    await updateUserDocuments(db, users.map((u) => ({ ...u, document: userDocument(u) })))
+    done.users += users.length
   }
   return done
 }

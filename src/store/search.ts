@@ -137,13 +137,25 @@ export async function searchMembers(conn: Conn, conversationId: number, tsquery:
 /** A message that may need a document (npm run search:backfill): searchable kind, not recalled, none yet. */
 export type UnindexedMessage = MessageKey & { sentAt: Date; kind: MessageKind; content: unknown }
 
-export async function findUnindexedMessages(conn: Conn, kinds: readonly MessageKind[], after: MessageKey, limit: number): Promise<UnindexedMessage[]> {
+const unindexed = (kinds: readonly MessageKind[]) => Prisma.sql`
+  m.kind = ANY(${kinds}::"MessageKind"[]) AND m.status <> 'RECALLED'
+  AND NOT EXISTS (SELECT 1 FROM message_search s WHERE s.conversation_id = m.conversation_id AND s.seq = m.seq)`
+
+/** The next conversations, by id, that hold messages without a document. */
+export async function findConversationsToIndex(conn: Conn, kinds: readonly MessageKind[], afterId: number, limit: number): Promise<number[]> {
+  const rows = await conn.$queryRaw<{ id: bigint }[]>`
+    SELECT DISTINCT m.conversation_id AS id FROM messages m
+    WHERE m.conversation_id > ${afterId} AND ${unindexed(kinds)}
+    ORDER BY m.conversation_id LIMIT ${limit}`
+  return rows.map((r) => Number(r.id))
+}
+
+/** Messages of one conversation without a document, by seq; run it under the conversation lock. */
+export async function findUnindexedMessages(conn: Conn, conversationId: number, kinds: readonly MessageKind[], afterSeq: number, limit: number): Promise<UnindexedMessage[]> {
   const rows = await conn.$queryRaw<{ conversationId: bigint; seq: bigint; sentAt: Date; kind: MessageKind; content: unknown }[]>`
     SELECT m.conversation_id AS "conversationId", m.seq, m.sent_at AS "sentAt", m.kind, m.content FROM messages m
-    WHERE (m.conversation_id, m.seq) > (${after.conversationId}, ${after.seq}) AND m.kind = ANY(${kinds}::"MessageKind"[]) AND m.status <> 'RECALLED'
-      AND NOT EXISTS (SELECT 1 FROM message_search s WHERE s.conversation_id = m.conversation_id AND s.seq = m.seq)
-    ORDER BY m.conversation_id, m.seq
-    LIMIT ${limit}`
+    WHERE m.conversation_id = ${conversationId} AND m.seq > ${afterSeq} AND ${unindexed(kinds)}
+    ORDER BY m.seq LIMIT ${limit}`
   return rows.map((r) => ({ conversationId: Number(r.conversationId), seq: Number(r.seq), sentAt: r.sentAt, kind: r.kind, content: r.content }))
 }
 
@@ -164,10 +176,12 @@ export async function findUnindexedUsers(conn: Conn, afterId: number, limit: num
   return rows.map(toUser)
 }
 
-export async function updateUserDocuments(conn: Conn, rows: readonly { id: number; document: SearchDocument }[]): Promise<void> {
+/** Sets users' documents, unless handle or display name changed since they were read (the change wrote its own). */
+export async function updateUserDocuments(conn: Conn, rows: readonly (UserRecord & { document: SearchDocument })[]): Promise<void> {
   if (!rows.length) return
   await conn.$executeRaw`
     UPDATE users u SET search_document = d.document
-    FROM unnest(${bigintArray(rows.map((r) => r.id))}, ${rows.map((r) => r.document)}::tsvector[]) AS d(id, document)
-    WHERE u.id = d.id`
+    FROM unnest(${bigintArray(rows.map((r) => r.id))}, ${rows.map((r) => r.handle)}::varchar[], ${rows.map((r) => r.displayName)}::varchar[],
+      ${rows.map((r) => r.document)}::tsvector[]) AS d(id, handle, display_name, document)
+    WHERE u.id = d.id AND u.handle = d.handle AND u.display_name = d.display_name`
 }
