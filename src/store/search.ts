@@ -40,8 +40,6 @@ export function indexAppended(conversationId: number, firstSeq: number, document
   return rows.length ? Prisma.sql`, searched AS (INSERT INTO message_search (conversation_id, seq, sent_at, document) VALUES ${Prisma.join(rows)})` : Prisma.empty
 }
 
-const ofChanged = Prisma.sql`s.conversation_id = c."conversationId" AND s.seq = c.seq`
-
 /**
  * For an edit (a CTE beside the UPDATE, as `changed`): the edited message's document replaces the
  * old one, or goes when the new text has nothing to search. Null leaves the index alone.
@@ -57,7 +55,15 @@ export function indexChanged(document: SearchDocument | null): Prisma.Sql {
 }
 
 /** For a recall (a CTE beside the UPDATE, as `changed`): a tombstone keeps no searchable text. */
-export const unindexChanged = Prisma.sql`, unsearched AS (DELETE FROM message_search s USING changed c WHERE ${ofChanged})`
+export const unindexChanged = Prisma.sql`, unsearched AS (
+  DELETE FROM message_search s USING changed c WHERE s.conversation_id = c."conversationId" AND s.seq = c.seq)`
+
+/** A filter condition, or false when the filter is not set. */
+type Condition = Prisma.Sql | false
+const and = (conditions: Condition[]) => {
+  const set = conditions.filter((c): c is Prisma.Sql => c !== false)
+  return set.length ? Prisma.sql`AND ${Prisma.join(set, ' AND ')}` : Prisma.empty
+}
 
 /**
  * The documents matching `tsquery` as CTE `matched` (conversation_id, seq, sent_at), computed once
@@ -66,21 +72,16 @@ export const unindexChanged = Prisma.sql`, unsearched AS (DELETE FROM message_se
  * which has no index, so no plan walks all messages by time waiting for matches. Cost grows with the
  * number of documents that match, not with the number of messages.
  */
-const matchedCte = (tsquery: string, conditions: Prisma.Sql[] = []) => Prisma.sql`
+const matchedCte = (tsquery: string, conditions: Condition[] = []) => Prisma.sql`
   WITH matched AS MATERIALIZED (
     SELECT s.conversation_id, s.seq, s.sent_at FROM message_search s
-    WHERE ${Prisma.join([Prisma.sql`s.document @@ ${tsquery}::tsquery`, ...conditions], ' AND ')})`
+    WHERE s.document @@ ${tsquery}::tsquery ${and(conditions)})`
 
 /** For the operators' view of messages `m`: the text match as a CTE to put first and a join, which names the match `s`. */
 export const adminTextMatch = (tsquery: string) => ({
   with: matchedCte(tsquery),
   join: Prisma.sql`JOIN matched s ON s.conversation_id = m.conversation_id AND s.seq = m.seq`,
 })
-
-const and = (conditions: (Prisma.Sql | false)[]) => {
-  const set = conditions.filter((c): c is Prisma.Sql => c !== false)
-  return set.length ? Prisma.sql`AND ${Prisma.join(set, ' AND ')}` : Prisma.empty
-}
 
 /** The statement of searchVisibleMessages (the benchmark EXPLAINs it). */
 export function visibleMatchesSql(reader: Reader, q: MessageSearch): Prisma.Sql {
@@ -89,7 +90,7 @@ export function visibleMatchesSql(reader: Reader, q: MessageSearch): Prisma.Sql 
     q.sentAfter !== null && Prisma.sql`s.sent_at >= ${q.sentAfter}`,
     q.sentBefore !== null && Prisma.sql`s.sent_at < ${q.sentBefore}`,
     q.after !== null && Prisma.sql`(s.sent_at, s.conversation_id, s.seq) < (${q.after.sentAt}, ${q.after.conversationId}, ${q.after.seq})`,
-  ].filter((c): c is Prisma.Sql => c !== false)
+  ]
   return Prisma.sql`${matchedCte(q.tsquery, inDocuments)}
     SELECT ${MESSAGE_COLUMNS}
     FROM matched s
