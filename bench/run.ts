@@ -5,6 +5,7 @@ import { fanout } from './scenarios/fanout.ts'
 import { historyDepth } from './scenarios/history-depth.ts'
 import { inbox } from './scenarios/inbox.ts'
 import { replay } from './scenarios/replay.ts'
+import { search } from './scenarios/search.ts'
 import { hotConversation, sendThroughput } from './scenarios/send-throughput.ts'
 import { startClient, type LoadClient } from './client.ts'
 import { machine, openDatabaseHost, type DatabaseHost, type Figure } from './support.ts'
@@ -16,6 +17,7 @@ const SCENARIOS: Record<string, (host: DatabaseHost, client: LoadClient) => Prom
   inbox,
   fanout,
   replay,
+  search,
 }
 
 const chosen = process.argv.slice(2).filter((a) => !a.startsWith('-'))

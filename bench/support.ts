@@ -33,20 +33,26 @@ export async function openDatabaseHost(): Promise<DatabaseHost> {
   return { adminUrl, version: rows[0].server_version, stop }
 }
 
-/** A fresh, migrated database for one scenario. */
-export async function createScenarioDatabase(host: DatabaseHost, name: string): Promise<{ url: string; drop(): Promise<void> }> {
+/**
+ * A fresh, migrated database for one scenario. With `keep`, one named after the scenario alone that
+ * outlives the run and is migrated, not recreated, when it exists (a fixture too slow to rebuild).
+ */
+export async function createScenarioDatabase(host: DatabaseHost, name: string, opts: { keep?: boolean } = {}): Promise<{ url: string; drop(): Promise<void> }> {
   const admin = new pg.Client({ connectionString: host.adminUrl })
   await admin.connect()
-  const db = `parley_bench_${name}_${process.pid}`
-  await admin.query(`DROP DATABASE IF EXISTS "${db}" WITH (FORCE)`)
-  await admin.query(`CREATE DATABASE "${db}"`)
+  const db = opts.keep ? `parley_bench_${name}` : `parley_bench_${name}_${process.pid}`
+  const { rowCount } = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [db])
+  if (!opts.keep || !rowCount) {
+    await admin.query(`DROP DATABASE IF EXISTS "${db}" WITH (FORCE)`)
+    await admin.query(`CREATE DATABASE "${db}"`)
+  }
   const url = new URL(host.adminUrl)
   url.pathname = `/${db}`
   migrateDeploy(url.toString())
   return {
     url: url.toString(),
     drop: async () => {
-      await admin.query(`DROP DATABASE IF EXISTS "${db}" WITH (FORCE)`)
+      if (!opts.keep) await admin.query(`DROP DATABASE IF EXISTS "${db}" WITH (FORCE)`)
       await admin.end()
     },
   }

@@ -23,16 +23,19 @@ const SERVED_NODES: Record<string, number> = {
   'relay/FavoritesQuery': 14_503,
   'relay/InboxQuery': 9_904,
   'relay/MessageRefetchQuery': 286,
+  'relay/SearchScreenQuery': 6_002,
   'apollo/ConversationEvents': 49,
   'apollo/ConversationMessages': 4_903,
   'apollo/Inbox': 4_053,
   'apollo/Reminders': 5_002,
+  'apollo/SearchUsers': 102,
   'apollo/SendMessage': 50,
   'urql/AdminMessages': 1_402,
   'urql/Changes': 3_302,
   'urql/ConversationEventBatches': 1_501,
   'urql/InboxEvents': 4,
   'urql/MarkRead': 3,
+  'urql/MentionPicker': 17,
   'urql/MessagesAround': 1_604,
 }
 
@@ -138,7 +141,7 @@ describe('the corpus over HTTP', () => {
     await send(bob, { image: { url: 'https://example.com/a.png', width: 10, height: 10 } })
     await alice.run(SetFavorite, { messageId: reply.sendMessage.message.id, favorite: true })
     await alice.run(SetReminder, { messageId: forward.sendMessage.message.id, remindAt: new Date(Date.now() + 86_400_000).toISOString() })
-    variables = { ...PAGES, id: group.id, messageId: reply.sendMessage.message.id, filter: { conversationId: group.id } }
+    variables = { ...PAGES, id: group.id, messageId: reply.sendMessage.message.id, filter: { conversationId: group.id }, query: 'corpus' }
   })
 
   for (const op of served.filter((op) => op.kind !== 'subscription')) {

@@ -2,13 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { codes, newUsers, request, type TestUser } from './support/harness.ts'
 import { AddMembers, createGroup, History, lastSeqOf, SendMessage } from './support/operations.ts'
 import { VisOverview } from './support/views.ts'
-
-let counter = 0
-async function send(user: TestUser, conversationId: string, text: string, extra: { visibleTo?: TestUser[]; quoted?: string; forward?: string[] } = {}) {
-  const content = extra.forward ? { forward: { messageIds: extra.forward } } : { text: { text } }
-  const input = { conversationId, clientMessageId: `vis-${++counter}`, content, visibleToUserIds: extra.visibleTo?.map((u) => u.id), quotedMessageId: extra.quoted }
-  return (await user.run(SendMessage, { input })).sendMessage.message
-}
+import { buildVisibilityMatrix, sendAs } from './support/visibility.ts'
 
 type Page = { edges: { cursor: string; node: { seq: number } }[]; pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor?: string | null; endCursor?: string | null } }
 const seqsOf = (page: Page) => page.edges.map((e) => e.node.seq)
@@ -49,28 +43,12 @@ async function nodes(user: TestUser, ids: Map<number, string>) {
 
 describe('the visibility matrix', () => {
   it('gives every member exactly what they may see on every read path (JOINED group, late member, directed messages)', async () => {
-    const [alice, bob, carol] = await newUsers(3)
-    const group = await createGroup(alice!, [bob!], 'JOINED') //                         seq 1: CONVERSATION_CREATED
-    const before = await send(alice!, group.id, 'before carol') //                       seq 2
-    const forBob = await send(alice!, group.id, 'for bob', { visibleTo: [bob!] }) //      seq 3: directed to bob
-    await alice!.run(AddMembers, { conversationId: group.id, userIds: [carol!.id] }) //              seq 4: MEMBERS_ADDED, carol sees from here
-    await send(bob!, group.id, 'after carol', { quoted: before.id }) //                  seq 5: quotes 2
-    const forCarol = await send(alice!, group.id, 'for carol', { visibleTo: [carol!], quoted: forBob.id }) // seq 6: quotes 3
-    await send(bob!, group.id, '', { forward: [before.id, forBob.id] }) //               seq 7: bob forwards 2 and 3
-    await send(carol!, group.id, 'reply', { quoted: forCarol.id }) //                     seq 8: quotes 6
-    await send(alice!, group.id, 'last for bob', { visibleTo: [bob!] }) //                seq 9: directed to bob
-    const lastSeq = await lastSeqOf(alice!, group.id)
-    expect(lastSeq).toBe(9)
+    const { alice, bob, carol, group, lastSeq, visible, quotes } = await buildVisibilityMatrix()
+    expect(await lastSeqOf(alice, group.id)).toBe(lastSeq)
 
-    const visible = new Map<TestUser, number[]>([
-      [alice!, [1, 2, 3, 4, 5, 6, 7, 8, 9]],
-      [bob!, [1, 2, 3, 4, 5, 7, 8, 9]],
-      [carol!, [4, 5, 6, 7, 8]],
-    ])
-    const quotes: Record<number, number> = { 5: 2, 6: 3, 8: 6 }
     // Alice sees every message, so her history names every id.
     const all = await request<{ conversation: { messages: { edges: { node: { id: string; seq: number } }[] } } }, never>(
-      alice!.token,
+      alice.token,
       `{ conversation(id: "${group.id}") { messages(first: 100) { edges { node { id seq } } } } }`,
     )
     const ids = new Map(all.data!.conversation.messages.edges.map(({ node }) => [node.seq, node.id]))
@@ -105,34 +83,34 @@ describe('the visibility matrix', () => {
 
     // The forward is a snapshot Bob chose to share: Carol reads it, though not its sources.
     const forward = await request<{ conversation: { message: { content: { items: { content: { text: string } }[] } } } }, never>(
-      carol!.token,
+      carol.token,
       `{ conversation(id: "${group.id}") { message(seq: 7) { content { ... on ForwardContent { items { content { ... on TextContent { text } } } } } } } }`,
     )
     expect(forward.data!.conversation.message.content.items.map((i) => i.content.text)).toEqual(['before carol', 'for bob'])
 
     // Forward sources and quotes go through the same rule: what the sender cannot see is NOT_FOUND, and nothing is stored.
     const attempts: [TestUser, { forward?: string[]; quoted?: string }][] = [
-      [carol!, { forward: [ids.get(2)!] }],
-      [carol!, { forward: [ids.get(5)!, ids.get(3)!] }],
-      [bob!, { forward: [ids.get(6)!] }],
-      [carol!, { quoted: ids.get(2)! }],
-      [bob!, { quoted: ids.get(6)! }],
+      [carol, { forward: [ids.get(2)!] }],
+      [carol, { forward: [ids.get(5)!, ids.get(3)!] }],
+      [bob, { forward: [ids.get(6)!] }],
+      [carol, { quoted: ids.get(2)! }],
+      [bob, { quoted: ids.get(6)! }],
     ]
-    for (const [user, extra] of attempts) {
+    for (const [i, [user, extra]] of attempts.entries()) {
       const content = extra.forward ? { forward: { messageIds: extra.forward } } : { text: { text: 'x' } }
-      const input = { conversationId: group.id, clientMessageId: `vis-${++counter}`, content, quotedMessageId: extra.quoted }
+      const input = { conversationId: group.id, clientMessageId: `vis-attempt-${i}`, content, quotedMessageId: extra.quoted }
       expect(codes(await user.try(SendMessage, { input })), `${user.handle} ${JSON.stringify(extra)}`).toEqual(['NOT_FOUND'])
     }
-    expect(await lastSeqOf(alice!, group.id)).toBe(lastSeq)
+    expect(await lastSeqOf(alice, group.id)).toBe(lastSeq)
   })
 
   it('shows a late member of a SHARED group the history from the start, except directed messages', async () => {
-    const [alice, bob, carol] = await newUsers(3)
-    const group = await createGroup(alice!, [bob!], 'SHARED')
-    await send(alice!, group.id, 'old')
-    await send(alice!, group.id, 'for bob', { visibleTo: [bob!] })
-    await alice!.run(AddMembers, { conversationId: group.id, userIds: [carol!.id] })
-    const overview = (await carol!.run(VisOverview, { id: group.id })).conversation!
+    const [alice, bob, carol] = (await newUsers(3)) as [TestUser, TestUser, TestUser]
+    const group = await createGroup(alice, [bob], 'SHARED')
+    await sendAs(alice, group.id, 'old')
+    await sendAs(alice, group.id, 'for bob', { visibleTo: [bob] })
+    await alice.run(AddMembers, { conversationId: group.id, userIds: [carol.id] })
+    const overview = (await carol.run(VisOverview, { id: group.id })).conversation!
     expect(seqsOf(overview.oldest as Page)).toEqual([1, 2, 4])
   })
 })

@@ -6,6 +6,7 @@ import { keysetCursor } from './cursors.ts'
 import { pageSize } from './input.ts'
 import { forwardPage, type Connection } from './paging.ts'
 import { requireOperator } from './policy.ts'
+import { parseSearchQuery } from './searchQuery.ts'
 
 export type AdminMessageFilter = {
   conversationId?: string | null
@@ -14,6 +15,7 @@ export type AdminMessageFilter = {
   kind?: MessageKind | null
   sentAfter?: Date | null
   sentBefore?: Date | null
+  text?: string | null
 }
 
 const ADMIN_CURSOR = keysetCursor('admin', ['time', 'id', 'id'])
@@ -21,7 +23,8 @@ const adminCursor = (m: MessageRecord) => ADMIN_CURSOR.encode(m.sentAt, m.conver
 
 /**
  * The operators' read-only view of every message, newest first (sentAfter inclusive, sentBefore
- * exclusive). Messages come as stored: no membership, visibility or delete-for-me applies.
+ * exclusive). Messages come as stored: no membership, visibility or delete-for-me applies. `text`
+ * matches as searchMessages does (a recalled message has no text to match).
  */
 export async function adminMessages(
   app: App,
@@ -40,6 +43,7 @@ export async function adminMessages(
     kind: filter.kind ?? null,
     sentAfter: filter.sentAfter ?? null,
     sentBefore: filter.sentBefore ?? null,
+    tsquery: filter.text == null ? null : parseSearchQuery(filter.text, 'filter.text').tsquery,
   }
   const rows = await listAdminMessages(app.db, query, after, limit + 1)
   return forwardPage(rows, limit, adminCursor, after !== null)

@@ -17,12 +17,23 @@ const PARTS = {
   },
   /** A row id (1 and up). */
   id: { encode: String, decode: (s: string) => (/^[1-9][0-9]{0,15}$/.test(s) ? Number(s) : undefined) },
+  /** Free text (a name), escaped so the separator cannot occur in it. */
+  text: {
+    encode: (v: string) => encodeURIComponent(v),
+    decode: (s: string) => {
+      try {
+        return decodeURIComponent(s)
+      } catch {
+        return undefined
+      }
+    },
+  },
   /** A seq or a user id a list starts after (0 and up). */
   int: { encode: String, decode: (s: string) => (/^(0|[1-9][0-9]{0,15})$/.test(s) ? Number(s) : undefined) },
 }
 
 type Part = keyof typeof PARTS
-type Values<P extends readonly Part[]> = { [I in keyof P]: P[I] extends 'time' ? Date : number }
+type Values<P extends readonly Part[]> = { [I in keyof P]: P[I] extends 'time' ? Date : P[I] extends 'text' ? string : number }
 
 export type KeysetCursor<P extends readonly Part[]> = {
   encode(...values: Values<P>): string

@@ -12,6 +12,7 @@ import { transact, type App, type Outcome, type Viewer } from './app.ts'
 import { readableText, validateContent, type ContentInput } from './content.ts'
 import { checkEdit, checkSender, isRecalled, isSender, recallWindow, recalledError } from './policy.ts'
 import { checkSensitiveWords } from './wordFilter.ts'
+import { messageDocument } from './searchIndex.ts'
 
 /** The message if the viewer may see it (the shared visibility rule), else NOT_FOUND. */
 export async function requireVisibleMessage(tx: Tx, viewer: Viewer, key: MessageKey): Promise<MessageRecord> {
@@ -41,7 +42,8 @@ export async function editMessage(app: App, viewer: Viewer, messageId: string, i
     const blockedByPeer = access.conversation.type === 'PRIVATE' && (await isBlockedByPeer(tx, key.conversationId, viewer.userId))
     checkSender(viewer, access, { mentionAll: false, now: new Date(), blockedByPeer })
     checkSensitiveWords(app.settings.sensitiveWords, readableText(kind, content))
-    const edited = await replaceContent(tx, key, { content, pts: access.conversation.lastPts + 1 })
+    const searchDocument = app.settings.searchIndexing ? messageDocument(kind, content) : null
+    const edited = await replaceContent(tx, key, { content, pts: access.conversation.lastPts + 1, searchDocument })
     // The lock makes this unreachable; it is the last guard should a recall ever skip the lock.
     if (!edited) throw recalledError()
     return changed(edited, 'EDITED')

@@ -10,6 +10,7 @@ import { transact, type App, type Viewer } from './app.ts'
 import { parseContent, readableText, snapshotForward, type ContentDraft, type ContentInput } from './content.ts'
 import { LIMITS } from './limits.ts'
 import { checkSender, refuseRecalled } from './policy.ts'
+import { messageDocument } from './searchIndex.ts'
 import { checkSensitiveWords } from './wordFilter.ts'
 
 export type SendMessageInput = {
@@ -88,6 +89,7 @@ async function checkSend(tx: Conn, app: App, send: PreparedSend, access: MemberA
     mentionUserIds: send.mentionUserIds,
     mentionAll: send.mentionAll,
     visibleTo: send.visibleTo,
+    searchDocument: app.settings.searchIndexing ? messageDocument(kind, content) : undefined,
   }
 }
 

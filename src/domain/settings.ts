@@ -12,6 +12,8 @@ export type Settings = {
   resyncLimit: number
   /** Concurrent sends to one conversation share one transaction (one lock and commit for many messages). */
   coalesceSends: boolean
+  /** Sends and edits write search documents. Off only in the benchmark that measures what indexing costs a send. */
+  searchIndexing: boolean
 }
 
 export const DEFAULT_SETTINGS: Settings = {
@@ -20,6 +22,7 @@ export const DEFAULT_SETTINGS: Settings = {
   sensitiveWords: [],
   resyncLimit: 1000,
   coalesceSends: true,
+  searchIndexing: true,
 }
 
 export function settingsFromConfig(config: Config, sensitiveWords: string[] = []): Settings {
@@ -29,5 +32,6 @@ export function settingsFromConfig(config: Config, sensitiveWords: string[] = []
     sensitiveWords,
     resyncLimit: config.RESYNC_LIMIT,
     coalesceSends: config.SEND_COALESCING,
+    searchIndexing: true,
   }
 }

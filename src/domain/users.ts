@@ -8,6 +8,7 @@ import type { Identity } from '../auth.ts'
 import type { App, Viewer } from './app.ts'
 import { LIMITS } from './limits.ts'
 import { requireOperator } from './policy.ts'
+import { userDocument } from './searchIndex.ts'
 
 const UserInput = z.object({
   handle: z.string().trim().min(1).max(LIMITS.handleLength),
@@ -25,7 +26,7 @@ export async function upsertUsers(app: App, viewer: Viewer, users: readonly { ha
     return r.data
   })
   if (new Set(parsed.map((u) => u.handle)).size !== parsed.length) throw badInput('handles must be unique', 'users')
-  return storeUpsertUsers(app.db, parsed)
+  return storeUpsertUsers(app.db, parsed.map((u) => ({ ...u, searchDocument: userDocument(u) })))
 }
 
 /**
@@ -38,9 +39,8 @@ export function createViewerResolver(db: Db, ttlMs = 5_000) {
   return async (identity: Identity): Promise<Viewer> => {
     let user = cache.get(identity.handle)
     if (!user) {
-      user =
-        (await findUserByHandle(db, identity.handle)) ??
-        (await ensureUser(db, { handle: identity.handle, displayName: identity.name ?? identity.handle, kind: 'HUMAN' }))
+      const created = { handle: identity.handle, displayName: identity.name ?? identity.handle, kind: 'HUMAN' as const }
+      user = (await findUserByHandle(db, identity.handle)) ?? (await ensureUser(db, { ...created, searchDocument: userDocument(created) }))
       cache.set(identity.handle, user)
     }
     return { userId: user.id, handle: identity.handle, kind: user.kind, isOperator: identity.isOperator }

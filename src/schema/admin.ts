@@ -11,6 +11,7 @@ const AdminMessageFilter = builder.inputType('AdminMessageFilter', {
     kind: t.field({ type: MessageKindEnum }),
     sentAfter: t.field({ type: 'DateTime', description: 'Inclusive' }),
     sentBefore: t.field({ type: 'DateTime', description: 'Exclusive' }),
+    text: t.string({ description: 'The same matching as searchMessages, across all conversations' }),
   }),
 })
 

@@ -13,6 +13,7 @@ import './userActions.ts'
 import './quote.ts'
 import './moderation.ts'
 import './admin.ts'
+import './search.ts'
 import './reads.ts'
 import './subscription.ts'
 

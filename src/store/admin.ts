@@ -1,5 +1,6 @@
 import type { ConversationType, MessageKind } from '../generated/prisma/enums.ts'
 import { MESSAGE_COLUMNS } from './messages.ts'
+import { adminTextMatch } from './search.ts'
 import { toMessage, type MessageRecord, type MessageRow } from './records.ts'
 import { Prisma, type Conn } from './sql.ts'
 
@@ -10,6 +11,8 @@ export type AdminMessageQuery = {
   kind: MessageKind | null
   sentAfter: Date | null
   sentBefore: Date | null
+  /** The text match as a tsquery (store/search.ts), or null. */
+  tsquery: string | null
 }
 
 /** Where a page starts: the last message of the previous page. */
@@ -20,7 +23,7 @@ export type AdminCursor = { sentAt: Date; conversationId: number; seq: number }
  * operators' read-only view). Keyset-paged on (sent_at, conversation_id, seq), which the sent_at and
  * (sender_id, sent_at) indexes serve. Within one conversation seq order is sending order (seq and
  * sent_at are both taken under the conversation lock), so a conversation filter pages by seq on the
- * primary key instead.
+ * primary key instead. A text match pages on the matching documents' own keys (see adminTextMatch).
  */
 export async function listAdminMessages(conn: Conn, filter: AdminMessageQuery, after: AdminCursor | null, limit: number): Promise<MessageRecord[]> {
   const conditions: Prisma.Sql[] = []
@@ -32,17 +35,21 @@ export async function listAdminMessages(conn: Conn, filter: AdminMessageQuery, a
   if (filter.conversationType !== null) {
     conditions.push(Prisma.sql`EXISTS (SELECT 1 FROM conversations c WHERE c.id = m.conversation_id AND c.type = ${filter.conversationType}::"ConversationType")`)
   }
-  const inOneConversation = filter.conversationId !== null
+  const text = filter.tsquery !== null ? adminTextMatch(filter.tsquery) : null
+  const inOneConversation = filter.conversationId !== null && !text
+  // The keys to page on: the document's when matching text (the same values as the message's).
+  const k = text ? Prisma.sql`s` : Prisma.sql`m`
   if (after) {
     conditions.push(
       inOneConversation
         ? Prisma.sql`m.seq < ${after.seq}`
-        : Prisma.sql`(m.sent_at, m.conversation_id, m.seq) < (${after.sentAt}, ${after.conversationId}, ${after.seq})`,
+        : Prisma.sql`(${k}.sent_at, ${k}.conversation_id, ${k}.seq) < (${after.sentAt}, ${after.conversationId}, ${after.seq})`,
     )
   }
-  const order = inOneConversation ? Prisma.sql`m.seq DESC` : Prisma.sql`m.sent_at DESC, m.conversation_id DESC, m.seq DESC`
+  const order = inOneConversation ? Prisma.sql`m.seq DESC` : Prisma.sql`${k}.sent_at DESC, ${k}.conversation_id DESC, ${k}.seq DESC`
   const rows = await conn.$queryRaw<MessageRow[]>`
-    SELECT ${MESSAGE_COLUMNS} FROM messages m
+    ${text?.with ?? Prisma.empty}
+    SELECT ${MESSAGE_COLUMNS} FROM messages m ${text?.join ?? Prisma.empty}
     ${conditions.length ? Prisma.sql`WHERE ${Prisma.join(conditions, ' AND ')}` : Prisma.empty}
     ORDER BY ${order}
     LIMIT ${limit}`

@@ -1,5 +1,6 @@
 import type { MessageKey } from '../ids.ts'
 import { MESSAGE_COLUMNS, notRecalled } from './messages.ts'
+import { indexChanged, unindexChanged, type SearchDocument } from './search.ts'
 import { toMessage, type MessageRecord, type MessageRow } from './records.ts'
 import { Prisma, bigintArray, type Conn } from './sql.ts'
 
@@ -25,9 +26,14 @@ async function changeWithPts(conn: Conn, conversationId: number, pts: number, ch
 /**
  * Replaces the content of a message that is not recalled: the current version goes to message_edits
  * (stamped with when it was written: sent_at, or the edit that wrote it), the message becomes EDITED
- * with `pts`. Null when the message is recalled (recall is terminal).
+ * with `pts`, and its search document is replaced (null: left alone). Null when the message is
+ * recalled (recall is terminal).
  */
-export function replaceContent(conn: Conn, key: MessageKey, change: { content: unknown; pts: number }): Promise<MessageRecord | null> {
+export function replaceContent(
+  conn: Conn,
+  key: MessageKey,
+  change: { content: unknown; pts: number; searchDocument: SearchDocument | null },
+): Promise<MessageRecord | null> {
   // Every sub-statement reads the snapshot from before the UPDATE, so `old` is the replaced version.
   const keep = Prisma.sql`, kept AS (
     INSERT INTO message_edits (conversation_id, seq, version, content, edited_at)
@@ -41,12 +47,12 @@ export function replaceContent(conn: Conn, key: MessageKey, change: { content: u
     change.pts,
     Prisma.sql`UPDATE messages m SET content = ${JSON.stringify(change.content)}::jsonb, status = 'EDITED', edited_at = clock_timestamp(), pts = ${change.pts}
       WHERE ${oneMessage(key)} AND ${notRecalled}`,
-    keep,
+    Prisma.sql`${keep} ${indexChanged(change.searchDocument)}`,
   )
 }
 
 /**
- * Turns a message into a tombstone with `pts`. With `sentWithinSeconds` only a message sent less
+ * Turns a message into a tombstone with `pts`, and drops its search document. With `sentWithinSeconds` only a message sent less
  * than that long ago (by the database clock, which stamped sent_at) qualifies. Null when nothing
  * qualified (already recalled, or outside the window).
  */
@@ -65,6 +71,7 @@ export function markRecalled(
     change.pts,
     Prisma.sql`UPDATE messages m SET status = 'RECALLED', recalled_at = clock_timestamp(), recalled_by_id = ${change.recalledById}, pts = ${change.pts}
       WHERE ${oneMessage(key)} AND ${notRecalled} ${window}`,
+    unindexChanged,
   )
 }
 

@@ -1,5 +1,6 @@
 import type { MessageKind, SenderType } from '../generated/prisma/enums.ts'
 import { toMessage, type MessageRecord, type MessageRow } from './records.ts'
+import { indexAppended, type SearchDocument } from './search.ts'
 import { Prisma, bigintArray, violatedUniqueConstraint, type Conn } from './sql.ts'
 
 export const MESSAGE_COLUMNS = Prisma.sql`m.conversation_id AS "conversationId", m.seq, m.pts, m.sender_type AS "senderType",
@@ -29,7 +30,7 @@ export const visibleToUser = (userId: number | Prisma.Sql) => Prisma.sql`
 export const notRecalled = Prisma.sql`m.status <> 'RECALLED'`
 
 /** Joins the reader's current membership row as `cm`. */
-const readerMembership = (reader: Reader) => Prisma.sql`
+export const readerMembership = (reader: Reader) => Prisma.sql`
   JOIN conversation_members cm ON cm.conversation_id = m.conversation_id AND cm.user_id = ${reader.userId} AND cm.left_at IS NULL`
 
 export type MessageDraft = {
@@ -42,6 +43,8 @@ export type MessageDraft = {
   mentionUserIds: number[]
   mentionAll: boolean
   visibleTo: number[]
+  /** Written to the search index with the message (store/search.ts); absent or '' for none. */
+  searchDocument?: SearchDocument
 }
 
 /**
@@ -58,7 +61,7 @@ export class DuplicateIdempotencyKey extends Error {
 /**
  * Appends messages to a conversation whose row the caller holds locked (lockConversation), taking
  * seq and pts after `last`. One statement: the rows, the conversation's counters and activity time,
- * and each user sender's read position (sending reads up to your own message).
+ * each user sender's read position (sending reads up to your own message), and the search documents.
  */
 export async function appendMessages(
   conn: Conn,
@@ -85,6 +88,7 @@ export async function appendMessages(
         last_activity_at = (SELECT at FROM clock)
       WHERE id = ${conversationId})
     ${reads}
+    ${indexAppended(conversationId, last.lastSeq + 1, drafts.map((d) => d.searchDocument), Prisma.sql`(SELECT at FROM clock)`)}
     INSERT INTO messages AS m (conversation_id, seq, pts, sender_type, sender_id, kind, client_message_id, content,
       quoted_seq, mention_user_ids, mention_all, visible_to, sent_at)
     VALUES ${Prisma.join(values)}

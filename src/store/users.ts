@@ -1,5 +1,6 @@
 import type { UserKind } from '../generated/prisma/enums.ts'
 import { toUser, type UserRecord } from './records.ts'
+import type { SearchDocument } from './search.ts'
 import { Prisma, bigintArray, type Conn } from './sql.ts'
 
 /** A user row's columns, from `users u`: what toUser reads. */
@@ -16,21 +17,26 @@ export async function findUserByHandle(conn: Conn, handle: string): Promise<{ id
   return rows[0] ? { id: Number(rows[0].id), kind: rows[0].kind } : null
 }
 
+/** A user to write, with the search document of its handle and display name. */
+export type UserDraft = { handle: string; displayName: string; kind: UserKind; searchDocument: SearchDocument }
+
 /** Creates the user unless the handle exists (then keeps it as it is). */
-export async function ensureUser(conn: Conn, user: { handle: string; displayName: string; kind: UserKind }): Promise<{ id: number; kind: UserKind }> {
+export async function ensureUser(conn: Conn, user: UserDraft): Promise<{ id: number; kind: UserKind }> {
   const rows = await conn.$queryRaw<{ id: bigint; kind: UserKind }[]>`
-    INSERT INTO users (handle, display_name, kind) VALUES (${user.handle}, ${user.displayName}, ${user.kind}::"UserKind")
+    INSERT INTO users (handle, display_name, kind, search_document)
+    VALUES (${user.handle}, ${user.displayName}, ${user.kind}::"UserKind", ${user.searchDocument}::tsvector)
     ON CONFLICT (handle) DO UPDATE SET handle = EXCLUDED.handle
     RETURNING id, kind`
   return { id: Number(rows[0]!.id), kind: rows[0]!.kind }
 }
 
 /** Inserts or updates by handle, in input order. */
-export async function upsertUsers(conn: Conn, users: { handle: string; displayName: string; kind: UserKind }[]): Promise<UserRecord[]> {
+export async function upsertUsers(conn: Conn, users: UserDraft[]): Promise<UserRecord[]> {
   const rows = await conn.$queryRaw<Parameters<typeof toUser>[0][]>`
-    INSERT INTO users AS u (handle, display_name, kind)
-    SELECT * FROM unnest(${users.map((u) => u.handle)}::varchar[], ${users.map((u) => u.displayName)}::varchar[], ${users.map((u) => u.kind)}::"UserKind"[])
-    ON CONFLICT (handle) DO UPDATE SET display_name = EXCLUDED.display_name, kind = EXCLUDED.kind, updated_at = now()
+    INSERT INTO users AS u (handle, display_name, kind, search_document)
+    SELECT * FROM unnest(${users.map((u) => u.handle)}::varchar[], ${users.map((u) => u.displayName)}::varchar[], ${users.map((u) => u.kind)}::"UserKind"[],
+      ${users.map((u) => u.searchDocument)}::tsvector[])
+    ON CONFLICT (handle) DO UPDATE SET display_name = EXCLUDED.display_name, kind = EXCLUDED.kind, search_document = EXCLUDED.search_document, updated_at = now()
     RETURNING ${USER_COLUMNS}`
   const byHandle = new Map(rows.map((r) => [r.handle, toUser(r)]))
   return users.map((u) => byHandle.get(u.handle)!)

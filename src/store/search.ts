@@ -1,0 +1,188 @@
+import type { MessageKey } from '../ids.ts'
+import { MESSAGE_COLUMNS, readerMembership, visibleTo, type Reader } from './messages.ts'
+import { MEMBER_COLUMNS } from './conversations.ts'
+import { toMember, toMessage, toUser, type MemberRecord, type MessageKind, type MessageRecord, type MessageRow, type UserRecord } from './records.ts'
+import { Prisma, bigintArray, type Conn } from './sql.ts'
+import { USER_COLUMNS } from './users.ts'
+
+/**
+ * Every SQL statement of search: the documents written alongside sends, edits and recalls, and the
+ * queries over them. A deployment that outgrows PostgreSQL search swaps this module for one that
+ * feeds and asks OpenSearch (docs/decisions/0060-search-documents.md).
+ *
+ * Documents and queries arrive as the text forms of a tsvector and a tsquery, built by
+ * src/domain/searchText.ts; PostgreSQL's own parsers and dictionaries are never used.
+ */
+
+/** A search document: a tsvector's text form, '' when the message has nothing to search. */
+export type SearchDocument = string
+
+/** Where a page of results starts: the last result of the previous page (newest first). */
+export type SearchCursor = { sentAt: Date; conversationId: number; seq: number }
+
+export type MessageSearch = {
+  tsquery: string
+  conversationId: number | null
+  senderId: number | null
+  kinds: MessageKind[] | null
+  sentAfter: Date | null
+  sentBefore: Date | null
+  after: SearchCursor | null
+  limit: number
+}
+
+/**
+ * For appendMessages: a CTE that writes the documents of the messages it appends (the ones with
+ * one), stamped `sentAt` like the messages, in the same statement as the messages themselves.
+ */
+export function indexAppended(conversationId: number, firstSeq: number, documents: readonly (SearchDocument | undefined)[], sentAt: Prisma.Sql): Prisma.Sql {
+  const rows = documents.flatMap((document, i) => (document ? [Prisma.sql`(${conversationId}, ${firstSeq + i}, ${sentAt}, ${document}::tsvector)`] : []))
+  return rows.length ? Prisma.sql`, searched AS (INSERT INTO message_search (conversation_id, seq, sent_at, document) VALUES ${Prisma.join(rows)})` : Prisma.empty
+}
+
+/**
+ * For an edit (a CTE beside the UPDATE, as `changed`): the edited message's document replaces the
+ * old one, or goes when the new text has nothing to search. Null leaves the index alone.
+ */
+export function indexChanged(document: SearchDocument | null): Prisma.Sql {
+  if (document === null) return Prisma.empty
+  return document
+    ? Prisma.sql`, searched AS (
+        INSERT INTO message_search (conversation_id, seq, sent_at, document)
+        SELECT c."conversationId", c.seq, c."sentAt", ${document}::tsvector FROM changed c
+        ON CONFLICT (conversation_id, seq) DO UPDATE SET document = EXCLUDED.document)`
+    : unindexChanged
+}
+
+/** For a recall (a CTE beside the UPDATE, as `changed`): a tombstone keeps no searchable text. */
+export const unindexChanged = Prisma.sql`, unsearched AS (
+  DELETE FROM message_search s USING changed c WHERE s.conversation_id = c."conversationId" AND s.seq = c.seq)`
+
+/** A filter condition, or false when the filter is not set. */
+type Condition = Prisma.Sql | false
+const and = (conditions: Condition[]) => {
+  const set = conditions.filter((c): c is Prisma.Sql => c !== false)
+  return set.length ? Prisma.sql`AND ${Prisma.join(set, ' AND ')}` : Prisma.empty
+}
+
+/**
+ * The documents matching `tsquery` as CTE `matched` (conversation_id, seq, sent_at), computed once
+ * from the GIN index: MATERIALIZED, so the planner cannot push a membership or key condition into
+ * it and rerun the index scan per conversation, and the results sort on the document's own sent_at,
+ * which has no index, so no plan walks all messages by time waiting for matches. Cost grows with the
+ * number of documents that match, not with the number of messages.
+ */
+const matchedCte = (tsquery: string, conditions: Condition[] = []) => Prisma.sql`
+  WITH matched AS MATERIALIZED (
+    SELECT s.conversation_id, s.seq, s.sent_at FROM message_search s
+    WHERE s.document @@ ${tsquery}::tsquery ${and(conditions)})`
+
+/** For the operators' view of messages `m`: the text match as a CTE to put first and a join, which names the match `s`. */
+export const adminTextMatch = (tsquery: string) => ({
+  with: matchedCte(tsquery),
+  join: Prisma.sql`JOIN matched s ON s.conversation_id = m.conversation_id AND s.seq = m.seq`,
+})
+
+/** The statement of searchVisibleMessages (the benchmark EXPLAINs it). */
+export function visibleMatchesSql(reader: Reader, q: MessageSearch): Prisma.Sql {
+  const inDocuments = [
+    q.conversationId !== null && Prisma.sql`s.conversation_id = ${q.conversationId}`,
+    q.sentAfter !== null && Prisma.sql`s.sent_at >= ${q.sentAfter}`,
+    q.sentBefore !== null && Prisma.sql`s.sent_at < ${q.sentBefore}`,
+    q.after !== null && Prisma.sql`(s.sent_at, s.conversation_id, s.seq) < (${q.after.sentAt}, ${q.after.conversationId}, ${q.after.seq})`,
+  ]
+  return Prisma.sql`${matchedCte(q.tsquery, inDocuments)}
+    SELECT ${MESSAGE_COLUMNS}
+    FROM matched s
+    JOIN messages m ON m.conversation_id = s.conversation_id AND m.seq = s.seq
+    ${readerMembership(reader)}
+    WHERE ${visibleTo(reader)}
+      ${and([q.senderId !== null && Prisma.sql`m.sender_id = ${q.senderId}`, q.kinds !== null && Prisma.sql`m.kind = ANY(${q.kinds}::"MessageKind"[])`])}
+    ORDER BY s.sent_at DESC, s.conversation_id DESC, s.seq DESC
+    LIMIT ${q.limit}`
+}
+
+/**
+ * The reader's messages whose document matches, newest first, under the shared visibility rule
+ * (visibleTo): the match comes from the index, membership and visibility join onto the matches.
+ */
+export async function searchVisibleMessages(conn: Conn, reader: Reader, q: MessageSearch): Promise<MessageRecord[]> {
+  const rows = await conn.$queryRaw<MessageRow[]>(visibleMatchesSql(reader, q))
+  return rows.map(toMessage)
+}
+
+/** Where a page of people starts: the last one of the previous page. */
+export type UserCursor = { displayName: string; handle: string }
+
+/** Users whose handle or display name matches, by display name then handle. */
+export async function searchUsers(conn: Conn, tsquery: string, after: UserCursor | null, limit: number): Promise<UserRecord[]> {
+  const rows = await conn.$queryRaw<Parameters<typeof toUser>[0][]>`
+    SELECT ${USER_COLUMNS} FROM users u
+    WHERE u.search_document @@ ${tsquery}::tsquery
+      ${after ? Prisma.sql`AND (u.display_name, u.handle) > (${after.displayName}, ${after.handle})` : Prisma.empty}
+    ORDER BY u.display_name, u.handle
+    LIMIT ${limit}`
+  return rows.map(toUser)
+}
+
+/** Current members of a conversation whose handle or display name matches, by display name then handle. */
+export async function searchMembers(conn: Conn, conversationId: number, tsquery: string, limit: number): Promise<MemberRecord[]> {
+  const rows = await conn.$queryRaw<Parameters<typeof toMember>[0][]>`
+    SELECT ${MEMBER_COLUMNS} FROM conversation_members cm JOIN users u ON u.id = cm.user_id
+    WHERE cm.conversation_id = ${conversationId} AND cm.left_at IS NULL AND u.search_document @@ ${tsquery}::tsquery
+    ORDER BY u.display_name, u.handle
+    LIMIT ${limit}`
+  return rows.map(toMember)
+}
+
+/** A message that may need a document (npm run search:backfill): searchable kind, not recalled, none yet. */
+export type UnindexedMessage = MessageKey & { sentAt: Date; kind: MessageKind; content: unknown }
+
+const unindexed = (kinds: readonly MessageKind[]) => Prisma.sql`
+  m.kind = ANY(${kinds}::"MessageKind"[]) AND m.status <> 'RECALLED'
+  AND NOT EXISTS (SELECT 1 FROM message_search s WHERE s.conversation_id = m.conversation_id AND s.seq = m.seq)`
+
+/** The next conversations, by id, that hold messages without a document. */
+export async function findConversationsToIndex(conn: Conn, kinds: readonly MessageKind[], afterId: number, limit: number): Promise<number[]> {
+  const rows = await conn.$queryRaw<{ id: bigint }[]>`
+    SELECT DISTINCT m.conversation_id AS id FROM messages m
+    WHERE m.conversation_id > ${afterId} AND ${unindexed(kinds)}
+    ORDER BY m.conversation_id LIMIT ${limit}`
+  return rows.map((r) => Number(r.id))
+}
+
+/** Messages of one conversation without a document, by seq; run it under the conversation lock. */
+export async function findUnindexedMessages(conn: Conn, conversationId: number, kinds: readonly MessageKind[], afterSeq: number, limit: number): Promise<UnindexedMessage[]> {
+  const rows = await conn.$queryRaw<{ conversationId: bigint; seq: bigint; sentAt: Date; kind: MessageKind; content: unknown }[]>`
+    SELECT m.conversation_id AS "conversationId", m.seq, m.sent_at AS "sentAt", m.kind, m.content FROM messages m
+    WHERE m.conversation_id = ${conversationId} AND m.seq > ${afterSeq} AND ${unindexed(kinds)}
+    ORDER BY m.seq LIMIT ${limit}`
+  return rows.map((r) => ({ conversationId: Number(r.conversationId), seq: Number(r.seq), sentAt: r.sentAt, kind: r.kind, content: r.content }))
+}
+
+/** Writes documents in one statement; a message indexed meanwhile (by a send or edit) keeps its own. */
+export async function insertDocuments(conn: Conn, rows: readonly (MessageKey & { sentAt: Date; document: SearchDocument })[]): Promise<void> {
+  if (!rows.length) return
+  await conn.$executeRaw`
+    INSERT INTO message_search (conversation_id, seq, sent_at, document)
+    SELECT * FROM unnest(${bigintArray(rows.map((r) => r.conversationId))}, ${bigintArray(rows.map((r) => r.seq))},
+      ${rows.map((r) => r.sentAt)}::timestamptz[], ${rows.map((r) => r.document)}::tsvector[])
+    ON CONFLICT (conversation_id, seq) DO NOTHING`
+}
+
+/** Users whose document is empty (created before search, or by hand), by id. */
+export async function findUnindexedUsers(conn: Conn, afterId: number, limit: number): Promise<UserRecord[]> {
+  const rows = await conn.$queryRaw<Parameters<typeof toUser>[0][]>`
+    SELECT ${USER_COLUMNS} FROM users u WHERE u.id > ${afterId} AND u.search_document = ''::tsvector ORDER BY u.id LIMIT ${limit}`
+  return rows.map(toUser)
+}
+
+/** Sets users' documents, unless handle or display name changed since they were read (the change wrote its own). */
+export async function updateUserDocuments(conn: Conn, rows: readonly (UserRecord & { document: SearchDocument })[]): Promise<void> {
+  if (!rows.length) return
+  await conn.$executeRaw`
+    UPDATE users u SET search_document = d.document
+    FROM unnest(${bigintArray(rows.map((r) => r.id))}, ${rows.map((r) => r.handle)}::varchar[], ${rows.map((r) => r.displayName)}::varchar[],
+      ${rows.map((r) => r.document)}::tsvector[]) AS d(id, handle, display_name, document)
+    WHERE u.id = d.id AND u.handle = d.handle AND u.display_name = d.display_name`
+}
