@@ -34,6 +34,8 @@ const Env = z.object({
   REDIS_URL: z.string().optional(),
   RESYNC_LIMIT: wholeNumber(1).default(1000),
   SEND_COALESCING: booleanFlag.default(true),
+  METRICS: booleanFlag.default(false),
+  METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
 })
 
 export type Config = z.infer<typeof Env>

@@ -2,15 +2,19 @@ import path from 'node:path'
 import { resolveAuthSecret } from './auth.ts'
 import { loadConfig, StartupError } from './config.ts'
 import { openDatabase } from './db/embedded.ts'
+import { createLogger } from './ops/logger.ts'
 import { isPortFree } from './ports.ts'
 
-const log = (message: string) => console.log(`[parley] ${message}`)
+// JSON lines (pino); the level is set from LOG_LEVEL once the environment is validated.
+const logger = createLogger('info')
+const log = (message: string) => logger.info(message)
 
 /** What start-up has opened, closed in reverse if a later step fails (an embedded database is not left running). */
 const opened: (() => Promise<unknown>)[] = []
 
 async function start() {
   const config = loadConfig()
+  logger.level = config.LOG_LEVEL
   const authSecret = resolveAuthSecret(config, log)
   // Before a database is started for nothing; a port taken meanwhile is still reported by listen().
   if (config.PORT !== 0 && !(await isPortFree(config.PORT, config.HOST))) throw portInUse(config.PORT, config.HOST)
@@ -21,7 +25,7 @@ async function start() {
   opened.push(() => database.stop())
   log(database.embedded ? `embedded PostgreSQL in ${path.join(config.DATA_DIR, 'pg')} on port ${new URL(database.url).port}` : 'using DATABASE_URL')
   const { serve } = await server
-  await serve({ config, authSecret, database, log, opened: (close) => opened.push(close) }).catch((error: NodeJS.ErrnoException) => {
+  await serve({ config, authSecret, database, log, logger, opened: (close) => opened.push(close) }).catch((error: NodeJS.ErrnoException) => {
     throw listenError(error, config.PORT, config.HOST)
   })
 }

@@ -8,6 +8,9 @@ import { startReminderScheduler } from './domain/reminders.ts'
 import { settingsFromConfig } from './domain/settings.ts'
 import { loadSensitiveWords } from './domain/wordFilter.ts'
 import { DEV_TOKEN_LIFETIME, DEV_USER } from './graphiql.ts'
+import { redisReadiness } from './ops/health.ts'
+import type { Logger } from './ops/logger.ts'
+import { createMetrics, listenMetrics } from './ops/metrics.ts'
 import { createRealtime } from './realtime/pubsub.ts'
 import { createRedisRealtime } from './realtime/redis.ts'
 import { createParleyServer } from './server.ts'
@@ -18,16 +21,22 @@ export type ServeOptions = {
   authSecret: string
   database: EmbeddedDatabase & { embedded: boolean }
   log: (message: string) => void
+  logger: Logger
   /** Called with each thing opened, so a later failure of start-up can close it. */
   opened: (close: () => Promise<unknown>) => void
 }
 
 /** The GraphQL server on an open, migrated database: resolves once it listens; SIGINT/SIGTERM drain it. */
-export async function serve({ config, authSecret, database, log, opened }: ServeOptions): Promise<void> {
+export async function serve({ config, authSecret, database, log, logger, opened }: ServeOptions): Promise<void> {
+  const metrics = config.METRICS || config.METRICS_PORT ? createMetrics() : undefined
   const db = createDb(database.url, { poolSize: config.DATABASE_POOL_SIZE })
   opened(() => db.$disconnect())
   // Several instances share events through Redis; a single one keeps them in process.
-  const realtime = config.REDIS_URL ? createRedisRealtime(config.REDIS_URL) : createRealtime()
+  const redis = config.REDIS_URL
+    ? createRedisRealtime(config.REDIS_URL, { log: (message, error) => logger.error({ err: error }, message), observer: metrics?.redis })
+    : undefined
+  const bus = redis ?? createRealtime()
+  const realtime = metrics ? metrics.countPublishes(bus) : bus
   opened(() => realtime.close())
   log(config.REDIS_URL ? 'realtime events through Redis' : 'realtime events in process (set REDIS_URL for several instances)')
   const app = createApp({ db, realtime, settings: settingsFromConfig(config, loadSensitiveWords(config.SENSITIVE_WORDS_FILE)) })
@@ -39,8 +48,20 @@ export async function serve({ config, authSecret, database, log, opened }: Serve
   }
 
   const production = config.NODE_ENV === 'production'
-  const server = createParleyServer({ app, authSecret, maxBodyBytes: config.MAX_BODY_BYTES, production })
+  const server = createParleyServer({
+    app,
+    authSecret,
+    maxBodyBytes: config.MAX_BODY_BYTES,
+    production,
+    log: logger,
+    metrics,
+    serveMetrics: config.METRICS && !config.METRICS_PORT,
+    readinessChecks: redis ? [redisReadiness(redis)] : [],
+  })
   const url = await server.listen(config.PORT, config.HOST)
+  const metricsServer = metrics && config.METRICS_PORT ? await listenMetrics(metrics, config.METRICS_PORT, config.HOST) : undefined
+  if (metricsServer) opened(async () => metricsServer.close())
+  if (metrics) log(`Prometheus metrics on ${metricsServer ? `port ${config.METRICS_PORT}` : 'the GraphQL port'}, path /metrics`)
   log(`GraphQL (GraphiQL in a browser, WebSocket on the same path): ${url}`)
   if (!production) {
     log(`GraphiQL opens with a token for ${DEV_USER} (valid ${DEV_TOKEN_LIFETIME}, a new one on each page load)`)
@@ -54,6 +75,7 @@ export async function serve({ config, authSecret, database, log, opened }: Serve
     stopping = true
     log(`${signal}: draining connections`)
     await server.close()
+    metricsServer?.close()
     await reminders.stop()
     await realtime.close()
     await db.$disconnect()

@@ -5,6 +5,9 @@ import { useServer } from 'graphql-ws/use/ws'
 import { WebSocket, WebSocketServer } from 'ws'
 import { authenticate } from './auth.ts'
 import type { App } from './domain/app.ts'
+import { createHealth, databaseReadiness, type ReadinessCheck } from './ops/health.ts'
+import { requestIdFrom, withRequestId, yogaLogger, type Logger } from './ops/logger.ts'
+import type { Metrics } from './ops/metrics.ts'
 import { createYogaServer, GRAPHQL_PATH, type YogaOptions } from './yoga.ts'
 
 export type ParleyServer = {
@@ -56,10 +59,30 @@ class BatchingWebSocket extends WebSocket {
   }
 }
 
-export function createParleyServer(opts: YogaOptions & { app: App }): ParleyServer {
-  const yoga = createYogaServer(opts)
-  const server = createServer(yoga)
+export type ServerOptions = YogaOptions & {
+  app: App
+  /** Structured logs (pino); Yoga's own messages go to it too unless `logger` is given. */
+  log?: Logger
+  metrics?: Metrics
+  /** Serve /metrics on this server's port (else only on a separate METRICS_PORT listener, or not at all). */
+  serveMetrics?: boolean
+  /** Dependencies /readyz checks besides the database (Redis when configured). */
+  readinessChecks?: ReadinessCheck[]
+}
+
+export function createParleyServer(opts: ServerOptions): ParleyServer {
+  const yoga = createYogaServer({ ...opts, logger: opts.logger ?? (opts.log && yogaLogger(opts.log)) })
+  const health = createHealth([databaseReadiness(opts.app.db), ...(opts.readinessChecks ?? [])])
+  opts.metrics?.bindApp(opts.app)
+  const server = createServer((req, res) => {
+    if (health.handle(req, res)) return
+    if (opts.serveMetrics && opts.metrics && req.url === '/metrics') return void opts.metrics.serve(req, res)
+    const requestId = requestIdFrom(req.headers['x-request-id'])
+    res.setHeader('x-request-id', requestId)
+    withRequestId(requestId, () => yoga(req, res))
+  })
   const wss = new WebSocketServer({ server, path: GRAPHQL_PATH, maxPayload: opts.maxBodyBytes, WebSocket: BatchingWebSocket })
+  if (opts.metrics) wss.on('connection', (socket) => opts.metrics!.trackWebSocket(socket))
 
   // graphql-ws runs each operation through Yoga's envelop, so plugins, limits and context apply to
   // subscriptions exactly as to HTTP.
@@ -68,12 +91,16 @@ export function createParleyServer(opts: YogaOptions & { app: App }): ParleyServ
       // A socket needs a valid token: a missing or bad one is refused here (close 4403), before any
       // operation. Each subscribe authenticates again through Yoga's context (an expired token fails there).
       onConnect: async (ctx) => {
+        const requestId = requestIdFrom(ctx.extra.request.headers['x-request-id'])
+        Object.assign(ctx.extra, { requestId })
+        opts.log?.debug({ requestId }, 'websocket connected')
         const authorization = ctx.connectionParams?.authorization
         if (typeof authorization !== 'string') return false
         return authenticate(opts.authSecret, authorization).then((identity) => identity !== null, () => false)
       },
-      execute: (args: any) => args.rootValue.execute(args),
-      subscribe: (args: any) => args.rootValue.subscribe(args),
+      // The connection's request id reaches the logs of everything its operations run.
+      execute: (args: any) => withRequestId(args.rootValue.requestId, () => args.rootValue.execute(args)),
+      subscribe: (args: any) => withRequestId(args.rootValue.requestId, () => args.rootValue.subscribe(args)),
       onSubscribe: async (ctx, _id, params) => {
         const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
           ...ctx,
@@ -89,7 +116,7 @@ export function createParleyServer(opts: YogaOptions & { app: App }): ParleyServ
             document: parse(params.query),
             variableValues: params.variables,
             contextValue: await contextFactory(),
-            rootValue: { execute, subscribe },
+            rootValue: { execute, subscribe, requestId: (ctx.extra as { requestId?: string }).requestId },
           }
           const errors = validate(args.schema, args.document)
           if (errors.length) return errors
@@ -117,6 +144,7 @@ export function createParleyServer(opts: YogaOptions & { app: App }): ParleyServ
         })
       }),
     async close() {
+      health.stopAccepting()
       for (const socket of wss.clients) socket.close(GOING_AWAY, 'server shutting down')
       await new Promise<void>((resolve) => wss.close(() => resolve()))
       opts.app.hub.close()

@@ -8,11 +8,13 @@ import { createViewerResolver } from './domain/users.ts'
 import { DomainError } from './errors.ts'
 import { useCompiledExecution } from './execution.ts'
 import { parleyGraphiQL } from './graphiql.ts'
+import type { Metrics } from './ops/metrics.ts'
+import { useMetrics } from './ops/metricsPlugin.ts'
 import { useQueryLimits } from './queryLimits.ts'
 import type { Context } from './schema/context.ts'
 import { schema } from './schema/index.ts'
 
-export type YogaOptions = { app: App; authSecret: string; maxBodyBytes: number; production: boolean; logger?: YogaLogger }
+export type YogaOptions = { app: App; authSecret: string; maxBodyBytes: number; production: boolean; logger?: YogaLogger; metrics?: Metrics }
 
 /** Where the viewer's token arrives: the HTTP header, or graphql-ws connectionParams. */
 type ServerContext = { request?: Request; connectionParams?: Record<string, unknown> }
@@ -87,6 +89,7 @@ export function createYogaServer(opts: YogaOptions) {
         blockFieldSuggestion: { enabled: opts.production },
       }),
       useCompiledExecution(),
+      ...(opts.metrics ? [useMetrics(opts.metrics)] : []),
     ],
     context: async ({ request, connectionParams }): Promise<Context> => {
       const authorization = request?.headers.get('authorization') ?? (connectionParams?.authorization as string | undefined)

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import { PrismaPg } from '@prisma/adapter-pg'
+import pg from 'pg'
 import { PrismaClient } from '../generated/prisma/client.ts'
 
 export type Db = PrismaClient
@@ -22,8 +23,13 @@ function statementNames(): (query: { sql: string }) => string {
   }
 }
 
+/** Each client's pg pool, for the pool size/idle/waiting metrics. */
+const pools = new WeakMap<Db, pg.Pool>()
+export const poolOf = (db: Db): pg.Pool | undefined => pools.get(db)
+
 export function createDb(databaseUrl: string, opts: { poolSize?: number; onQuery?: (sql: string) => void } = {}): Db {
-  const adapter = new PrismaPg({ connectionString: databaseUrl, max: opts.poolSize ?? 20 }, { statementNameGenerator: statementNames() })
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: opts.poolSize ?? 20 })
+  const adapter = new PrismaPg(pool, { statementNameGenerator: statementNames(), disposeExternalPool: true })
   const db = new PrismaClient({
     adapter,
     // The defaults (wait 2 s, run 5 s) are too tight when many sends queue on one conversation row.
@@ -34,5 +40,6 @@ export function createDb(databaseUrl: string, opts: { poolSize?: number; onQuery
     const onQuery = opts.onQuery
     ;(db as unknown as { $on(e: 'query', cb: (ev: { query: string }) => void): void }).$on('query', (ev) => onQuery(ev.query))
   }
+  pools.set(db, pool)
   return db
 }

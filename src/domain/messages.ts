@@ -9,6 +9,7 @@ import type { MemberAccess } from './access.ts'
 import { transact, type App, type Viewer } from './app.ts'
 import { parseContent, readableText, snapshotForward, type ContentDraft, type ContentInput } from './content.ts'
 import { LIMITS } from './limits.ts'
+import { recordSendBatch } from '../ops/metrics.ts'
 import { checkSender, refuseRecalled } from './policy.ts'
 import { messageDocument } from './searchIndex.ts'
 import { checkSensitiveWords } from './wordFilter.ts'
@@ -167,6 +168,7 @@ function enqueueSend(app: App, send: PreparedSend): Promise<SendMessageResult> {
 }
 
 async function settle(app: App, conversationId: number, batch: Waiter[]): Promise<void> {
+  recordSendBatch(app, batch.length)
   try {
     const outcomes = await commitSends(app, conversationId, batch.map((w) => w.send))
     const result = (i: number): Outcome => {

@@ -9,15 +9,18 @@ import { DEFAULT_SETTINGS } from '../../src/domain/settings.ts'
 import { parseId } from '../../src/ids.ts'
 import { createRealtime, type EventTargetLike, type Realtime } from '../../src/realtime/pubsub.ts'
 import { createRedisRealtime } from '../../src/realtime/redis.ts'
-import { createParleyServer, type ParleyServer } from '../../src/server.ts'
+import { createParleyServer, type ParleyServer, type ServerOptions } from '../../src/server.ts'
 import { AUTH_SECRET, testApp, type GraphQLResponse } from './harness.ts'
 
 /** A started server (real HTTP and WebSocket on a free port) for subscription tests. */
 export type TestServer = { app: App; server: ParleyServer; url: string; wsUrl: string; close(): Promise<void> }
 
-/** Starts a server on port 0 around `app` (default: the harness app, so harness mutations reach its subscribers). */
-export async function startServer(app: App = testApp().app): Promise<TestServer> {
-  const server = createParleyServer({ app, authSecret: AUTH_SECRET, maxBodyBytes: 100_000, production: false })
+/**
+ * Starts a server on port 0 around `app` (default: the harness app, so harness mutations reach its
+ * subscribers); `options` adds server options (metrics, readiness checks).
+ */
+export async function startServer(app: App = testApp().app, options: Partial<ServerOptions> = {}): Promise<TestServer> {
+  const server = createParleyServer({ app, authSecret: AUTH_SECRET, maxBodyBytes: 100_000, production: false, ...options })
   const url = await server.listen(0, '127.0.0.1')
   let closed = false
   return {

@@ -1,0 +1,121 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
+import type { WebSocket } from 'ws'
+import { poolOf } from '../db/client.ts'
+import type { App } from '../domain/app.ts'
+import type { RealtimeEvent } from '../realtime/events.ts'
+import type { Realtime } from '../realtime/pubsub.ts'
+import type { RedisObserver } from '../realtime/redis.ts'
+
+/** Distinct operation-name label values kept; names past the cap count as "other" (clients choose names). */
+export const OPERATION_LABEL_CAP = 200
+
+/** Every Parley metric, on its own registry (one per server, so tests in one process do not collide). */
+export function createMetrics() {
+  const registry = new Registry()
+  collectDefaultMetrics({ register: registry })
+  const registers = [registry]
+  const pools = new Set<ReturnType<typeof poolOf>>()
+  const poolGauge = (name: string, help: string, read: (pool: NonNullable<ReturnType<typeof poolOf>>) => number) =>
+    new Gauge({
+      name,
+      help,
+      registers,
+      collect() {
+        let total = 0
+        for (const pool of pools) if (pool) total += read(pool)
+        this.set(total)
+      },
+    })
+  const seenOperations = new Set<string>()
+  const metrics = {
+    registry,
+    requests: new Counter({ name: 'parley_http_requests_total', help: 'GraphQL HTTP requests by operation name and status code', labelNames: ['operation', 'status'], registers }),
+    errors: new Counter({ name: 'parley_graphql_errors_total', help: 'GraphQL errors answered, by extensions.code', labelNames: ['code'], registers }),
+    resyncRequired: new Counter({ name: 'parley_resync_required_total', help: 'Subscriptions refused or ended with RESYNC_REQUIRED', registers }),
+    sendDuration: new Histogram({
+      name: 'parley_send_message_duration_seconds',
+      help: 'sendMessage mutation execution time',
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers,
+    }),
+    sendBatchSize: new Histogram({ name: 'parley_send_batch_size', help: 'Sends committed together in one coalesced transaction', buckets: [1, 2, 4, 8, 16, 32, 64, 100], registers }),
+    webSockets: new Gauge({ name: 'parley_websockets_open', help: 'Open WebSocket connections', registers }),
+    subscriptions: new Gauge({ name: 'parley_subscriptions_open', help: 'Open GraphQL subscriptions by root field', labelNames: ['field'], registers }),
+    eventsPublished: new Counter({ name: 'parley_realtime_events_published_total', help: 'Realtime events published after commit, by type (reminderDue = reminders fired)', labelNames: ['type'], registers }),
+    redisPublished: new Counter({ name: 'parley_redis_published_total', help: 'Redis PUBLISH commands sent', registers }),
+    redisPublishFailures: new Counter({ name: 'parley_redis_publish_failures_total', help: 'Redis PUBLISH commands that failed', registers }),
+    redisReceived: new Counter({ name: 'parley_redis_received_total', help: 'Redis pub/sub messages received', registers }),
+    redisReconnects: new Counter({ name: 'parley_redis_reconnects_total', help: 'Redis connections re-established after a drop', registers }),
+    poolSize: poolGauge('parley_db_pool_connections', 'PostgreSQL pool connections (busy and idle)', (p) => p.totalCount),
+    poolIdle: poolGauge('parley_db_pool_idle', 'PostgreSQL pool idle connections', (p) => p.idleCount),
+    poolWaiting: poolGauge('parley_db_pool_waiting', 'Queries waiting for a PostgreSQL pool connection', (p) => p.waitingCount),
+
+    /** The label for a client-chosen operation name: bounded, so clients cannot grow the series without end. */
+    operationLabel(name: string | null | undefined): string {
+      if (!name) return 'anonymous'
+      if (seenOperations.has(name)) return name
+      if (seenOperations.size >= OPERATION_LABEL_CAP) return 'other'
+      seenOperations.add(name)
+      return name
+    },
+    countError(code: unknown): void {
+      const label = typeof code === 'string' ? code : 'INTERNAL_SERVER_ERROR'
+      metrics.errors.inc({ code: label })
+      if (label === 'RESYNC_REQUIRED') metrics.resyncRequired.inc()
+    },
+    /** Counts this app's sends and pool; the domain reports through recordSendBatch(app, …). */
+    bindApp(app: App): void {
+      byApp.set(app, metrics)
+      pools.add(poolOf(app.db))
+    },
+    trackWebSocket(socket: WebSocket): void {
+      metrics.webSockets.inc()
+      socket.once('close', () => metrics.webSockets.dec())
+    },
+    redis: {
+      published: () => metrics.redisPublished.inc(),
+      publishFailed: () => metrics.redisPublishFailures.inc(),
+      received: () => metrics.redisReceived.inc(),
+      reconnecting: () => metrics.redisReconnects.inc(),
+    } satisfies RedisObserver,
+    /** The bus with its publishes counted by event type. */
+    countPublishes(realtime: Realtime): Realtime {
+      return {
+        ...realtime,
+        publish(events: readonly RealtimeEvent[]) {
+          for (const event of events) metrics.eventsPublished.inc({ type: event.type })
+          realtime.publish(events)
+        },
+      }
+    },
+    /** Serves the Prometheus text format. */
+    async serve(_req: IncomingMessage, res: ServerResponse): Promise<void> {
+      const body = await registry.metrics()
+      res.writeHead(200, { 'content-type': registry.contentType })
+      res.end(body)
+    },
+  }
+  return metrics
+}
+
+export type Metrics = ReturnType<typeof createMetrics>
+
+const byApp = new WeakMap<App, Metrics>()
+
+/** The domain's one hook: a coalesced commit of `size` sends (a no-op unless the app's server counts). */
+export function recordSendBatch(app: App, size: number): void {
+  byApp.get(app)?.sendBatchSize.observe(size)
+}
+
+/** A listener of its own for /metrics (METRICS_PORT), so scrapes need not pass the public port. */
+export function listenMetrics(metrics: Metrics, port: number, host?: string): Promise<Server> {
+  const server = createServer((req, res) => {
+    if (req.url?.split('?')[0] === '/metrics') return void metrics.serve(req, res)
+    res.writeHead(404).end()
+  })
+  return new Promise((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(port, host, () => resolve(server))
+  })
+}

@@ -1,0 +1,159 @@
+import { mkdtempSync, mkdirSync, readdirSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { print } from 'graphql'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createDb } from '../src/db/client.ts'
+import { createApp } from '../src/domain/app.ts'
+import { DEFAULT_SETTINGS } from '../src/domain/settings.ts'
+import { databaseReadiness } from '../src/ops/health.ts'
+import { createLogger, type Logger } from '../src/ops/logger.ts'
+import { createMetrics, type Metrics } from '../src/ops/metrics.ts'
+import { createRealtime } from '../src/realtime/pubsub.ts'
+import { newUsers, testApp } from './support/harness.ts'
+import { createGroup, SendMessage } from './support/operations.ts'
+import { startServer, type TestServer } from './support/server.ts'
+
+const origin = (server: TestServer) => new URL(server.url).origin
+
+/** The value of one sample in the Prometheus text format (0 when the series is absent). */
+function sample(text: string, series: string): number {
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `))
+  return line ? Number(line.slice(series.length + 1)) : 0
+}
+
+describe('health and readiness', () => {
+  it('/healthz answers while the process is up, /readyz once the database is reachable and migrated', async () => {
+    const server = await startServer()
+    try {
+      const health = await fetch(`${origin(server)}/healthz`)
+      expect([health.status, await health.json()]).toEqual([200, { status: 'ok' }])
+      const ready = await fetch(`${origin(server)}/readyz`)
+      expect([ready.status, await ready.json()]).toEqual([200, { status: 'ready' }])
+    } finally {
+      await server.close()
+    }
+  })
+
+  it('/readyz answers 503 with the reason when a dependency is not ready', async () => {
+    const server = await startServer(testApp().app, { readinessChecks: [{ name: 'redis', check: async () => 'not connected' }] })
+    try {
+      const ready = await fetch(`${origin(server)}/readyz`)
+      expect([ready.status, await ready.json()]).toEqual([503, { status: 'unavailable', checks: { redis: 'not connected' } }])
+    } finally {
+      await server.close()
+    }
+  })
+
+  it('a database missing a shipped migration is not ready', async () => {
+    const shipped = path.resolve(import.meta.dirname, '../prisma/migrations')
+    const dir = mkdtempSync(path.join(tmpdir(), 'parley-migrations-'))
+    for (const name of readdirSync(shipped, { withFileTypes: true }).filter((e) => e.isDirectory())) mkdirSync(path.join(dir, name.name))
+    mkdirSync(path.join(dir, '29991231000000_from_the_future'))
+    expect(await databaseReadiness(testApp().db, dir).check()).toBe('pending migrations: 29991231000000_from_the_future')
+    expect(await databaseReadiness(testApp().db, shipped).check()).toBeNull()
+  })
+
+  it('during close() /readyz answers 503 at once, before the drain ends', async () => {
+    let checking!: () => void
+    const checkStarted = new Promise<void>((resolve) => (checking = resolve))
+    let release!: () => void
+    const held = new Promise<null>((resolve) => (release = () => resolve(null)))
+    const server = await startServer(testApp().app, {
+      readinessChecks: [{ name: 'held', check: () => (checking(), held) }],
+    })
+    // A probe in flight when shutdown starts: it must not report ready, and close() waits for it.
+    const probe = fetch(`${origin(server)}/readyz`)
+    await checkStarted
+    const closed = server.close()
+    release()
+    const response = await probe
+    expect([response.status, await response.json()]).toEqual([503, { status: 'stopping' }])
+    await closed
+  })
+})
+
+describe('metrics', () => {
+  let metrics: Metrics
+  let server: TestServer
+  beforeAll(async () => {
+    metrics = createMetrics()
+    server = await startServer(testApp().app, { metrics, serveMetrics: true })
+  })
+  afterAll(() => server.close())
+
+  const scrape = async () => {
+    const response = await fetch(`${origin(server)}/metrics`)
+    expect(response.headers.get('content-type')).toMatch(/^text\/plain/)
+    return response.text()
+  }
+
+  it('one send moves the send histogram, the batch size and the operation counter', async () => {
+    const [alice, bob] = await newUsers(2)
+    const group = await createGroup(alice!, [bob!])
+    const before = await scrape()
+    const response = await fetch(server.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${alice!.token}` },
+      body: JSON.stringify({
+        query: print(SendMessage),
+        operationName: 'SendMessage',
+        variables: { input: { conversationId: group.id, clientMessageId: 'metrics-1', content: { text: { text: 'hi' } } } },
+      }),
+    })
+    expect(response.status).toBe(200)
+    expect(((await response.json()) as { errors?: unknown }).errors).toBeUndefined()
+    const after = await scrape()
+    const delta = (series: string) => sample(after, series) - sample(before, series)
+    expect(delta('parley_send_message_duration_seconds_count')).toBe(1)
+    expect(delta('parley_send_batch_size_count')).toBe(1)
+    expect(delta('parley_send_batch_size_sum')).toBe(1)
+    expect(delta('parley_http_requests_total{operation="SendMessage",status="200"}')).toBe(1)
+    expect(after).toMatch(/^parley_db_pool_connections \d+$/m)
+    expect(after).toMatch(/^process_cpu_user_seconds_total /m)
+  })
+
+  it('errors count by extensions.code, and operation names are capped', async () => {
+    const before = await scrape()
+    const response = await fetch(server.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ nope }' }),
+    })
+    const { errors } = (await response.json()) as { errors: { extensions: { code: string } }[] }
+    expect(errors.map((e) => e.extensions.code)).toEqual(['GRAPHQL_VALIDATION_FAILED'])
+    const after = await scrape()
+    const series = 'parley_graphql_errors_total{code="GRAPHQL_VALIDATION_FAILED"}'
+    expect(sample(after, series) - sample(before, series)).toBe(1)
+    expect(sample(after, `parley_http_requests_total{operation="anonymous",status="${response.status}"}`)).toBeGreaterThanOrEqual(1)
+    const labels = new Set(Array.from({ length: 300 }, (_, i) => metrics.operationLabel(`Op${i}`)))
+    expect(labels.size).toBeLessThanOrEqual(201)
+    expect(labels.has('other')).toBe(true)
+  })
+})
+
+describe('logs', () => {
+  it('are JSON lines carrying the request id of the HTTP request, and no token', async () => {
+    const lines: Record<string, unknown>[] = []
+    const log: Logger = createLogger('debug', { write: (line: string) => void lines.push(JSON.parse(line)) })
+    const [user] = await newUsers(1)
+    // A database that cannot be reached makes the query fail unexpectedly: the masked error is logged.
+    const db = createDb('postgresql://nobody:nothing@127.0.0.1:9/none', { poolSize: 1 })
+    const server = await startServer(createApp({ db, realtime: createRealtime(), settings: DEFAULT_SETTINGS }), { log })
+    try {
+      const response = await fetch(server.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${user!.token}`, 'x-request-id': 'probe-42' },
+        body: JSON.stringify({ query: '{ viewer { user { id } } }' }),
+      })
+      expect(response.headers.get('x-request-id')).toBe('probe-42')
+      await response.json()
+      const unexpected = lines.find((l) => l.msg === 'unexpected error')
+      expect(unexpected).toMatchObject({ level: 50, requestId: 'probe-42', service: 'parley' })
+      expect(JSON.stringify(lines)).not.toContain(user!.token)
+    } finally {
+      await server.close()
+      await db.$disconnect()
+    }
+  })
+})
