@@ -99,7 +99,7 @@ async function spawnInstance() {
   const url = await new Promise<string>((resolve, reject) => {
     child.stdout.on('data', (d) => {
       output += d
-      const match = /GraphQL[^:]*: (http:\/\/\S+)/.exec(output)
+      const match = /GraphQL[^:]*: (http:\/\/[^\s"]+)/.exec(output)
       if (match) resolve(match[1]!)
     })
     void exited.then((code) => reject(new Error(`instance exited with ${code} before listening:\n${output}`)))

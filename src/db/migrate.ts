@@ -1,8 +1,6 @@
 import { spawnSync } from 'node:child_process'
 import { createRequire } from 'node:module'
-import path from 'node:path'
-
-const projectRoot = path.resolve(import.meta.dirname, '../..')
+import { PROJECT_ROOT } from '../projectRoot.ts'
 
 /**
  * Runs a Prisma CLI command (offline, through the wasm schema-engine shim in prisma.config.ts).
@@ -11,7 +9,7 @@ const projectRoot = path.resolve(import.meta.dirname, '../..')
 export function runPrisma(args: string[], databaseUrl: string, okStatuses: number[] = [0]): { status: number; output: string } {
   const cli = createRequire(import.meta.url).resolve('prisma/build/index.js')
   const result = spawnSync(process.execPath, [cli, ...args], {
-    cwd: projectRoot,
+    cwd: PROJECT_ROOT,
     env: { ...process.env, DATABASE_URL: databaseUrl },
     encoding: 'utf8',
   })

@@ -2,13 +2,13 @@ import { readdirSync } from 'node:fs'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import path from 'node:path'
 import type { Db } from '../db/client.ts'
+import { PROJECT_ROOT } from '../projectRoot.ts'
 import type { RedisRealtime } from '../realtime/redis.ts'
 
 /** One dependency /readyz asks about; resolves with why it is not ready, or null when it is. */
 export type ReadinessCheck = { name: string; check(): Promise<string | null> }
 
-const projectRoot = path.resolve(import.meta.dirname, import.meta.filename.endsWith('.js') ? '../../..' : '../..')
-const MIGRATIONS_DIR = path.join(projectRoot, 'prisma', 'migrations')
+const MIGRATIONS_DIR = path.join(PROJECT_ROOT, 'prisma', 'migrations')
 
 /** The migration folders this build ships: what the database must have applied. */
 function shippedMigrations(dir = MIGRATIONS_DIR): string[] {
