@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
+import type pg from 'pg'
 import type { WebSocket } from 'ws'
 import { poolOf } from '../db/client.ts'
 import type { App } from '../domain/app.ts'
@@ -15,15 +16,15 @@ export function createMetrics() {
   const registry = new Registry()
   collectDefaultMetrics({ register: registry })
   const registers = [registry]
-  const pools = new Set<ReturnType<typeof poolOf>>()
-  const poolGauge = (name: string, help: string, read: (pool: NonNullable<ReturnType<typeof poolOf>>) => number) =>
+  const pools = new Set<pg.Pool>()
+  const poolGauge = (name: string, help: string, read: (pool: pg.Pool) => number) =>
     new Gauge({
       name,
       help,
       registers,
       collect() {
         let total = 0
-        for (const pool of pools) if (pool) total += read(pool)
+        for (const pool of pools) total += read(pool)
         this.set(total)
       },
     })
@@ -67,7 +68,8 @@ export function createMetrics() {
     /** Counts this app's sends and pool; the domain reports through recordSendBatch(app, …). */
     bindApp(app: App): void {
       byApp.set(app, metrics)
-      pools.add(poolOf(app.db))
+      const pool = poolOf(app.db)
+      if (pool) pools.add(pool)
     },
     trackWebSocket(socket: WebSocket): void {
       metrics.webSockets.inc()
