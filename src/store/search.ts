@@ -1,5 +1,5 @@
 import type { MessageKey } from '../ids.ts'
-import { MESSAGE_COLUMNS, readerMembership, visibleTo, type Reader } from './messages.ts'
+import { MESSAGE_COLUMNS, notRecalled, readerMembership, visibleTo, type Reader } from './messages.ts'
 import { MEMBER_COLUMNS } from './conversations.ts'
 import { toMember, toMessage, toUser, type MemberRecord, type MessageKind, type MessageRecord, type MessageRow, type UserRecord } from './records.ts'
 import { Prisma, bigintArray, type Conn } from './sql.ts'
@@ -139,7 +139,7 @@ export async function searchMembers(conn: Conn, conversationId: number, tsquery:
 export type UnindexedMessage = MessageKey & { sentAt: Date; kind: MessageKind; content: unknown }
 
 const unindexed = (kinds: readonly MessageKind[]) => Prisma.sql`
-  m.kind = ANY(${kinds}::"MessageKind"[]) AND m.status <> 'RECALLED'
+  m.kind = ANY(${kinds}::"MessageKind"[]) AND ${notRecalled}
   AND NOT EXISTS (SELECT 1 FROM message_search s WHERE s.conversation_id = m.conversation_id AND s.seq = m.seq)`
 
 /** The next conversations, by id, that hold messages without a document. */
