@@ -126,7 +126,7 @@ export const checkReacts = (message: MessageRecord): void => refuseRecalled(mess
  * What a recall hides, for every reader, operators too (decision 0020): the content and the edit
  * history; the viewer's favourite and reminder (delete-for-me stays hers); it is not quoted,
  * forwarded, favourited, reminded of or counted as unread. SQL reads apply the same rule through
- * store/messages.ts `notRecalled` (unread counts, the favourites and reminders lists).
+ * store/messages.ts `notRecalled` (unread counts, the favourites and reminders lists, search).
  */
 
 export const isRecalled = (message: Pick<MessageRecord, 'status'>) => message.status === 'RECALLED'

@@ -8,7 +8,7 @@ import { USER_COLUMNS } from './users.ts'
 /**
  * Every SQL statement of search: the documents written alongside sends, edits and recalls, and the
  * queries over them. A deployment that outgrows PostgreSQL search swaps this module for one that
- * feeds and asks OpenSearch (docs/decisions/0060-search-documents.md).
+ * feeds and asks OpenSearch (docs/decisions/0070-search-documents.md).
  *
  * Documents and queries arrive as the text forms of a tsvector and a tsquery, built by
  * src/domain/searchText.ts; PostgreSQL's own parsers and dictionaries are never used.
@@ -96,7 +96,7 @@ export function visibleMatchesSql(reader: Reader, q: MessageSearch): Prisma.Sql 
     FROM matched s
     JOIN messages m ON m.conversation_id = s.conversation_id AND m.seq = s.seq
     ${readerMembership(reader)}
-    WHERE ${visibleTo(reader)}
+    WHERE ${visibleTo(reader)} AND ${notRecalled}
       ${and([q.senderId !== null && Prisma.sql`m.sender_id = ${q.senderId}`, q.kinds !== null && Prisma.sql`m.kind = ANY(${q.kinds}::"MessageKind"[])`])}
     ORDER BY s.sent_at DESC, s.conversation_id DESC, s.seq DESC
     LIMIT ${q.limit}`
@@ -104,7 +104,8 @@ export function visibleMatchesSql(reader: Reader, q: MessageSearch): Prisma.Sql 
 
 /**
  * The reader's messages whose document matches, newest first, under the shared visibility rule
- * (visibleTo): the match comes from the index, membership and visibility join onto the matches.
+ * (visibleTo) and recall rule (notRecalled; a recall also deletes the document): the match comes
+ * from the index, membership and visibility join onto the matches.
  */
 export async function searchVisibleMessages(conn: Conn, reader: Reader, q: MessageSearch): Promise<MessageRecord[]> {
   const rows = await conn.$queryRaw<MessageRow[]>(visibleMatchesSql(reader, q))
