@@ -110,7 +110,8 @@ async function sendCost(client: LoadClient, parley: Awaited<ReturnType<typeof st
   let n = 0
   const sendOnce = async (indexing: boolean) => {
     settings.searchIndexing = indexing
-    const text = `今天请假审批过了吗 budget review ${++n}`
+    // Mixed text like the fixture's, none of the searched words: sends with indexing off must not change what the searches find.
+    const text = `明天上午开会讨论 roadmap notes ${++n}`
     const calls = [{ token, query: SEND, variables: { input: { conversationId: conversation, clientMessageId: `search-send-${process.pid}-${n}`, content: { text: { text } } } } }]
     return 1000 / (await client.throughput({ endpoint: parley.endpoint, concurrency: 1, calls }))
   }
