@@ -1,4 +1,4 @@
-import { forbidden, notFound } from '../errors.ts'
+import { notFound } from '../errors.ts'
 import { findConversationsForUser, lockConversation, type ConversationAccess } from '../store/conversations.ts'
 import type { Conn } from '../store/sql.ts'
 import type { MemberRecord } from '../store/records.ts'
@@ -21,19 +21,4 @@ export async function accessConversation(conn: Conn, viewer: Viewer, conversatio
 export function requireMember(access: ConversationAccess | null): MemberAccess {
   if (!access?.member) throw notFound('Conversation')
   return access as MemberAccess
-}
-
-/**
- * A conversation reached through a message an operator reads in adminMessages: operators see its
- * public facts without being a member (decision 0014); everyone else needs membership.
- */
-export function requireMemberOrOperator(access: ConversationAccess | null, viewer: Viewer): ConversationAccess {
-  if (access && (access.member || viewer.isOperator)) return access
-  throw notFound('Conversation')
-}
-
-/** The viewer's own membership, which an operator's non-member view does not have. */
-export function viewerMembership(access: ConversationAccess): MemberRecord {
-  if (!access.member) throw forbidden('viewerMember is member-only; the operator is not a member of this conversation')
-  return access.member
 }

@@ -1,4 +1,5 @@
-import { DomainError, badInput, forbidden } from '../errors.ts'
+import { DomainError, badInput, forbidden, notFound } from '../errors.ts'
+import type { ConversationAccess } from '../store/conversations.ts'
 import type { ConversationType, MemberRecord, MemberRole, MessageKind, MessageRecord } from '../store/records.ts'
 import type { ViewerState } from '../store/userActions.ts'
 import type { MemberAccess } from './access.ts'
@@ -142,3 +143,18 @@ export const shownContent = (message: Pick<MessageRecord, 'status' | 'content'>)
 export const shownEdits = <E>(message: Pick<MessageRecord, 'status'>, edits: E[]): E[] => (isRecalled(message) ? [] : edits)
 export const shownViewerState = (message: Pick<MessageRecord, 'status'>, stored: ViewerState): ViewerState =>
   isRecalled(message) ? { favorite: false, remindAt: null, deletedForMe: stored.deletedForMe } : stored
+
+/**
+ * A conversation reached through a message an operator reads in adminMessages: operators see its
+ * public facts without being a member (decision 0014); everyone else needs membership.
+ */
+export function requireMemberOrOperator(access: ConversationAccess | null, viewer: Viewer): ConversationAccess {
+  if (access && (access.member || viewer.isOperator)) return access
+  throw notFound('Conversation')
+}
+
+/** The viewer's own membership, which an operator's non-member view does not have. */
+export function viewerMembership(access: ConversationAccess): MemberRecord {
+  if (!access.member) throw forbidden('viewerMember is member-only; the operator is not a member of this conversation')
+  return access.member
+}

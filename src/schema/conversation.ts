@@ -1,4 +1,5 @@
-import { requireMember, requireMemberOrOperator, viewerMembership } from '../domain/access.ts'
+import { requireMember } from '../domain/access.ts'
+import { requireMemberOrOperator, viewerMembership } from '../domain/policy.ts'
 import * as conversations from '../domain/conversations.ts'
 import { listConversationMembers } from '../domain/inbox.ts'
 import { receiptsVisible } from '../domain/reads.ts'
