@@ -36,6 +36,11 @@ const Env = z.object({
   SEND_COALESCING: booleanFlag.default(true),
   METRICS: booleanFlag.default(false),
   METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+  // Traces go out over OTLP/HTTP when either endpoint is set; the exporter reads the standard
+  // OTEL_EXPORTER_OTLP_* variables itself (headers, timeouts).
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.url({ error: 'must be a URL such as http://localhost:4318' }).optional(),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.url({ error: 'must be a URL such as http://localhost:4318/v1/traces' }).optional(),
+  OTEL_SERVICE_NAME: z.string().min(1).default('parley'),
 })
 
 export type Config = z.infer<typeof Env>

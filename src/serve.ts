@@ -11,6 +11,7 @@ import { DEV_TOKEN_LIFETIME, DEV_USER } from './graphiql.ts'
 import { redisReadiness } from './ops/health.ts'
 import type { Logger } from './ops/logger.ts'
 import { createMetrics, listenMetrics } from './ops/metrics.ts'
+import { startTracing, traceRealtime } from './ops/tracing.ts'
 import { createRealtime } from './realtime/pubsub.ts'
 import { createRedisRealtime } from './realtime/redis.ts'
 import { createParleyServer } from './server.ts'
@@ -29,6 +30,8 @@ export type ServeOptions = {
 /** The GraphQL server on an open, migrated database: resolves once it listens; SIGINT/SIGTERM drain it. */
 export async function serve({ config, authSecret, database, log, logger, opened }: ServeOptions): Promise<void> {
   const metrics = config.METRICS || config.METRICS_PORT ? createMetrics() : undefined
+  const tracing = config.OTEL_EXPORTER_OTLP_ENDPOINT || config.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ? startTracing({ serviceName: config.OTEL_SERVICE_NAME }) : undefined
+  if (tracing) opened(() => tracing.shutdown())
   const db = createDb(database.url, { poolSize: config.DATABASE_POOL_SIZE })
   opened(() => db.$disconnect())
   // Several instances share events through Redis; a single one keeps them in process.
@@ -36,8 +39,10 @@ export async function serve({ config, authSecret, database, log, logger, opened 
     ? createRedisRealtime(config.REDIS_URL, { log: (message, error) => logger.error({ err: error }, message), observer: metrics?.redis })
     : undefined
   const bus = redis ?? createRealtime()
-  const realtime = metrics ? metrics.countPublishes(bus) : bus
+  const counted = metrics ? metrics.countPublishes(bus) : bus
+  const realtime = tracing ? traceRealtime(counted) : counted
   opened(() => realtime.close())
+  if (tracing) log(`OpenTelemetry traces over OTLP/HTTP as service ${config.OTEL_SERVICE_NAME}`)
   log(config.REDIS_URL ? 'realtime events through Redis' : 'realtime events in process (set REDIS_URL for several instances)')
   const app = createApp({ db, realtime, settings: settingsFromConfig(config, loadSensitiveWords(config.SENSITIVE_WORDS_FILE)) })
 
@@ -55,6 +60,7 @@ export async function serve({ config, authSecret, database, log, logger, opened 
     production,
     log: logger,
     metrics,
+    tracing: tracing !== undefined,
     serveMetrics: config.METRICS && !config.METRICS_PORT,
     readinessChecks: redis ? [redisReadiness(redis)] : [],
   })
@@ -79,6 +85,7 @@ export async function serve({ config, authSecret, database, log, logger, opened 
     await reminders.stop()
     await realtime.close()
     await db.$disconnect()
+    await tracing?.shutdown()
     await database.stop()
     log('stopped')
     process.exit(0)

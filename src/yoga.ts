@@ -10,11 +10,12 @@ import { useCompiledExecution } from './execution.ts'
 import { parleyGraphiQL } from './graphiql.ts'
 import type { Metrics } from './ops/metrics.ts'
 import { useMetrics } from './ops/metricsPlugin.ts'
+import { useOperationSpans } from './ops/tracing.ts'
 import { useQueryLimits } from './queryLimits.ts'
 import type { Context } from './schema/context.ts'
 import { schema } from './schema/index.ts'
 
-export type YogaOptions = { app: App; authSecret: string; maxBodyBytes: number; production: boolean; logger?: YogaLogger; metrics?: Metrics }
+export type YogaOptions = { app: App; authSecret: string; maxBodyBytes: number; production: boolean; logger?: YogaLogger; metrics?: Metrics; tracing?: boolean }
 
 /** Where the viewer's token arrives: the HTTP header, or graphql-ws connectionParams. */
 type ServerContext = { request?: Request; connectionParams?: Record<string, unknown> }
@@ -89,6 +90,8 @@ export function createYogaServer(opts: YogaOptions) {
         blockFieldSuggestion: { enabled: opts.production },
       }),
       useCompiledExecution(),
+      // After compiled execution: it wraps the compiled executor, so the operation's span is active while its resolvers run.
+      ...(opts.tracing ? [useOperationSpans()] : []),
       ...(opts.metrics ? [useMetrics(opts.metrics)] : []),
     ],
     context: async ({ request, connectionParams }): Promise<Context> => {

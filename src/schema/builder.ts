@@ -1,9 +1,21 @@
 import SchemaBuilder from '@pothos/core'
 import RelayPlugin from '@pothos/plugin-relay'
 import ScopeAuthPlugin from '@pothos/plugin-scope-auth'
+import TracingPlugin, { isRootField } from '@pothos/plugin-tracing'
+import { createOpenTelemetryWrapper } from '@pothos/tracing-opentelemetry'
 import { DomainError } from '../errors.ts'
 import { decodeGlobalId, encodeGlobalId } from '../ids.ts'
+import { tracer } from '../ops/tracing.ts'
 import type { AuthedContext, Context } from './context.ts'
+
+/**
+ * A span per query and mutation root field: each resolves by calling one domain action, so this is
+ * the action's span (named like "Mutation.sendMessage"). No arguments are recorded: they carry text.
+ */
+const traceRootField = createOpenTelemetryWrapper(tracer, {
+  includeArgs: false,
+  onSpan: (span, _options, _parent, _args, _context, info) => span.updateName(`${info.parentType.name}.${info.fieldName}`),
+})
 
 /** Only the builder: no types are defined here (they live next to their queries in this folder). */
 export const builder = new SchemaBuilder<{
@@ -18,7 +30,7 @@ export const builder = new SchemaBuilder<{
     JSON: { Input: unknown; Output: unknown }
   }
 }>({
-  plugins: [ScopeAuthPlugin, RelayPlugin],
+  plugins: [TracingPlugin, ScopeAuthPlugin, RelayPlugin],
   defaultFieldNullability: false,
   scopeAuth: {
     authScopes: (ctx) => ({ authenticated: ctx.viewer !== null, operator: ctx.viewer?.isOperator === true }),
@@ -26,6 +38,11 @@ export const builder = new SchemaBuilder<{
       ctx.viewer
         ? new DomainError('FORBIDDEN', 'this needs an operator token')
         : new DomainError('UNAUTHENTICATED', 'sign in with "Authorization: Bearer <token>"'),
+  },
+  tracing: {
+    // A subscription's resolver runs once per event, long after its operation: no span.
+    default: (config) => isRootField(config) && config.parentType !== 'Subscription',
+    wrap: (resolver, options) => traceRootField(resolver, options),
   },
   relay: {
     clientMutationId: 'omit',
