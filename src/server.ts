@@ -84,6 +84,12 @@ export function createParleyServer(opts: ServerOptions): ParleyServer {
   const wss = new WebSocketServer({ server, path: GRAPHQL_PATH, maxPayload: opts.maxBodyBytes, WebSocket: BatchingWebSocket })
   if (opts.metrics) wss.on('connection', (socket) => opts.metrics!.trackWebSocket(socket))
 
+  /** Errors graphql-ws answers before execution, counted like HTTP's (execution errors count in useMetrics). */
+  const refused = (errors: readonly GraphQLError[]) => {
+    for (const error of errors) opts.metrics?.countError(error.extensions.code ?? 'GRAPHQL_VALIDATION_FAILED')
+    return errors
+  }
+
   // graphql-ws runs each operation through Yoga's envelop, so plugins, limits and context apply to
   // subscriptions exactly as to HTTP.
   useServer(
@@ -119,12 +125,12 @@ export function createParleyServer(opts: ServerOptions): ParleyServer {
             rootValue: { execute, subscribe, requestId: (ctx.extra as { requestId?: string }).requestId },
           }
           const errors = validate(args.schema, args.document)
-          if (errors.length) return errors
+          if (errors.length) return refused(errors)
           return args
         } catch (error) {
           // A syntax error or a token refused by the context (e.g. expired since connecting) is this
           // operation's error; thrown, graphql-ws would close the whole socket with 4500.
-          if (error instanceof GraphQLError) return [error]
+          if (error instanceof GraphQLError) return refused([error])
           throw error
         }
       },

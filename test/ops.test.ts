@@ -1,18 +1,22 @@
 import { mkdtempSync, mkdirSync, readdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { print } from 'graphql'
+import { parse, print } from 'graphql'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createDb } from '../src/db/client.ts'
 import { createApp } from '../src/domain/app.ts'
+import { openConversationEvents, type Delivery } from '../src/domain/delivery.ts'
+import { sendMessage } from '../src/domain/messages.ts'
 import { DEFAULT_SETTINGS } from '../src/domain/settings.ts'
 import { databaseReadiness } from '../src/ops/health.ts'
 import { createLogger, type Logger } from '../src/ops/logger.ts'
 import { createMetrics, type Metrics } from '../src/ops/metrics.ts'
+import { parseId } from '../src/ids.ts'
 import { createRealtime } from '../src/realtime/pubsub.ts'
 import { newUsers, testApp } from './support/harness.ts'
-import { createGroup, SendMessage } from './support/operations.ts'
-import { startServer, type TestServer } from './support/server.ts'
+import { ConversationEvents } from './support/live.ts'
+import { createGroup, SendMessage, sendText } from './support/operations.ts'
+import { startServer, subscribeWs, wsClient, type TestServer } from './support/server.ts'
 
 const origin = (server: TestServer) => new URL(server.url).origin
 
@@ -111,6 +115,39 @@ describe('metrics', () => {
     expect(delta('parley_http_requests_total{operation="SendMessage",status="200"}')).toBe(1)
     expect(after).toMatch(/^parley_db_pool_connections \d+$/m)
     expect(after).toMatch(/^process_cpu_user_seconds_total /m)
+  })
+
+  it('counts replayed events, slow-consumer drops and errors answered over graphql-ws before execution', async () => {
+    const [owner, member] = await newUsers(2)
+    const group = await createGroup(owner!, [member!])
+    for (const text of ['a', 'b', 'c']) await sendText(owner!, group.id, text)
+    const before = await scrape()
+    const delta = (after: string, series: string) => sample(after, series) - sample(before, series)
+    const client = wsClient(server.wsUrl, member!.token)
+    try {
+      const resumed = subscribeWs(client, ConversationEvents, { conversationId: group.id, sincePts: group.lastPts })
+      expect(await resumed.waitFor(3)).toHaveLength(3)
+      const invalid = subscribeWs(client, parse('subscription { nope }'))
+      await invalid.ended()
+      expect(invalid.errors.map((e) => e.extensions?.code)).toEqual(['GRAPHQL_VALIDATION_FAILED'])
+      resumed.dispose()
+      const after = await scrape()
+      expect(delta(after, 'parley_replayed_events_total')).toBe(3)
+      expect(delta(after, 'parley_graphql_errors_total{code="GRAPHQL_VALIDATION_FAILED"}')).toBe(1)
+    } finally {
+      await client.dispose()
+    }
+
+    // An instance whose subscriptions hold 3 waiting events, and a subscriber that stops reading.
+    const slow = createApp({ db: testApp().db, settings: DEFAULT_SETTINGS, realtime: createRealtime({ subscriberBuffer: 3 }) })
+    const slowMetrics = createMetrics()
+    slowMetrics.bindApp(slow)
+    const viewer = { userId: parseId(member!.id, 'User'), handle: member!.handle, kind: 'HUMAN' as const, isOperator: false }
+    const stream = await openConversationEvents(slow, viewer, { conversationId: group.id })
+    const ownerViewer = { ...viewer, userId: parseId(owner!.id, 'User'), handle: owner!.handle }
+    for (let i = 0; i < 4; i++) await sendMessage(slow, ownerViewer, { conversationId: group.id, clientMessageId: `slow-${i}-${Math.random()}`, content: { text: { text: 'x' } } })
+    expect(((await stream.next()).value as Delivery).payload).toMatchObject({ typename: 'Error', error: { extensions: { code: 'RESYNC_REQUIRED' } } })
+    expect(sample(await slowMetrics.registry.metrics(), 'parley_slow_consumer_drops_total')).toBe(1)
   })
 
   it('errors count by extensions.code, and operation names are capped', async () => {

@@ -34,6 +34,8 @@ export function createMetrics() {
     requests: new Counter({ name: 'parley_http_requests_total', help: 'GraphQL HTTP requests by operation name and status code', labelNames: ['operation', 'status'], registers }),
     errors: new Counter({ name: 'parley_graphql_errors_total', help: 'GraphQL errors answered, by extensions.code', labelNames: ['code'], registers }),
     resyncRequired: new Counter({ name: 'parley_resync_required_total', help: 'Subscriptions refused or ended with RESYNC_REQUIRED', registers }),
+    replayedEvents: new Counter({ name: 'parley_replayed_events_total', help: 'Changes replayed from the database to resuming subscriptions (sincePts)', registers }),
+    slowConsumerDrops: new Counter({ name: 'parley_slow_consumer_drops_total', help: 'Subscriptions ended because their queue overflowed (the client read too slowly)', registers }),
     sendDuration: new Histogram({
       name: 'parley_send_message_duration_seconds',
       help: 'sendMessage mutation execution time',
@@ -68,6 +70,7 @@ export function createMetrics() {
     /** Counts this app's sends and pool; the domain reports through recordSendBatch(app, …). */
     bindApp(app: App): void {
       byApp.set(app, metrics)
+      app.hub.observer = { replayed: (events) => metrics.replayedEvents.inc(events), slowConsumerDropped: () => metrics.slowConsumerDrops.inc() }
       const pool = poolOf(app.db)
       if (pool) pools.add(pool)
     },

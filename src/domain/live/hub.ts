@@ -15,6 +15,9 @@ const emitWave: Emit<Subscription> = (event, subscribers, fromUserTopic) => {
   for (const subscription of [...subscribers]) subscription.push(wave)
 }
 
+/** What live delivery reports to the operator's metrics (ops/metrics.ts sets it; a no-op otherwise). */
+export type DeliveryObserver = { replayed(events: number): void; slowConsumerDropped(): void }
+
 /**
  * Live delivery of one App (App.hub, created and closed with it): the topics this process listens
  * to, fed from the database where the bus cannot say (a feed's start, a gap), and the open
@@ -24,6 +27,7 @@ export class Hub {
   readonly topics: Topics<Subscription>
   readonly open = new Set<Subscription>()
   private readonly watchers = new Set<() => void>()
+  observer: DeliveryObserver = { replayed() {}, slowConsumerDropped() {} }
 
   constructor(
     readonly db: Db,

@@ -105,6 +105,7 @@ export class Subscription {
       const loaders = this.loaders()
       loaders.conversations.prime(conversationId, access)
       for (const message of page) loaders.messages.prime(message, message)
+      this.hub.observer.replayed(page.length)
       yield {
         payloads: page.map((message) => ({ typename: 'MessageEvent', kind: kindOf({ status: message.status, edited: message.editedAt !== null }), pts: message.pts, message })),
         loaders,
@@ -118,7 +119,10 @@ export class Subscription {
     for (;;) {
       const next = await this.queue.take()
       if ('end' in next) {
-        if (next.end === 'overflow') yield this.fail(new DomainError('RESYNC_REQUIRED', 'this subscription fell too far behind; subscribe again with sincePts'))
+        if (next.end === 'overflow') {
+          this.hub.observer.slowConsumerDropped()
+          yield this.fail(new DomainError('RESYNC_REQUIRED', 'this subscription fell too far behind; subscribe again with sincePts'))
+        }
         return
       }
       const wave = next.value
