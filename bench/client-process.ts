@@ -22,7 +22,13 @@ function graphqlRequest(endpoint: string, { token, query, variables }: GraphQLCa
         const chunks: Buffer[] = []
         response.on('data', (chunk: Buffer) => chunks.push(chunk))
         response.on('end', () => {
-          const result = JSON.parse(Buffer.concat(chunks).toString()) as { data?: unknown; errors?: unknown[] }
+          const text = Buffer.concat(chunks).toString()
+          let result: { data?: unknown; errors?: unknown[] }
+          try {
+            result = JSON.parse(text)
+          } catch {
+            return reject(new Error(`HTTP ${response.statusCode}, not JSON: ${text.slice(0, 200)}`))
+          }
           if (result.errors?.length) reject(new Error(JSON.stringify(result.errors)))
           else resolve(result.data)
         })

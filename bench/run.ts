@@ -1,6 +1,7 @@
 // npm run bench [-- scenario names…]: runs the benchmarks, prints a table and writes docs/benchmarks.md.
 import { readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
+import { build } from './scenarios/build.ts'
 import { fanout } from './scenarios/fanout.ts'
 import { historyDepth } from './scenarios/history-depth.ts'
 import { inbox } from './scenarios/inbox.ts'
@@ -18,6 +19,7 @@ const SCENARIOS: Record<string, (host: DatabaseHost, client: LoadClient) => Prom
   fanout,
   replay,
   search,
+  build,
 }
 
 const chosen = process.argv.slice(2).filter((a) => !a.startsWith('-'))

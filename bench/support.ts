@@ -58,12 +58,15 @@ export async function createScenarioDatabase(host: DatabaseHost, name: string, o
   }
 }
 
-/** A Parley server on a free port, as `npm start` builds it, plus an optional statement counter. */
-export async function startParley(url: string, poolSize = 40, opts: { subscriberBuffer?: number; countStatements?: boolean } = {}): Promise<{ app: App; db: Db; server: ParleyServer; endpoint: string; statements: { count: number }; close(): Promise<void> }> {
+/**
+ * A Parley server inside the bench process, for what only in-process access can do: count SQL
+ * statements, switch a setting between two sends. Timed figures use server-process.ts instead.
+ */
+export async function startParley(url: string, poolSize = 40, opts: { countStatements?: boolean } = {}): Promise<{ app: App; db: Db; server: ParleyServer; endpoint: string; statements: { count: number }; close(): Promise<void> }> {
   const statements = { count: 0 }
   // Prisma's query log costs time on every statement: only scenarios that count statements turn it on.
   const db = createDb(url, { poolSize, onQuery: opts.countStatements ? () => void statements.count++ : undefined })
-  const app = createApp({ db, realtime: createRealtime({ subscriberBuffer: opts.subscriberBuffer }), settings: structuredClone(DEFAULT_SETTINGS) })
+  const app = createApp({ db, realtime: createRealtime(), settings: structuredClone(DEFAULT_SETTINGS) })
   const server = createParleyServer({ app, authSecret: AUTH_SECRET, maxBodyBytes: 1_000_000, production: true })
   const endpoint = await server.listen(0, '127.0.0.1')
   return {

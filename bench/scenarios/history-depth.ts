@@ -3,7 +3,8 @@ import { encodeGlobalId } from '../../src/ids.ts'
 import { insertReadersConversation } from '../setup.ts'
 import type { LoadClient } from '../client.ts'
 import { latencies, median, pairedMedians } from '../measure.ts'
-import { createScenarioDatabase, startParley, tokenFor, type DatabaseHost, type Figure } from '../support.ts'
+import { startParleyProcess } from '../server-process.ts'
+import { createScenarioDatabase, tokenFor, type DatabaseHost, type Figure } from '../support.ts'
 
 const MESSAGES = Number(process.env.BENCH_HISTORY_MESSAGES ?? 1_000_000)
 const PAGE = 50
@@ -24,7 +25,7 @@ export async function historyDepth(host: DatabaseHost, client: LoadClient): Prom
   try {
     const conversationId = await insertReadersConversation(database.url, MESSAGES)
     const token = await tokenFor('reader-0')
-    const parley = await startParley(database.url)
+    const parley = await startParleyProcess(database.url)
     const pool = new pg.Pool({ connectionString: database.url, max: 2 })
     try {
       const id = encodeGlobalId('Conversation', conversationId)

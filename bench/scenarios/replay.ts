@@ -3,7 +3,8 @@ import { encodeGlobalId } from '../../src/ids.ts'
 import { insertReadersConversation } from '../setup.ts'
 import type { LoadClient } from '../client.ts'
 import { pairedMedians } from '../measure.ts'
-import { createScenarioDatabase, startParley, tokenFor, type DatabaseHost, type Figure } from '../support.ts'
+import { startParleyProcess } from '../server-process.ts'
+import { createScenarioDatabase, tokenFor, type DatabaseHost, type Figure } from '../support.ts'
 
 const CHANGES = 10_000
 const RUNS = 3
@@ -21,8 +22,7 @@ export async function replay(host: DatabaseHost, client: LoadClient): Promise<Fi
   try {
     const conversationId = await insertReadersConversation(database.url, CHANGES)
     const token = await tokenFor('reader-0')
-    const parley = await startParley(database.url, 10, { subscriberBuffer: CHANGES * 2 })
-    parley.app.settings.resyncLimit = CHANGES * 2
+    const parley = await startParleyProcess(database.url, { poolSize: 10, env: { RESYNC_LIMIT: String(CHANGES * 2) } })
     const pool = new pg.Pool({ connectionString: database.url, max: 1 })
     // pool.end() resolves before its sockets close; the database's DROP … WITH (FORCE) may then end one,
     // which an idle client reports as an error that would otherwise crash the run.

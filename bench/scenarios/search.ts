@@ -8,6 +8,7 @@ import { Prisma } from '../../src/store/sql.ts'
 import type { LoadClient } from '../client.ts'
 import { latencies, median, pairedMedians } from '../measure.ts'
 import { CONVERSATIONS, MESSAGES, openSearchFixture, PLANTED, VIEWER_CONVERSATIONS } from '../search-fixture.ts'
+import { startParleyProcess } from '../server-process.ts'
 import { startParley, tokenFor, type DatabaseHost, type Figure } from '../support.ts'
 
 const SAMPLES = 20
@@ -38,6 +39,9 @@ const ilikeSql = (reader: Reader, words: string[]) => Prisma.sql`
  */
 export async function search(host: DatabaseHost, client: LoadClient): Promise<Figure[]> {
   const database = await openSearchFixture(host)
+  // Searches are timed against the server as npm start runs it; the in-process one explains plans
+  // and switches search indexing off and on for the send-cost comparison.
+  const server = await startParleyProcess(database.url)
   const parley = await startParley(database.url)
   const pool = new pg.Pool({ connectionString: database.url, max: 2 })
   const reader = { userId: database.viewerId }
@@ -49,7 +53,7 @@ export async function search(host: DatabaseHost, client: LoadClient): Promise<Fi
       const baselineSql = ilikeSql(reader, query.split(' '))
       const baseline = () => pool.query(baselineSql.text, baselineSql.values)
       // Both must find the same newest 20 before either is timed.
-      const found = await client.request({ endpoint: parley.endpoint, call })
+      const found = await client.request({ endpoint: server.endpoint, call })
       const expected = (await baseline()).rows.map((r) => encodeGlobalId('Message', `${r.conversation_id}:${r.seq}`))
       if (JSON.stringify(found.searchMessages.edges.map((e: { node: { id: string } }) => e.node.id)) !== JSON.stringify(expected)) {
         throw new Error(`search "${query}" and its ILIKE baseline disagree`)
@@ -57,7 +61,7 @@ export async function search(host: DatabaseHost, client: LoadClient): Promise<Fi
       const [ilike, searched] = await pairedMedians(
         RUNS,
         async () => median(await latencies(BASELINE_SAMPLES, baseline)),
-        async () => median(await client.latencies({ endpoint: parley.endpoint, count: SAMPLES, call })),
+        async () => median(await client.latencies({ endpoint: server.endpoint, count: SAMPLES, call })),
       )
       const scenario = `7 searchMessages "${query}" (${label}), ${count(MESSAGES)} messages, viewer in ${VIEWER_CONVERSATIONS} of ${count(CONVERSATIONS)} conversations (HTTP)`
       figures.push(p50Figure(scenario, searched, ilike, "raw SQL ILIKE over the viewer's conversations", { fasterBy: 20 }))
@@ -67,6 +71,7 @@ export async function search(host: DatabaseHost, client: LoadClient): Promise<Fi
     return figures
   } finally {
     await pool.end()
+    await server.close()
     await parley.close()
     await database.drop()
   }

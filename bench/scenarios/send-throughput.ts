@@ -3,7 +3,8 @@ import { encodeGlobalId } from '../../src/ids.ts'
 import { insertGroups, insertUsers, withClient } from '../setup.ts'
 import type { LoadClient } from '../client.ts'
 import { median, pairedMedians, throughput } from '../measure.ts'
-import { createScenarioDatabase, startParley, tokenFor, type DatabaseHost, type Figure } from '../support.ts'
+import { startParleyProcess, type ParleyProcess } from '../server-process.ts'
+import { createScenarioDatabase, tokenFor, type DatabaseHost, type Figure } from '../support.ts'
 
 const SENDERS = 32
 const MESSAGES_PER_RUN = Number(process.env.BENCH_SEND_MESSAGES ?? 3000)
@@ -40,7 +41,7 @@ async function sendFixture(host: DatabaseHost, client: LoadClient, name: string,
     return { senders, conversations: await insertGroups(client, conversationCount, senders) }
   })
   const tokens = await Promise.all(senders.map((_, i) => tokenFor(`sender-${i}`)))
-  const parley = await startParley(database.url, SENDERS + 8)
+  const parley = await startParleyProcess(database.url, { poolSize: SENDERS + 8 })
   const pool = new pg.Pool({ connectionString: database.url, max: SENDERS })
   // pool.end() resolves before its sockets close; the database's DROP … WITH (FORCE) may then end one,
   // which an idle client reports as an error that would otherwise crash the run.
@@ -49,21 +50,22 @@ async function sendFixture(host: DatabaseHost, client: LoadClient, name: string,
   const pick = () => conversations[Math.floor(Math.random() * conversations.length)]!
   return {
     parley,
-    /** Sends through HTTP GraphQL from the load client; msgs/s. */
-    viaParley: (count = MESSAGES_PER_RUN, concurrency = SENDERS) => {
+    /** Sends through HTTP GraphQL from the load client, to `server` (default: the fixture's); msgs/s. */
+    viaParley: (count = MESSAGES_PER_RUN, concurrency = SENDERS, server: ParleyProcess = parley) => {
       const r = ++run
       const calls = Array.from({ length: count }, (_, i) => ({
         token: tokens[i % SENDERS]!,
         query: SEND,
         variables: { input: { conversationId: encodeGlobalId('Conversation', pick()), clientMessageId: `r${r}-${i}`, content: { text: { text: `hello ${i}` } } } },
       }))
-      return client.throughput({ endpoint: parley.endpoint, concurrency, calls })
+      return client.throughput({ endpoint: server.endpoint, concurrency, calls })
     },
     /** The same sends as raw SQL through pg; msgs/s. */
     viaSql: (count = MESSAGES_PER_RUN, concurrency = SENDERS) => {
       const r = ++run
       return throughput(count, concurrency, (i) => rawSend(pool, pick(), senders[i % SENDERS]!, `raw-r${r}-${i}`))
     },
+    databaseUrl: database.url,
     async close() {
       await pool.end()
       await parley.close()
@@ -105,21 +107,23 @@ export async function hotConversation(host: DatabaseHost, client: LoadClient): P
   const fixture = await sendFixture(host, client, 'hot', 1)
   try {
     const [baseline, measured] = await pairedMedians(RUNS, () => fixture.viaSql(), () => fixture.viaParley())
-    // A lone sender, coalescing on and off alternating send by send, so both see the same machine.
-    const settings = fixture.parley.app.settings
+    // A lone sender to the fixture's server (coalescing on) and to a second one with SEND_COALESCING=false,
+    // alternating send by send, so both see the same machine.
+    const uncoalescedServer = await startParleyProcess(fixture.databaseUrl, { poolSize: 4, env: { SEND_COALESCING: 'false' } })
     // One send's latency, measured in the load client: 1 / its msgs/s.
-    const sendAlone = async (coalesce: boolean) => {
-      settings.coalesceSends = coalesce
-      return 1000 / (await fixture.viaParley(1, 1))
-    }
+    const sendAlone = async (server: ParleyProcess) => 1000 / (await fixture.viaParley(1, 1, server))
     const on: number[] = []
     const off: number[] = []
-    await fixture.viaParley(50, 1)
-    for (let i = 0; i < LONE_SAMPLES; i++) {
-      on.push(await sendAlone(true))
-      off.push(await sendAlone(false))
+    try {
+      await fixture.viaParley(50, 1)
+      await fixture.viaParley(50, 1, uncoalescedServer)
+      for (let i = 0; i < LONE_SAMPLES; i++) {
+        on.push(await sendAlone(fixture.parley))
+        off.push(await sendAlone(uncoalescedServer))
+      }
+    } finally {
+      await uncoalescedServer.close()
     }
-    settings.coalesceSends = true
     const coalesced = median(on)
     const uncoalesced = median(off)
     return [

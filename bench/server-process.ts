@@ -1,0 +1,87 @@
+import { execFileSync, spawn } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import path from 'node:path'
+import { createInterface } from 'node:readline'
+import { AUTH_SECRET } from './support.ts'
+
+const ROOT = path.resolve(import.meta.dirname, '..')
+const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim())
+
+/** What a measured server is: `npm start`'s entry through tsx, or the compiled build (`npm run start:prod`). */
+export type ServerBuild = 'tsx' | 'compiled'
+
+export type ParleyProcess = {
+  endpoint: string
+  pid: number
+  /** CPU seconds (user + system) the server process has used so far. */
+  cpuSeconds(): number
+  rssBytes(): number
+  close(): Promise<void>
+}
+
+const logMessage = (line: string): string => {
+  try {
+    return String((JSON.parse(line) as { msg?: unknown }).msg ?? '')
+  } catch {
+    return ''
+  }
+}
+
+const commandOf = (build: ServerBuild) => (build === 'tsx' ? ['--import', 'tsx', 'src/main.ts'] : ['dist/src/main.js'])
+
+/**
+ * Parley as a user runs it: its own process, the entry `npm start` runs (or the compiled build),
+ * NODE_ENV=production, the default logging on stdout. Resolves once it listens. `env` adds settings
+ * (RESYNC_LIMIT, SEND_COALESCING, …). `npm start` itself is `tsx src/main.ts`, whose CLI only
+ * relays signals to a child running what `commandOf('tsx')` runs; measuring that child directly
+ * leaves the relay out.
+ */
+export async function startParleyProcess(databaseUrl: string, opts: { poolSize?: number; env?: Record<string, string>; build?: ServerBuild } = {}): Promise<ParleyProcess> {
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    NODE_ENV: 'production',
+    DATABASE_URL: databaseUrl,
+    DATABASE_POOL_SIZE: String(opts.poolSize ?? 40),
+    AUTH_SECRET,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    ...opts.env,
+  }
+  const child = spawn(process.execPath, commandOf(opts.build ?? 'tsx'), { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] })
+  const recent: string[] = []
+  const remember = (line: string) => {
+    recent.push(line)
+    if (recent.length > 20) recent.shift()
+  }
+  createInterface({ input: child.stderr }).on('line', remember)
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+  const endpoint = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      remember(line)
+      // The JSON log line start-up writes once it listens.
+      const url = /^GraphQL [^:]*: (http:\/\/\S+)$/.exec(logMessage(line))?.[1]
+      if (url) resolve(url.replace('localhost', '127.0.0.1'))
+    })
+    void exited.then((code) => reject(new Error(`Parley exited with ${code} before listening:\n${recent.join('\n')}`)))
+  })
+  // The fields of /proc/<pid>/stat after the command name, which ends at the last ')'.
+  const stat = () => {
+    const text = readFileSync(`/proc/${child.pid}/stat`, 'utf8')
+    return text.slice(text.lastIndexOf(')') + 2).split(' ')
+  }
+  return {
+    endpoint,
+    pid: child.pid!,
+    // utime and stime: fields 14 and 15 of /proc/<pid>/stat, 12 and 13 after the command name.
+    cpuSeconds: () => {
+      const fields = stat()
+      return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS
+    },
+    rssBytes: () => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))![1]) * 1024,
+    async close() {
+      child.kill('SIGTERM')
+      await exited
+    },
+  }
+}
