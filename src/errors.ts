@@ -14,6 +14,7 @@ export type ErrorCode =
   | 'CONTENT_REJECTED'
   | 'RATE_LIMITED'
   | 'RESYNC_REQUIRED'
+  | 'LIMIT_REACHED'
 
 /** An expected failure: passes the error mask unchanged, so the client sees message and code. */
 export class DomainError extends GraphQLError {
@@ -27,4 +28,5 @@ export class DomainError extends GraphQLError {
 export const notFound = (what: string) => new DomainError('NOT_FOUND', `${what} not found`)
 export const badInput = (message: string, field?: string) =>
   new DomainError('BAD_USER_INPUT', message, field ? { field } : {})
+export const limitReached = (message: string, limit: number) => new DomainError('LIMIT_REACHED', message, { limit })
 export const forbidden = (message: string) => new DomainError('FORBIDDEN', message)

@@ -22,6 +22,7 @@ function access(type: ConversationType, role: MemberRole, mutedUntil: Date | nul
 const message = (over: Partial<MessageRecord> = {}): MessageRecord => ({
   conversationId: 1, seq: 5, pts: 5, senderType: 'USER', senderId: 2, kind: 'TEXT', clientMessageId: 'c', content: { text: 'hi' },
   quotedSeq: null, mentionUserIds: [], mentionAll: false, visibleTo: [], status: 'NORMAL', sentAt: new Date(0), editedAt: null, recalledAt: null, recalledById: null,
+  reactionsPts: null, forwardedFrom: null,
   ...over,
 })
 
@@ -74,10 +75,14 @@ describe('one hierarchy: a manager acts on the members below it', () => {
   })
 
   it('pins (issue 16): a group or channel manager, either member of a private conversation', () => {
-    const pins = (type: ConversationType, role: MemberRole) => code(() => policy.checkPins(access(type, role)))
+    const pins = (type: ConversationType, role: MemberRole, m = message()) => code(() => policy.checkPins(access(type, role), m))
     expect(ROLES.map((role) => pins('GROUP', role))).toEqual([null, null, 'FORBIDDEN'])
     expect(pins('CHANNEL', 'SUBSCRIBER')).toBe('FORBIDDEN')
     expect(pins('PRIVATE', 'MEMBER')).toBeNull()
+    // Never a system notice or a recalled message; the role is checked first.
+    expect(pins('GROUP', 'OWNER', message({ senderType: 'SYSTEM', senderId: null, kind: 'SYSTEM' }))).toBe('BAD_USER_INPUT')
+    expect(pins('PRIVATE', 'MEMBER', message({ status: 'RECALLED' }))).toBe('MESSAGE_RECALLED')
+    expect(pins('GROUP', 'MEMBER', message({ status: 'RECALLED' }))).toBe('FORBIDDEN')
   })
 
   it('reacts (issue 16): anyone who sees the message, not once it is recalled', () => {

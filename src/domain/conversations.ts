@@ -31,21 +31,25 @@ export type SystemEvent =
   | 'MEMBER_MUTED'
   | 'CALL_STARTED'
   | 'CALL_ENDED'
+  | 'MESSAGE_PINNED'
+  | 'MESSAGE_UNPINNED'
 
-/** The stored content of a SYSTEM message. */
-export type SystemContentRecord = { event: SystemEvent; actorId: number | null; targetIds: number[]; text: string | null }
+/** The stored content of a SYSTEM message; `seq` names the message a pin notice is about. */
+export type SystemContentRecord = { event: SystemEvent; actorId: number | null; targetIds: number[]; text: string | null; seq?: number }
 
 /**
  * Writes a SYSTEM message through the same seq allocation as user messages. The caller holds the
- * conversation row lock; `conversation` carries the counters read under it.
+ * conversation row lock; `conversation` carries the counters read under it. `visibleTo` directs it
+ * (empty: every member).
  */
 export async function writeSystemMessage(
   tx: Tx,
   conversation: Pick<ConversationRecord, 'id' | 'lastSeq' | 'lastPts'>,
   content: SystemContentRecord,
+  visibleTo: number[] = [],
 ): Promise<RealtimeEvent> {
   const [message] = await appendMessages(tx, conversation.id, conversation, [
-    { senderType: 'SYSTEM', senderId: null, kind: 'SYSTEM', clientMessageId: null, content, quotedSeq: null, mentionUserIds: [], mentionAll: false, visibleTo: [] },
+    { senderType: 'SYSTEM', senderId: null, kind: 'SYSTEM', clientMessageId: null, content, quotedSeq: null, mentionUserIds: [], mentionAll: false, visibleTo },
   ])
   return { type: 'message', kind: 'ADDED', conversationId: conversation.id, seq: message!.seq, pts: message!.pts }
 }

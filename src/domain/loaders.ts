@@ -4,6 +4,8 @@ import { messageKeyText as messageKey, type MessageKey } from '../ids.ts'
 import { findConversationsForUser, findPeers, type ConversationAccess } from '../store/conversations.ts'
 import { findEdits, type MessageEditRecord } from '../store/lifecycle.ts'
 import { findLastVisibleMessages, findVisibleMessages } from '../store/messages.ts'
+import { listVisiblePins, type PinRecord } from '../store/pins.ts'
+import { findReactionGroups, type ReactionGroupRecord } from '../store/reactions.ts'
 import { countReceipts, countUnread, type ReceiptCounts, type UnreadCounts } from '../store/reads.ts'
 import type { MessageRecord, UserRecord } from '../store/records.ts'
 import { NO_ACTIONS, findViewerStates, type ViewerState } from '../store/userActions.ts'
@@ -39,6 +41,12 @@ export function createLoaders(db: Db, viewer: Viewer | null) {
       const found = byKey(await findLastVisibleMessages(db, { userId: viewerId }, ids), (m) => m.conversationId)
       return ids.map((id) => found.get(id) ?? null)
     }),
+    /** Pinned messages the viewer may see, per conversation, newest pin first (one statement for a page of conversations). */
+    pins: new DataLoader<number, PinRecord[]>(async (ids) => {
+      const pins = await listVisiblePins(db, { userId: viewerId }, ids)
+      for (const pin of pins) loaders.messages.prime(pin.message, pin.message)
+      return ids.map((id) => pins.filter((p) => p.message.conversationId === id))
+    }),
     /** The other participant, per conversation. */
     peers: new DataLoader<number, UserRecord | null>(async (ids) => {
       const found = new Map((await findPeers(db, ids, viewerId)).map((p) => [p.conversationId, p.user]))
@@ -60,6 +68,15 @@ export function createLoaders(db: Db, viewer: Viewer | null) {
       async (keys) => {
         const found = byKey(await findViewerStates(db, viewerId, keys), messageKey)
         return keys.map((k) => found.get(messageKey(k)) ?? NO_ACTIONS)
+      },
+      { cacheKeyFn: messageKey },
+    ),
+    /** Each message's reaction groups with the viewer's own mark (one statement for a page of messages). */
+    reactions: new DataLoader<MessageKey, ReactionGroupRecord[], string>(
+      async (keys) => {
+        const byMessage = new Map<string, ReactionGroupRecord[]>()
+        for (const g of await findReactionGroups(db, viewerId, keys)) byMessage.set(messageKey(g), [...(byMessage.get(messageKey(g)) ?? []), g])
+        return keys.map((k) => byMessage.get(messageKey(k)) ?? [])
       },
       { cacheKeyFn: messageKey },
     ),

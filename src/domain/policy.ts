@@ -115,9 +115,14 @@ export function recallWindow(viewer: Viewer, access: MemberAccess, message: Mess
   return windowSeconds
 }
 
-/** Pinning (issue 16): a GROUP or CHANNEL manager; in a PRIVATE conversation either member. */
-export function checkPins(access: MemberAccess): void {
+/**
+ * Pinning and unpinning (issue 16): a GROUP or CHANNEL manager; in a PRIVATE conversation either
+ * member. With the message: never a SYSTEM notice, never a recalled message.
+ */
+export function checkPins(access: MemberAccess, message: MessageRecord): void {
   if (access.conversation.type !== 'PRIVATE' && !isManager(access.member)) throw forbidden('only the owner or an admin can pin messages')
+  if (message.senderType === 'SYSTEM') throw badInput('system messages cannot be pinned', 'messageId')
+  refuseRecalled(message, 'pinned')
 }
 
 /** Reacting (issue 16): any member who can see the message (the action's visibility read), not on a recalled one. */

@@ -14,6 +14,10 @@ export type Settings = {
   coalesceSends: boolean
   /** Sends and edits write search documents. Off only in the benchmark that measures what indexing costs a send. */
   searchIndexing: boolean
+  /** Pins a conversation holds at most (LIMIT_REACHED past it). */
+  pinnedMessagesLimit: number
+  /** Distinct emoji on one message, and emoji one user puts on one message (LIMIT_REACHED past them). */
+  reactionLimits: { emojiPerMessage: number; perUser: number }
 }
 
 export const DEFAULT_SETTINGS: Settings = {
@@ -23,6 +27,8 @@ export const DEFAULT_SETTINGS: Settings = {
   resyncLimit: 1000,
   coalesceSends: true,
   searchIndexing: true,
+  pinnedMessagesLimit: 10,
+  reactionLimits: { emojiPerMessage: 20, perUser: 3 },
 }
 
 export function settingsFromConfig(config: Config, sensitiveWords: string[] = []): Settings {
@@ -33,5 +39,7 @@ export function settingsFromConfig(config: Config, sensitiveWords: string[] = []
     resyncLimit: config.RESYNC_LIMIT,
     coalesceSends: config.SEND_COALESCING,
     searchIndexing: true,
+    pinnedMessagesLimit: config.PINNED_MESSAGES_LIMIT,
+    reactionLimits: { emojiPerMessage: config.REACTION_EMOJI_LIMIT, perUser: config.REACTIONS_PER_USER_LIMIT },
   }
 }

@@ -36,5 +36,9 @@ export function renderSystemText(content: SystemContentRecord, actorName: string
       return `${actor} started a call`
     case 'CALL_ENDED':
       return `${actor} ended the call`
+    case 'MESSAGE_PINNED':
+      return `${actor} pinned a message`
+    case 'MESSAGE_UNPINNED':
+      return `${actor} unpinned a message`
   }
 }

@@ -2,7 +2,7 @@
  * What domain actions hand to realtime after commit. Payloads carry keys only: each subscriber's
  * resolver reads what that subscriber may see.
  */
-export type MessageEventKind = 'ADDED' | 'EDITED' | 'RECALLED'
+export type MessageEventKind = 'ADDED' | 'EDITED' | 'RECALLED' | 'REACTIONS_CHANGED'
 
 export type RealtimeEvent =
   | { type: 'message'; kind: MessageEventKind; conversationId: number; seq: number; pts: number }

@@ -54,7 +54,7 @@ const CardContent = content('CardContent', (t) => ({ cardType: str(t, 'cardType'
 const MaterialContent = content('MaterialContent', (t) => ({ title: str(t, 'title'), coverUrl: str(t, 'coverUrl', true), digest: str(t, 'digest', true), url: str(t, 'url') }))
 
 export const SystemEventEnum = builder.enumType('SystemEvent', {
-  values: ['CONVERSATION_CREATED', 'MEMBERS_ADDED', 'MEMBER_REMOVED', 'MEMBER_LEFT', 'TITLE_CHANGED', 'ROLE_CHANGED', 'MEMBER_MUTED', 'CALL_STARTED', 'CALL_ENDED'] as const,
+  values: ['CONVERSATION_CREATED', 'MEMBERS_ADDED', 'MEMBER_REMOVED', 'MEMBER_LEFT', 'TITLE_CHANGED', 'ROLE_CHANGED', 'MEMBER_MUTED', 'CALL_STARTED', 'CALL_ENDED', 'MESSAGE_PINNED', 'MESSAGE_UNPINNED'] as const,
 })
 const SystemContent = content('SystemContent', (t) => ({
   event: t.field({ type: SystemEventEnum, resolve: (c) => c.data.event }),

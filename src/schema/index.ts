@@ -15,6 +15,8 @@ import './moderation.ts'
 import './admin.ts'
 import './search.ts'
 import './reads.ts'
+import './pins.ts'
+import './reactions.ts'
 import './subscription.ts'
 
 builder.queryType({})

@@ -10,7 +10,7 @@ import { UserRef } from './user.ts'
 
 type Payload<N extends EventPayload['typename']> = Extract<EventPayload, { typename: N }>
 
-const MessageEventKindEnum = builder.enumType('MessageEventKind', { values: ['ADDED', 'EDITED', 'RECALLED'] as const })
+const MessageEventKindEnum = builder.enumType('MessageEventKind', { values: ['ADDED', 'EDITED', 'RECALLED', 'REACTIONS_CHANGED'] as const })
 
 const MessageEventRef = builder.objectRef<Payload<'MessageEvent'>>('MessageEvent').implement({
   description: 'A message was sent, edited or recalled; `message` is its state as the subscriber may see it',

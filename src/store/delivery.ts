@@ -34,18 +34,18 @@ export async function findMessage(conn: Conn, key: MessageKey): Promise<MessageR
   return rows[0] ? toMessage(rows[0]) : null
 }
 
-export type ChangeKey = { seq: number; pts: number; status: MessageStatus; edited: boolean }
+export type ChangeKey = { seq: number; pts: number; status: MessageStatus; edited: boolean; reacted: boolean }
 
 /**
  * The changes with pts in (afterPts, untilPts], as keys: a live stream fills a gap with them. A pts
  * absent from the answer belongs to a message changed again later (its row carries the newer pts).
  */
 export async function findChangeKeys(conn: Conn, conversationId: number, afterPts: number, untilPts: number): Promise<ChangeKey[]> {
-  const rows = await conn.$queryRaw<{ seq: bigint; pts: bigint; status: MessageStatus; edited: boolean }[]>`
-    SELECT m.seq, m.pts, m.status, m.edited_at IS NOT NULL AS edited FROM messages m
+  const rows = await conn.$queryRaw<{ seq: bigint; pts: bigint; status: MessageStatus; edited: boolean; reacted: boolean }[]>`
+    SELECT m.seq, m.pts, m.status, m.edited_at IS NOT NULL AS edited, m.reactions_pts IS NOT DISTINCT FROM m.pts AS reacted FROM messages m
     WHERE m.conversation_id = ${conversationId} AND m.pts > ${afterPts} AND m.pts <= ${untilPts}
     ORDER BY m.pts`
-  return rows.map((r) => ({ seq: Number(r.seq), pts: Number(r.pts), status: r.status, edited: r.edited }))
+  return rows.map((r) => ({ seq: Number(r.seq), pts: Number(r.pts), status: r.status, edited: r.edited, reacted: r.reacted }))
 }
 
 /** The newest pts of each conversation: where a live stream starts. */

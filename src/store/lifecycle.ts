@@ -7,14 +7,14 @@ import { Prisma, bigintArray, type Conn } from './sql.ts'
 /** An earlier version of a message's content; editedAt is when that version was written. */
 export type MessageEditRecord = MessageKey & { version: number; content: unknown; editedAt: Date }
 
-const oneMessage = (key: MessageKey) => Prisma.sql`m.conversation_id = ${key.conversationId} AND m.seq = ${key.seq}`
+export const oneMessage = (key: MessageKey) => Prisma.sql`m.conversation_id = ${key.conversationId} AND m.seq = ${key.seq}`
 
 /**
  * Runs `change` (an UPDATE of messages m … RETURNING MESSAGE_COLUMNS, as CTE `changed`) and moves the
  * conversation's last_pts to `pts` in the same statement when it changed a row. The caller holds the
  * conversation row lock, so `pts` is the next one. `alongside` adds CTEs that run only with it.
  */
-async function changeWithPts(conn: Conn, conversationId: number, pts: number, change: Prisma.Sql, alongside = Prisma.empty): Promise<MessageRecord | null> {
+export async function changeWithPts(conn: Conn, conversationId: number, pts: number, change: Prisma.Sql, alongside = Prisma.empty): Promise<MessageRecord | null> {
   const rows = await conn.$queryRaw<MessageRow[]>`
     WITH changed AS (${change} RETURNING ${MESSAGE_COLUMNS}),
     conv AS (UPDATE conversations SET last_pts = ${pts} WHERE id = ${conversationId} AND EXISTS (SELECT 1 FROM changed))

@@ -6,7 +6,8 @@ import { Prisma, bigintArray, violatedUniqueConstraint, type Conn } from './sql.
 export const MESSAGE_COLUMNS = Prisma.sql`m.conversation_id AS "conversationId", m.seq, m.pts, m.sender_type AS "senderType",
   m.sender_id AS "senderId", m.kind, m.client_message_id AS "clientMessageId", m.content, m.quoted_seq AS "quotedSeq",
   m.mention_user_ids AS "mentionUserIds", m.mention_all AS "mentionAll", m.visible_to AS "visibleTo", m.status,
-  m.sent_at AS "sentAt", m.edited_at AS "editedAt", m.recalled_at AS "recalledAt", m.recalled_by_id AS "recalledById"`
+  m.sent_at AS "sentAt", m.edited_at AS "editedAt", m.recalled_at AS "recalledAt", m.recalled_by_id AS "recalledById",
+  m.reactions_pts AS "reactionsPts", m.forwarded_from AS "forwardedFrom"`
 
 /** Who is reading: visibility of a message depends on the reader, never on a per-message member copy. */
 export type Reader = { userId: number }

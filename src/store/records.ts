@@ -53,7 +53,13 @@ export type MessageRecord = {
   editedAt: Date | null
   recalledAt: Date | null
   recalledById: number | null
+  /** The pts of the latest reaction change (REACTIONS_CHANGED when it equals pts). */
+  reactionsPts: number | null
+  /** Set on copies (content.copy): where the original came from, a snapshot. */
+  forwardedFrom: ForwardOriginRecord | null
 }
+
+export type ForwardOriginRecord = { senderName: string; sentAt: string; conversationTitle: string | null }
 
 type Big = bigint | number
 const num = (v: Big) => Number(v)
@@ -90,7 +96,7 @@ export const toMember = (
   joinedAt: r.joinedAt,
 })
 
-export type MessageRow = Omit<MessageRecord, 'conversationId' | 'seq' | 'pts' | 'senderId' | 'quotedSeq' | 'mentionUserIds' | 'visibleTo' | 'recalledById'> & {
+export type MessageRow = Omit<MessageRecord, 'conversationId' | 'seq' | 'pts' | 'senderId' | 'quotedSeq' | 'mentionUserIds' | 'visibleTo' | 'recalledById' | 'reactionsPts'> & {
   conversationId: Big
   seq: Big
   pts: Big
@@ -99,6 +105,7 @@ export type MessageRow = Omit<MessageRecord, 'conversationId' | 'seq' | 'pts' | 
   mentionUserIds: Big[]
   visibleTo: Big[]
   recalledById: Big | null
+  reactionsPts: Big | null
 }
 
 export const toMessage = (r: MessageRow): MessageRecord => ({
@@ -119,4 +126,6 @@ export const toMessage = (r: MessageRow): MessageRecord => ({
   editedAt: r.editedAt,
   recalledAt: r.recalledAt,
   recalledById: numOrNull(r.recalledById),
+  reactionsPts: numOrNull(r.reactionsPts),
+  forwardedFrom: r.forwardedFrom,
 })

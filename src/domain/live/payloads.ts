@@ -23,6 +23,6 @@ export type DeliveryBatch = { payloads: EventPayload[]; loaders: Loaders }
 
 export const batchOf = (delivery: Delivery): DeliveryBatch => ({ payloads: [delivery.payload], loaders: delivery.loaders })
 
-/** What a stored message's latest change was, for replayed and gap-filled events. */
-export const kindOf = (m: { status: MessageStatus; edited: boolean }): MessageEventKind =>
-  isRecalled(m) ? 'RECALLED' : m.edited ? 'EDITED' : 'ADDED'
+/** What a stored message's latest change was, for replayed and gap-filled events (`reacted`: its pts is a reaction change's). */
+export const kindOf = (m: { status: MessageStatus; edited: boolean; reacted: boolean }): MessageEventKind =>
+  isRecalled(m) ? 'RECALLED' : m.reacted ? 'REACTIONS_CHANGED' : m.edited ? 'EDITED' : 'ADDED'

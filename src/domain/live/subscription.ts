@@ -107,7 +107,7 @@ export class Subscription {
       for (const message of page) loaders.messages.prime(message, message)
       this.hub.observer.replayed(page.length)
       yield {
-        payloads: page.map((message) => ({ typename: 'MessageEvent', kind: kindOf({ status: message.status, edited: message.editedAt !== null }), pts: message.pts, message })),
+        payloads: page.map((message) => ({ typename: 'MessageEvent', kind: kindOf({ status: message.status, edited: message.editedAt !== null, reacted: message.reactionsPts === message.pts }), pts: message.pts, message })),
         loaders,
       }
     }

@@ -1,0 +1,59 @@
+import { limitReached } from '../errors.ts'
+import { parseMessageId, type MessageKey } from '../ids.ts'
+import { deleteReaction, findReactionState, insertReaction, listReactors, type ReactorRecord } from '../store/reactions.ts'
+import type { MessageRecord } from '../store/records.ts'
+import { accessConversation } from './access.ts'
+import { transact, type App, type Viewer } from './app.ts'
+import { keysetCursor } from './cursors.ts'
+import { parseEmoji } from './emoji.ts'
+import { pageSize } from './input.ts'
+import { requireVisibleMessage } from './lifecycle.ts'
+import { forwardPage, type Connection } from './paging.ts'
+import { checkReacts, recalledError } from './policy.ts'
+
+/**
+ * Adds (`add: true`) or removes the viewer's reaction to a message they may see. Under the
+ * conversation lock: the rule (policy.checkReacts), the limits, and the change, which takes the
+ * next pts (a MessageEvent REACTIONS_CHANGED, and an entry of Conversation.changes). Idempotent: a
+ * repeat returns the message unchanged and takes no pts.
+ */
+export async function setReaction(app: App, viewer: Viewer, messageId: string, emojiInput: string, add: boolean): Promise<MessageRecord> {
+  const key = parseMessageId(messageId)
+  const emoji = parseEmoji(emojiInput)
+  return transact(app, async (tx) => {
+    const access = await accessConversation(tx, viewer, key.conversationId, { lock: true })
+    const message = await requireVisibleMessage(tx, viewer, key)
+    checkReacts(message)
+    const state = await findReactionState(tx, key, viewer.userId)
+    if (state.mine.includes(emoji) === add) return { result: message, events: [] }
+    if (add) checkLimits(app, state, emoji)
+    const reaction = { ...key, emoji, userId: viewer.userId }
+    const pts = access.conversation.lastPts + 1
+    const changed = await (add ? insertReaction(tx, reaction, pts) : deleteReaction(tx, reaction, pts))
+    // The lock makes this unreachable (a recall takes it too); the last guard should one skip it.
+    if (!changed) throw recalledError()
+    return { result: changed, events: [{ type: 'message', kind: 'REACTIONS_CHANGED', conversationId: key.conversationId, seq: key.seq, pts }] }
+  })
+}
+
+function checkLimits(app: App, state: { mine: string[]; emoji: string[] }, emoji: string): void {
+  const { emojiPerMessage, perUser } = app.settings.reactionLimits
+  if (state.mine.length >= perUser) throw limitReached(`you can react with at most ${perUser} emoji to one message`, perUser)
+  if (!state.emoji.includes(emoji) && state.emoji.length >= emojiPerMessage) {
+    throw limitReached(`a message holds at most ${emojiPerMessage} different emoji`, emojiPerMessage)
+  }
+}
+
+const REACTOR_CURSOR = keysetCursor('reactor', ['time', 'int'])
+
+/** ReactionGroup.users: who reacted, earliest first. */
+export async function listReactionUsers(
+  app: App,
+  group: MessageKey & { emoji: string },
+  args: { first?: number | null; after?: string | null },
+): Promise<Connection<ReactorRecord>> {
+  const limit = pageSize(args.first, 'first')
+  const after = REACTOR_CURSOR.decode(args.after, 'after')
+  const rows = await listReactors(app.db, group, { after: after && { reactedAt: after[0], userId: after[1] }, limit: limit + 1 })
+  return forwardPage(rows, limit, (r) => REACTOR_CURSOR.encode(r.reactedAt, r.id), after !== null)
+}
