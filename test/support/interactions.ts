@@ -1,0 +1,52 @@
+import { graphql } from '../gql/index.ts'
+
+/** Operations of the message interaction tests (issue 16): pins, reactions, copies, saved stickers. */
+
+export const PinMessage = graphql(`
+  mutation PinMessage($messageId: ID!) {
+    pinMessage(messageId: $messageId) { id lastSeq lastPts pinnedMessages { message { id seq } pinnedBy { id } pinnedAt } }
+  }
+`)
+
+export const UnpinMessage = graphql(`
+  mutation UnpinMessage($messageId: ID!) {
+    unpinMessage(messageId: $messageId) { id lastSeq lastPts pinnedMessages { message { id seq } pinnedBy { id } pinnedAt } }
+  }
+`)
+
+export const PinnedState = graphql(`
+  query PinnedState($id: ID!) {
+    conversation(id: $id) {
+      lastSeq lastPts
+      pinnedMessages { message { id seq } pinnedBy { id } }
+      lastMessage { seq senderType content { ... on SystemContent { event actor { id } text } } }
+    }
+  }
+`)
+
+export const REACTIONS = graphql(`
+  fragment MessageReactions on Message {
+    id seq pts
+    reactions { emoji count viewerReacted firstReactedAt }
+  }
+`)
+
+export const AddReaction = graphql(`
+  mutation AddReaction($messageId: ID!, $emoji: String!) { addReaction(messageId: $messageId, emoji: $emoji) { ...MessageReactions } }
+`)
+
+export const RemoveReaction = graphql(`
+  mutation RemoveReaction($messageId: ID!, $emoji: String!) { removeReaction(messageId: $messageId, emoji: $emoji) { ...MessageReactions } }
+`)
+
+export const ReactionState = graphql(`
+  query ReactionState($id: ID!, $seq: SafeInt!, $first: Int, $after: String) {
+    conversation(id: $id) {
+      lastSeq lastPts
+      message(seq: $seq) {
+        ...MessageReactions
+        reactions { emoji users(first: $first, after: $after) { edges { node { id } } pageInfo { hasNextPage endCursor } } }
+      }
+    }
+  }
+`)
