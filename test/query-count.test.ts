@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { countStatements, newUser, newUsers } from './support/harness.ts'
+import { AddReaction, HistoryWithInteractions, PinMessage } from './support/interactions.ts'
 import { createGroup, OpenPrivate, sendText } from './support/operations.ts'
 import { Inbox } from './support/readViews.ts'
 
@@ -37,5 +38,38 @@ describe('statement counts', () => {
     const bound = 5
     expect(small).toBeLessThanOrEqual(bound)
     expect(large).toBeLessThanOrEqual(bound)
+  })
+
+  it('are the same for a history page of 100 messages with reactions and pinned messages as for a page of 5', async () => {
+    const [owner, ...members] = await newUsers(4)
+    const group = await createGroup(owner!, members)
+    const sent = []
+    for (let i = 0; i < 110; i++) sent.push((await sendText([owner!, ...members][i % 4]!, group.id, `m${i}`)).message)
+    // Reactions from several users on most messages, and pins among them (pin notices are messages too).
+    for (const [i, m] of sent.entries()) {
+      if (i % 5 === 4) continue
+      await members[i % 3]!.run(AddReaction, { messageId: m.id, emoji: i % 2 ? '👍' : '🎉' })
+      if (i % 3 === 0) await owner!.run(AddReaction, { messageId: m.id, emoji: '❤️' })
+    }
+    for (const m of sent.filter((_, i) => i % 11 === 0)) await owner!.run(PinMessage, { messageId: m.id })
+
+    const page = async (last: number) => {
+      await owner!.run(HistoryWithInteractions, { id: group.id, last }) // warms the token → user cache
+      let reacted = 0
+      const count = await countStatements(async () => {
+        const result = (await owner!.run(HistoryWithInteractions, { id: group.id, last })).conversation!
+        expect(result.messages.edges).toHaveLength(last)
+        expect(result.pinnedMessages).toHaveLength(10)
+        reacted = result.messages.edges.filter((e) => e.node.reactions.length > 0).length
+      })
+      return { count, reacted }
+    }
+    const small = await page(5)
+    const large = await page(100)
+    expect(large.reacted).toBeGreaterThan(50)
+    // The membership, the page, the pins, one reactions batch and the senders: a statement per message would give 100+.
+    const bound = 6
+    expect(small.count).toBeLessThanOrEqual(bound)
+    expect(large.count).toBeLessThanOrEqual(bound)
   })
 })

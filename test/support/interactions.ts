@@ -50,3 +50,12 @@ export const ReactionState = graphql(`
     }
   }
 `)
+
+export const HistoryWithInteractions = graphql(`
+  query HistoryWithInteractions($id: ID!, $last: Int) {
+    conversation(id: $id) {
+      pinnedMessages { pinnedAt pinnedBy { id } message { seq sender { id } reactions { emoji count viewerReacted } } }
+      messages(last: $last) { edges { node { seq sender { id } reactions { emoji count viewerReacted firstReactedAt } } } }
+    }
+  }
+`)
