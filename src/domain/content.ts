@@ -2,7 +2,8 @@ import { z } from 'zod'
 import { badInput, notFound } from '../errors.ts'
 import { messageKeyText, parseMessageId, type MessageKey } from '../ids.ts'
 import { findVisibleMessages } from '../store/messages.ts'
-import type { MessageKind, MessageRecord } from '../store/records.ts'
+import { findConversationsForUser } from '../store/conversations.ts'
+import type { ForwardOriginRecord, MessageKind, MessageRecord } from '../store/records.ts'
 import type { Conn } from '../store/sql.ts'
 import { findUsersByIds } from '../store/users.ts'
 import type { Viewer } from './app.ts'
@@ -11,13 +12,16 @@ import { refuseRecalled } from './policy.ts'
 import { listNames } from './systemText.ts'
 
 /** MessageContentInput as GraphQL hands it over: @oneOf, so exactly one member is set. */
-export type ContentInput = Partial<Record<'text' | 'image' | 'audio' | 'video' | 'file' | 'sticker' | 'card' | 'forward' | 'material', unknown>>
+export type ContentInput = Partial<Record<'text' | 'image' | 'audio' | 'video' | 'file' | 'sticker' | 'card' | 'forward' | 'material' | 'copy', unknown>>
 
 /** Content ready to store: the JSONB is the validated object, without unset (null) fields. */
 export type ValidContent = { kind: MessageKind; content: Record<string, unknown> }
 /** A merged forward before its snapshot is taken (that needs the sender's view of the sources). */
 export type ForwardRequest = { title: string | null; sources: MessageKey[] }
-export type ContentDraft = ValidContent | { kind: 'FORWARD'; forward: ForwardRequest }
+/** A copy (content.copy) before its snapshot is taken: the message it copies. */
+export type ContentDraft = ValidContent | { kind: 'FORWARD'; forward: ForwardRequest } | { copy: MessageKey }
+/** Content as stored, with the origin of a copy. */
+export type SnapshotContent = ValidContent & { forwardedFrom: ForwardOriginRecord | null }
 
 const range = (min: number, max: number) => z.number().int().min(min, `must be between ${min} and ${max}`).max(max, `must be between ${min} and ${max}`)
 const words = (max: number) =>
@@ -79,7 +83,8 @@ const CONTENT = {
     kind: 'MATERIAL',
     schema: z.object({ title: words(LIMITS.materialTitleLength), coverUrl: httpUrl.nullish(), digest: words(LIMITS.materialDigestLength).nullish(), url: httpUrl }),
   },
-} as const satisfies Record<keyof ContentInput, { kind: MessageKind; schema: z.ZodType<Record<string, unknown>> }>
+  copy: { kind: null, schema: z.object({ messageId: z.string() }) },
+} as const satisfies Record<keyof ContentInput, { kind: MessageKind | null; schema: z.ZodType<Record<string, unknown>> }>
 
 const withoutNulls = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== null && v !== undefined))
 
@@ -101,14 +106,42 @@ export function parseContent(input: ContentInput): ContentDraft {
     const unique = new Map(messageIds.map(parseMessageId).map((k) => [messageKeyText(k), k]))
     return { kind: 'FORWARD', forward: { title: title ?? null, sources: [...unique.values()] } }
   }
+  if (spec.kind === null) return { copy: parseMessageId((parsed.data as { messageId: string }).messageId) }
   return { kind: spec.kind, content: withoutNulls(parsed.data) }
 }
 
-/** For actions that take content but no forward (editMessage). */
+/** For actions that take content but no forward or copy (editMessage). */
 export function validateContent(input: ContentInput): ValidContent {
   const draft = parseContent(input)
   if ('forward' in draft) throw badInput('a merged forward cannot be used here', 'content.forward')
+  if ('copy' in draft) throw badInput('a copy cannot be used here', 'content.copy')
   return draft
+}
+
+/** A send's content as it will be stored: merged forwards and copies take their snapshots (as the sender sees the sources). */
+export async function snapshotContent(conn: Conn, viewer: Viewer, draft: ContentDraft): Promise<SnapshotContent> {
+  if ('forward' in draft) return { ...(await snapshotForward(conn, viewer, draft.forward)), forwardedFrom: null }
+  if ('copy' in draft) return snapshotCopy(conn, viewer, draft.copy)
+  return { ...draft, forwardedFrom: null }
+}
+
+/**
+ * A copy of one message (content.copy): its kind and content, and where it came from. The original
+ * must be visible to the sender (NOT_FOUND), not recalled (MESSAGE_RECALLED) and not a SYSTEM notice
+ * (BAD_USER_INPUT). A copy of a copy names the first original, as a forward chain should.
+ */
+async function snapshotCopy(conn: Conn, viewer: Viewer, key: MessageKey): Promise<SnapshotContent> {
+  const [original] = await findVisibleMessages(conn, viewer, [key])
+  if (!original) throw notFound('Copied message')
+  refuseRecalled(original, 'forwarded')
+  if (original.senderId === null) throw badInput('system notices cannot be forwarded', 'content.copy.messageId')
+  const origin = original.forwardedFrom ?? (await originOf(conn, viewer, original))
+  return { kind: original.kind, content: original.content as Record<string, unknown>, forwardedFrom: origin }
+}
+
+async function originOf(conn: Conn, viewer: Viewer, original: MessageRecord): Promise<ForwardOriginRecord> {
+  const [[sender], [access]] = await Promise.all([findUsersByIds(conn, [original.senderId!]), findConversationsForUser(conn, [original.conversationId], viewer.userId)])
+  return { senderName: sender?.displayName ?? '', sentAt: original.sentAt.toISOString(), conversationTitle: access?.conversation.title ?? null }
 }
 
 /** A merged-forward item as stored: a copy, so later edits, recalls or deletes of the source do not change it. */

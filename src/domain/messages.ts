@@ -7,7 +7,7 @@ import type { MessageRecord } from '../store/records.ts'
 import type { Conn } from '../store/sql.ts'
 import type { MemberAccess } from './access.ts'
 import { transact, type App, type Viewer } from './app.ts'
-import { parseContent, readableText, snapshotForward, type ContentDraft, type ContentInput } from './content.ts'
+import { parseContent, readableText, snapshotContent, type ContentDraft, type ContentInput } from './content.ts'
 import { LIMITS } from './limits.ts'
 import { recordSendBatch } from '../ops/metrics.ts'
 import { checkSender, refuseRecalled } from './policy.ts'
@@ -80,7 +80,7 @@ async function checkSend(tx: Conn, app: App, send: PreparedSend, access: MemberA
     if (!original) throw notFound('Quoted message')
     refuseRecalled(original, 'quoted')
   }
-  const { kind, content } = 'forward' in send.content ? await snapshotForward(tx, viewer, send.content.forward) : send.content
+  const { kind, content, forwardedFrom } = await snapshotContent(tx, viewer, send.content)
   checkSensitiveWords(app.settings.sensitiveWords, readableText(kind, content))
   return {
     ...send.key,
@@ -90,6 +90,7 @@ async function checkSend(tx: Conn, app: App, send: PreparedSend, access: MemberA
     mentionUserIds: send.mentionUserIds,
     mentionAll: send.mentionAll,
     visibleTo: send.visibleTo,
+    forwardedFrom,
     searchDocument: app.settings.searchIndexing ? messageDocument(kind, content) : undefined,
   }
 }

@@ -112,6 +112,10 @@ const FileInput = builder.inputType('FileInput', {
 const StickerInput = builder.inputType('StickerInput', { fields: (t) => ({ stickerId: t.string({ required: true }), url: t.string({ required: true }), label: t.string() }) })
 const CardInput = builder.inputType('CardInput', { fields: (t) => ({ cardType: t.string({ required: true }), data: t.field({ type: 'JSON', required: true }) }) })
 const ForwardInput = builder.inputType('ForwardInput', { fields: (t) => ({ title: t.string(), messageIds: t.idList({ required: true }) }) })
+const CopyInput = builder.inputType('CopyInput', {
+  description: 'Forward one message as itself: a message the sender can see, not recalled, not SYSTEM; FORWARD allowed',
+  fields: (t) => ({ messageId: t.id({ required: true }) }),
+})
 const MaterialInput = builder.inputType('MaterialInput', {
   fields: (t) => ({ title: t.string({ required: true }), coverUrl: t.string(), digest: t.string(), url: t.string({ required: true }) }),
 })
@@ -128,5 +132,6 @@ export const MessageContentInput = builder.inputType('MessageContentInput', {
     card: t.field({ type: CardInput }),
     forward: t.field({ type: ForwardInput }),
     material: t.field({ type: MaterialInput }),
+    copy: t.field({ type: CopyInput, description: "The new message takes the original's kind and content (a snapshot) and names it in forwardedFrom" }),
   }),
 })

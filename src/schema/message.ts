@@ -1,9 +1,9 @@
 import { listMessages, listMessagesAround, seqCursor } from '../domain/history.ts'
 import { sendMessage } from '../domain/messages.ts'
 import { encodeGlobalId, messageKeyText } from '../ids.ts'
-import type { MessageRecord } from '../store/records.ts'
+import type { ForwardOriginRecord, MessageRecord } from '../store/records.ts'
 import { loadExisting } from '../domain/loaders.ts'
-import { shownContent } from '../domain/policy.ts'
+import { isRecalled, shownContent } from '../domain/policy.ts'
 import { builder } from './builder.ts'
 import { MessageContentInput, MessageContentUnion } from './content.ts'
 import { viewerOf } from './context.ts'
@@ -12,6 +12,15 @@ import { MessageKindEnum, MessageStatusEnum, SenderTypeEnum } from './enums.ts'
 import { UserRef } from './user.ts'
 
 export const MessageRef = builder.objectRef<MessageRecord>('Message')
+
+const ForwardOriginRef = builder.objectRef<ForwardOriginRecord>('ForwardOrigin').implement({
+  description: 'Where a copy (content.copy) came from, as it was when copied',
+  fields: (t) => ({
+    senderName: t.exposeString('senderName'),
+    sentAt: t.field({ type: 'DateTime', resolve: (o) => new Date(o.sentAt) }),
+    conversationTitle: t.exposeString('conversationTitle', { nullable: true }),
+  }),
+})
 
 builder.node(MessageRef, {
   id: { resolve: messageKeyText },
@@ -54,6 +63,12 @@ builder.node(MessageRef, {
     sentAt: t.field({ type: 'DateTime', resolve: (m) => m.sentAt }),
     editedAt: t.field({ type: 'DateTime', nullable: true, resolve: (m) => m.editedAt }),
     recalledAt: t.field({ type: 'DateTime', nullable: true, resolve: (m) => m.recalledAt }),
+    forwardedFrom: t.field({
+      type: ForwardOriginRef,
+      nullable: true,
+      description: 'Set on copies made with content.copy; null once RECALLED',
+      resolve: (m) => (isRecalled(m) ? null : m.forwardedFrom),
+    }),
     recalledBy: t.field({ type: UserRef, nullable: true, resolve: (m, _a, ctx) => (m.recalledById === null ? null : ctx.loaders.users.load(m.recalledById)) }),
   }),
 })

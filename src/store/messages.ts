@@ -1,5 +1,5 @@
 import type { MessageKind, SenderType } from '../generated/prisma/enums.ts'
-import { toMessage, type MessageRecord, type MessageRow } from './records.ts'
+import { toMessage, type ForwardOriginRecord, type MessageRecord, type MessageRow } from './records.ts'
 import { indexAppended, type SearchDocument } from './search.ts'
 import { Prisma, bigintArray, violatedUniqueConstraint, type Conn } from './sql.ts'
 
@@ -44,6 +44,8 @@ export type MessageDraft = {
   mentionUserIds: number[]
   mentionAll: boolean
   visibleTo: number[]
+  /** A copy's origin (content.copy); absent or null for any other message. */
+  forwardedFrom?: ForwardOriginRecord | null
   /** Written to the search index with the message (store/search.ts); absent or '' for none. */
   searchDocument?: SearchDocument
 }
@@ -73,7 +75,8 @@ export async function appendMessages(
   const values = drafts.map((d, i) => Prisma.sql`(
     ${conversationId}, ${last.lastSeq + i + 1}, ${last.lastPts + i + 1}, ${d.senderType}::"SenderType", ${d.senderId}::bigint,
     ${d.kind}::"MessageKind", ${d.clientMessageId}, ${JSON.stringify(d.content)}::jsonb, ${d.quotedSeq}::bigint,
-    ${bigintArray(d.mentionUserIds)}, ${d.mentionAll}, ${bigintArray(d.visibleTo)}, (SELECT at FROM clock))`)
+    ${bigintArray(d.mentionUserIds)}, ${d.mentionAll}, ${bigintArray(d.visibleTo)}, (SELECT at FROM clock),
+    ${d.forwardedFrom ? JSON.stringify(d.forwardedFrom) : null}::jsonb)`)
   const readUpTo = new Map<number, number>()
   drafts.forEach((d, i) => d.senderId !== null && d.senderType !== 'SYSTEM' && readUpTo.set(d.senderId, last.lastSeq + i + 1))
   const reads = readUpTo.size
@@ -91,7 +94,7 @@ export async function appendMessages(
     ${reads}
     ${indexAppended(conversationId, last.lastSeq + 1, drafts.map((d) => d.searchDocument), Prisma.sql`(SELECT at FROM clock)`)}
     INSERT INTO messages AS m (conversation_id, seq, pts, sender_type, sender_id, kind, client_message_id, content,
-      quoted_seq, mention_user_ids, mention_all, visible_to, sent_at)
+      quoted_seq, mention_user_ids, mention_all, visible_to, sent_at, forwarded_from)
     VALUES ${Prisma.join(values)}
     RETURNING ${MESSAGE_COLUMNS}`.catch((error: unknown) => {
     throw violatedUniqueConstraint(error) === 'messages_idempotency_key' ? new DuplicateIdempotencyKey() : error

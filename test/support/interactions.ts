@@ -59,3 +59,23 @@ export const HistoryWithInteractions = graphql(`
     }
   }
 `)
+
+export const COPY = graphql(`
+  fragment CopiedMessage on Message {
+    id seq kind
+    content { __typename ... on TextContent { text } ... on ImageContent { url width } ... on ForwardContent { title items { senderName } } ... on StickerContent { stickerId url label } }
+    forwardedFrom { senderName sentAt conversationTitle }
+  }
+`)
+
+export const SendCopy = graphql(`
+  mutation SendCopy($conversationId: ID!, $clientMessageId: String!, $messageId: ID!) {
+    sendMessage(input: { conversationId: $conversationId, clientMessageId: $clientMessageId, content: { copy: { messageId: $messageId } } }) {
+      message { ...CopiedMessage }
+    }
+  }
+`)
+
+export const CopiedBySeq = graphql(`
+  query CopiedBySeq($id: ID!, $seq: SafeInt!) { conversation(id: $id) { lastSeq lastPts message(seq: $seq) { ...CopiedMessage } } }
+`)
