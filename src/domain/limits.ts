@@ -35,4 +35,6 @@ export const LIMITS = {
   forwardMessages: 100,
   forwardTitleLength: 200,
   forwardSnapshotBytes: 1024 * 1024,
+  /** Saved stickers a user keeps ("add to stickers"). */
+  savedStickers: 300,
 } as const

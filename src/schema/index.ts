@@ -17,6 +17,7 @@ import './search.ts'
 import './reads.ts'
 import './pins.ts'
 import './reactions.ts'
+import './stickers.ts'
 import './subscription.ts'
 
 builder.queryType({})

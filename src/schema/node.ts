@@ -1,7 +1,9 @@
 import { notFound } from '../errors.ts'
 import { findConversationMember } from '../domain/inbox.ts'
+import { requireSticker } from '../domain/stickers.ts'
 import { decodeGlobalId, parseId, parseMemberId, parseMessageId } from '../ids.ts'
 import { builder } from './builder.ts'
+import { viewerOf } from './context.ts'
 import { loadConversation } from './conversation.ts'
 
 builder.queryField('node', (t) =>
@@ -27,6 +29,8 @@ builder.queryField('node', (t) =>
           await loadConversation(ctx, key.conversationId)
           return findConversationMember(ctx.app, key.conversationId, key.userId)
         }
+        case 'SavedSticker':
+          return requireSticker(ctx.app, viewerOf(ctx), parseId(id, 'SavedSticker'))
       }
     },
   }),

@@ -79,3 +79,21 @@ export const SendCopy = graphql(`
 export const CopiedBySeq = graphql(`
   query CopiedBySeq($id: ID!, $seq: SafeInt!) { conversation(id: $id) { lastSeq lastPts message(seq: $seq) { ...CopiedMessage } } }
 `)
+
+export const SaveSticker = graphql(`
+  mutation SaveSticker($messageId: ID!) { saveSticker(messageId: $messageId) { id url label savedAt } }
+`)
+
+export const RemoveSticker = graphql(`
+  mutation RemoveSticker($id: ID!) { removeSticker(id: $id) }
+`)
+
+export const Stickers = graphql(`
+  query Stickers($first: Int, $after: String) {
+    viewer { stickers(first: $first, after: $after) { edges { cursor node { id url label } } pageInfo { hasNextPage endCursor } } }
+  }
+`)
+
+export const StickerNode = graphql(`
+  query StickerNode($id: ID!) { node(id: $id) { id ... on SavedSticker { url } } }
+`)
