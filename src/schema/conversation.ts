@@ -36,7 +36,7 @@ builder.node(ConversationRef, {
     historyVisibility: t.field({ type: HistoryVisibilityEnum, resolve: (c) => c.conversation.historyVisibility }),
     createdAt: t.field({ type: 'DateTime', resolve: (c) => c.conversation.createdAt }),
     lastSeq: t.field({ type: 'SafeInt', description: 'Highest message seq allocated in this conversation', resolve: (c) => c.conversation.lastSeq }),
-    lastPts: t.field({ type: 'SafeInt', description: 'Highest change number (send, edit, recall each take one)', resolve: (c) => c.conversation.lastPts }),
+    lastPts: t.field({ type: 'SafeInt', description: 'Highest change number (send, edit, recall and reaction change each take one)', resolve: (c) => c.conversation.lastPts }),
     lastActivityAt: t.field({ type: 'DateTime', resolve: (c) => c.conversation.lastActivityAt }),
     peer: t.field({
       type: UserRef,

@@ -37,7 +37,7 @@ const ChangeBatchRef = builder.objectRef<ChangeBatch>('ChangeBatch').implement({
 builder.objectField(ConversationRef, 'changes', (t) =>
   t.field({
     type: ChangeBatchRef,
-    description: 'Gap-free catch-up: every message created, edited or recalled after sincePts, once, in its latest state, ascending by pts. first is 1..100.',
+    description: 'Gap-free catch-up: every message created, edited, recalled or reacted to after sincePts, once, in its latest state, ascending by pts. first is 1..100.',
     args: { sincePts: t.arg({ type: 'SafeInt', required: true }), first: t.arg.int({ defaultValue: 100 }) },
     resolve: (c, args, ctx) => listConversationChanges(ctx.app, viewerOf(ctx), c.conversation, args),
   }),
