@@ -107,4 +107,20 @@ describe('pinMessage / unpinMessage', () => {
     expect((await notice(m.carol)).conversation!.message).not.toBeNull()
     expect((await notice(m.bob)).conversation!.message).toBeNull()
   })
+
+  it('holds the limit when managers race for the last places: exactly 10 pins, one notice each', async () => {
+    const [owner, ...admins] = await newUsers(4)
+    const group = await createGroup(owner!, admins)
+    for (const admin of admins) await owner!.run(SetRole, { conversationId: group.id, userId: admin.id, role: 'ADMIN' })
+    const messages = []
+    for (let i = 0; i < 12; i++) messages.push((await sendText(owner!, group.id, `race ${i}`)).message)
+    const before = await pinned(owner!, group.id)
+    const managers = [owner!, ...admins]
+    const results = await Promise.all(messages.map((m, i) => managers[i % managers.length]!.try(PinMessage, { messageId: m.id })))
+    expect(results.map((r) => codes(r)[0] ?? 'OK').sort()).toEqual([...Array(10).fill('OK'), 'LIMIT_REACHED', 'LIMIT_REACHED'].sort())
+    const after = await pinned(owner!, group.id)
+    expect(after.pinnedMessages).toHaveLength(10)
+    expect(after.lastSeq).toBe(before.lastSeq + 10)
+    expect(after.lastPts).toBe(before.lastPts + 10)
+  })
 })

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import { codes, newUsers, testApp, type TestUser } from './support/harness.ts'
 import { AddReaction, ReactionState, RemoveReaction } from './support/interactions.ts'
+import { messageGlobalId } from '../src/ids.ts'
 import { Changes, conversationKey, RecallMessage } from './support/lifecycle.ts'
+import { buildVisibilityMatrix } from './support/visibility.ts'
 import { ConversationEvents, InboxEvents } from './support/live.ts'
 import { createGroup, SendMessage, sendText } from './support/operations.ts'
 import { liveServer, subscribeWs, waitForSubscriptions, type Received } from './support/server.ts'
@@ -105,6 +107,20 @@ describe('addReaction / removeReaction', () => {
     expect(await state(bob!, group.id, directed.seq)).toEqual(recalled)
   })
 
+  it('follows the visibility fixture: a member reacts to exactly the messages they may see', async () => {
+    const m = await buildVisibilityMatrix()
+    for (const viewer of [m.alice, m.bob, m.carol]) {
+      const allowed: number[] = []
+      for (let seq = 1; seq <= m.lastSeq; seq++) {
+        const id = messageGlobalId({ conversationId: conversationKey(m.group.id), seq })
+        const response = await viewer.try(AddReaction, { messageId: id, emoji: '👀' })
+        if (!codes(response).length) allowed.push(seq)
+        else expect(codes(response)).toEqual(['NOT_FOUND'])
+      }
+      expect(allowed).toEqual(m.visible.get(viewer))
+    }
+  })
+
   it('keeps a model of 20 members adding and removing the same two reactions at once, with unique, gap-free pts', async () => {
     const members = await newUsers(20)
     const group = await createGroup(members[0]!, members.slice(1))
@@ -201,5 +217,26 @@ describe('REACTIONS_CHANGED events', () => {
 
     const changes = (await bob!.run(Changes, { id: group.id, sincePts: b.pts })).conversation!.changes
     expect(changes.messages.map((m) => [m.seq, m.pts])).toEqual([[a.seq, reacted.pts + 2], [b.seq, last.pts]])
+  })
+
+  it('reach only members who may see the message', async () => {
+    const [alice, bob, carol] = await newUsers(3)
+    const group = await createGroup(alice!, [bob!, carol!])
+    const directed = (await alice!.run(SendMessage, {
+      input: { conversationId: group.id, clientMessageId: `live-dir-${Math.random()}`, content: { text: { text: 'for bob' } }, visibleToUserIds: [bob!.id] },
+    })).sendMessage.message
+    const open = (await sendText(alice!, group.id, 'for all')).message
+    const carolStream = follow(carol!, group.id)
+    const bobStream = follow(bob!, group.id)
+    await waitForSubscriptions(testApp().app, carol!, 1)
+    await waitForSubscriptions(testApp().app, bob!, 1)
+    const hidden = (await bob!.run(AddReaction, { messageId: directed.id, emoji: '👍' })).addReaction
+    const shown = (await bob!.run(AddReaction, { messageId: open.id, emoji: '👍' })).addReaction
+    await bobStream.waitFor(2)
+    await carolStream.waitFor(1)
+    expect(kinds(bobStream)).toEqual([['REACTIONS_CHANGED', directed.id, hidden.pts], ['REACTIONS_CHANGED', open.id, shown.pts]])
+    expect(kinds(carolStream)).toEqual([['REACTIONS_CHANGED', open.id, shown.pts]])
+    carolStream.dispose()
+    bobStream.dispose()
   })
 })
