@@ -5,7 +5,7 @@ import { findConversationsForUser, findPeers, type ConversationAccess } from '..
 import { findEdits, type MessageEditRecord } from '../store/lifecycle.ts'
 import { findLastVisibleMessages, findVisibleMessages } from '../store/messages.ts'
 import { listVisiblePins, type PinRecord } from '../store/pins.ts'
-import { findReactionGroups, type ReactionGroupRecord } from '../store/reactions.ts'
+import { findReactionGroups, listReactors, type ReactionGroupRecord, type ReactorPage, type ReactorRecord } from '../store/reactions.ts'
 import { countReceipts, countUnread, type ReceiptCounts, type UnreadCounts } from '../store/reads.ts'
 import type { MessageRecord, UserRecord } from '../store/records.ts'
 import { NO_ACTIONS, findViewerStates, type ViewerState } from '../store/userActions.ts'
@@ -79,6 +79,15 @@ export function createLoaders(db: Db, viewer: Viewer | null) {
         return keys.map((k) => byMessage.get(messageKey(k)) ?? [])
       },
       { cacheKeyFn: messageKey },
+    ),
+    /** Pages of who reacted, for every ReactionGroup.users of a request in one statement. */
+    reactors: new DataLoader<ReactorPage, ReactorRecord[], string>(
+      async (pages) => {
+        const found = await listReactors(db, pages)
+        for (const user of found.flat()) loaders.users.prime(user.id, user)
+        return found
+      },
+      { cacheKeyFn: (p) => JSON.stringify(p) },
     ),
     /** The viewer's unread and mentioned-unread counts, per conversation (one statement for an inbox page). */
     unreadCounts: new DataLoader<number, UnreadCounts>(async (ids) => {

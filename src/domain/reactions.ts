@@ -1,6 +1,6 @@
 import { limitReached } from '../errors.ts'
 import { parseMessageId, type MessageKey } from '../ids.ts'
-import { deleteReaction, findReactionState, insertReaction, listReactors, type ReactorRecord } from '../store/reactions.ts'
+import { deleteReaction, findReactionState, insertReaction, type ReactorRecord } from '../store/reactions.ts'
 import type { MessageRecord } from '../store/records.ts'
 import { accessConversation } from './access.ts'
 import { transact, type App, type Viewer } from './app.ts'
@@ -8,6 +8,7 @@ import { keysetCursor } from './cursors.ts'
 import { parseEmoji } from './emoji.ts'
 import { pageSize } from './input.ts'
 import { requireVisibleMessage } from './lifecycle.ts'
+import type { Loaders } from './loaders.ts'
 import { forwardPage, type Connection } from './paging.ts'
 import { checkReacts, recalledError } from './policy.ts'
 
@@ -46,14 +47,15 @@ function checkLimits(app: App, state: { mine: string[]; emoji: string[] }, emoji
 
 const REACTOR_CURSOR = keysetCursor('reactor', ['time', 'int'])
 
-/** ReactionGroup.users: who reacted, earliest first. */
+/** ReactionGroup.users: who reacted, earliest first (batched across the request by `loaders.reactors`). */
 export async function listReactionUsers(
-  app: App,
+  loaders: Loaders,
   group: MessageKey & { emoji: string },
   args: { first?: number | null; after?: string | null },
 ): Promise<Connection<ReactorRecord>> {
   const limit = pageSize(args.first, 'first')
   const after = REACTOR_CURSOR.decode(args.after, 'after')
-  const rows = await listReactors(app.db, group, { after: after && { reactedAt: after[0], userId: after[1] }, limit: limit + 1 })
+  const page = { conversationId: group.conversationId, seq: group.seq, emoji: group.emoji, after: after && { reactedAt: after[0], userId: after[1] }, limit: limit + 1 }
+  const rows = await loaders.reactors.load(page)
   return forwardPage(rows, limit, (r) => REACTOR_CURSOR.encode(r.reactedAt, r.id), after !== null)
 }

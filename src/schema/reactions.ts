@@ -15,7 +15,7 @@ const ReactionGroupRef = builder.objectRef<ReactionGroupRecord>('ReactionGroup')
       type: UserConnection,
       description: 'Earliest first',
       args: { first: t.arg.int(), after: t.arg.string() },
-      resolve: (g, args, ctx) => listReactionUsers(ctx.app, g, args),
+      resolve: (g, args, ctx) => listReactionUsers(ctx.loaders, g, args),
     }),
   }),
 })

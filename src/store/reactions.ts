@@ -66,19 +66,27 @@ export async function findReactionGroups(conn: Conn, viewerId: number, keys: rea
 }
 
 export type ReactorRecord = UserRecord & { reactedAt: Date }
+/** One page of one group's reactors: after (reactedAt, userId), at most `limit`. */
+export type ReactorPage = MessageKey & { emoji: string; after: { reactedAt: Date; userId: number } | null; limit: number }
 
-/** Who reacted with `emoji`, earliest first, a page after (reactedAt, userId): a range scan of the group's index. */
-export async function listReactors(
-  conn: Conn,
-  group: MessageKey & { emoji: string },
-  page: { after: { reactedAt: Date; userId: number } | null; limit: number },
-): Promise<ReactorRecord[]> {
-  const after = page.after ? Prisma.sql`AND (r.reacted_at, r.user_id) > (${page.after.reactedAt}, ${page.after.userId})` : Prisma.empty
-  const rows = await conn.$queryRaw<{ id: bigint; handle: string; displayName: string; kind: UserRecord['kind']; reactedAt: Date }[]>`
-    SELECT u.id, u.handle, u.display_name AS "displayName", u.kind, r.reacted_at AS "reactedAt"
-    FROM message_reactions r JOIN users u ON u.id = r.user_id
-    WHERE r.conversation_id = ${group.conversationId} AND r.seq = ${group.seq} AND r.emoji = ${group.emoji} ${after}
-    ORDER BY r.reacted_at, r.user_id
-    LIMIT ${page.limit}`
-  return rows.map((r) => ({ ...r, id: Number(r.id) }))
+/**
+ * Who reacted, earliest first, for many groups at once (one statement for a page of messages): per
+ * page a range scan of the group's (…, emoji, reacted_at) index, never the whole group.
+ */
+export async function listReactors(conn: Conn, pages: readonly ReactorPage[]): Promise<ReactorRecord[][]> {
+  const rows = await conn.$queryRaw<{ i: bigint; id: bigint; handle: string; displayName: string; kind: UserRecord['kind']; reactedAt: Date }[]>`
+    SELECT k.i, u.id, u.handle, u.display_name AS "displayName", u.kind, r.reacted_at AS "reactedAt"
+    FROM unnest(${bigintArray(pages.map((p) => p.conversationId))}, ${bigintArray(pages.map((p) => p.seq))}, ${pages.map((p) => p.emoji)}::text[],
+      ${pages.map((p) => p.after?.reactedAt.toISOString() ?? null)}::timestamptz[], ${bigintArray(pages.map((p) => p.after?.userId ?? 0))},
+      ${pages.map((p) => p.limit)}::int[]) WITH ORDINALITY AS k(conversation_id, seq, emoji, after_at, after_user, lim, i)
+    CROSS JOIN LATERAL (
+      SELECT x.user_id, x.reacted_at FROM message_reactions x
+      WHERE x.conversation_id = k.conversation_id AND x.seq = k.seq AND x.emoji = k.emoji
+        AND (k.after_at IS NULL OR (x.reacted_at, x.user_id) > (k.after_at, k.after_user))
+      ORDER BY x.reacted_at, x.user_id LIMIT k.lim) r
+    JOIN users u ON u.id = r.user_id
+    ORDER BY k.i, r.reacted_at, r.user_id`
+  const byPage = pages.map((): ReactorRecord[] => [])
+  for (const { i, id, ...user } of rows) byPage[Number(i) - 1]!.push({ ...user, id: Number(id) })
+  return byPage
 }

@@ -55,7 +55,7 @@ export const HistoryWithInteractions = graphql(`
   query HistoryWithInteractions($id: ID!, $last: Int) {
     conversation(id: $id) {
       pinnedMessages { pinnedAt pinnedBy { id } message { seq sender { id } reactions { emoji count viewerReacted } } }
-      messages(last: $last) { edges { node { seq sender { id } reactions { emoji count viewerReacted firstReactedAt } } } }
+      messages(last: $last) { edges { node { seq sender { id } reactions { emoji count viewerReacted firstReactedAt users(first: 3) { edges { node { id displayName } } } } } } }
     }
   }
 `)
