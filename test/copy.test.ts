@@ -30,6 +30,8 @@ describe('content.copy: forwarding one message as itself', () => {
     await alice!.run(EditMessage, { messageId: text.id, text: 'edited later' })
     expect((await carol!.run(CopiedBySeq, { id: chat.id, seq: copiedText.seq })).conversation!.message).toEqual(copiedText)
     expect(copiedText.content).toEqual({ __typename: 'TextContent', text: 'original words' })
+    // Nor can the forwarder put new words under the original's name.
+    expect(codes(await bob!.try(EditMessage, { messageId: copiedText.id, text: 'bob words' }))).toEqual(['NOT_EDITABLE'])
 
     // Carol copies bob's copy on: the origin stays alice's message in the group.
     const group2 = await createGroup(carol!, [], 'SHARED', 'Elsewhere')

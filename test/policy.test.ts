@@ -118,3 +118,12 @@ describe('what a recall hides', () => {
     expect(code(() => policy.checkEdit(viewer(2), recalled, 'TEXT'))).toBe('MESSAGE_RECALLED')
   })
 })
+
+describe('editing', () => {
+  it('lets the sender edit their own TEXT, never a copy of someone else’s message', () => {
+    expect(code(() => policy.checkEdit(viewer(2), message(), 'TEXT'))).toBeNull()
+    expect(code(() => policy.checkEdit(viewer(1), message(), 'TEXT'))).toBe('FORBIDDEN')
+    const copy = message({ forwardedFrom: { senderName: 'Alice', sentAt: new Date(0).toISOString(), conversationTitle: null } })
+    expect(code(() => policy.checkEdit(viewer(2), copy, 'TEXT'))).toBe('NOT_EDITABLE')
+  })
+})

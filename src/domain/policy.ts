@@ -92,13 +92,16 @@ export function checkUnsubscribes(access: MemberAccess): void {
 }
 
 /**
- * Editing: the sender, a message not recalled, TEXT only and staying TEXT (decision 0020's order).
+ * Editing: the sender, a message not recalled, TEXT only and staying TEXT (decision 0020's order),
+ * never a copy (content.copy).
  * The sending rules (checkSender) follow once the block state is read.
  */
 export function checkEdit(viewer: Viewer, message: MessageRecord, newKind: MessageKind): void {
   if (!isSender(message, viewer)) throw forbidden('only the sender can edit a message')
   refuseRecalled(message)
   if (message.kind !== 'TEXT') throw new DomainError('NOT_EDITABLE', `a ${message.kind} message cannot be edited; only TEXT can`)
+  // A copy shows someone else's words under forwardedFrom: editing would put new words in their name.
+  if (message.forwardedFrom) throw new DomainError('NOT_EDITABLE', 'a forwarded copy cannot be edited')
   if (newKind !== 'TEXT') throw badInput('an edit keeps the kind: pass text content', 'content')
 }
 
