@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { kindOf } from '../src/domain/live/payloads.ts'
 import { conversationVerdict, mayConcern, userTopicVerdict } from '../src/domain/live/rules.ts'
 import type { WaveReads } from '../src/domain/live/wave.ts'
 import type { RealtimeEvent } from '../src/realtime/events.ts'
@@ -18,6 +19,25 @@ describe('before the shared reads', () => {
     expect(mayConcern(message(9), VIEWER, undefined)).toBe(false)
     expect([mayConcern(read(8, true), VIEWER, 0), mayConcern(read(8, false), VIEWER, 0), mayConcern(read(VIEWER, true), VIEWER, 0)]).toEqual([true, false, false])
     expect([mayConcern(typing(8), VIEWER, 0), mayConcern(typing(VIEWER), VIEWER, 0)]).toEqual([true, false])
+  })
+})
+
+describe('message event kinds', () => {
+  it('are delivered alike: a reaction change reaches exactly whom a send of that message reaches', () => {
+    const kinds = ['ADDED', 'EDITED', 'RECALLED', 'REACTIONS_CHANGED'] as const
+    const verdicts = kinds.map((kind) => [4, 6].map((pts) => mayConcern({ ...message(pts), kind }, VIEWER, 5)))
+    expect(new Set(verdicts.map((v) => JSON.stringify(v)))).toEqual(new Set([JSON.stringify([false, true])]))
+  })
+
+  it('are named from the stored row on replay: recalled, then a reaction change, then edited, else added', () => {
+    const rows = [
+      { status: 'RECALLED', edited: true, reacted: true },
+      { status: 'EDITED', edited: true, reacted: true },
+      { status: 'EDITED', edited: true, reacted: false },
+      { status: 'NORMAL', edited: false, reacted: true },
+      { status: 'NORMAL', edited: false, reacted: false },
+    ] as const
+    expect(rows.map(kindOf)).toEqual(['RECALLED', 'REACTIONS_CHANGED', 'EDITED', 'REACTIONS_CHANGED', 'ADDED'])
   })
 })
 
