@@ -38,9 +38,8 @@ export type SystemEvent =
 export type SystemContentRecord = { event: SystemEvent; actorId: number | null; targetIds: number[]; text: string | null; seq?: number }
 
 /**
- * Writes a SYSTEM message through the same seq allocation as user messages. The caller holds the
- * conversation row lock; `conversation` carries the counters read under it. `visibleTo` directs it
- * (empty: every member).
+ * Writes a SYSTEM message through the same seq allocation as user messages, directed to `visibleTo`
+ * (empty: every member). The caller holds the row lock; `conversation` has the counters read under it.
  */
 export async function writeSystemMessage(
   tx: Tx,
