@@ -37,6 +37,7 @@ const Env = z.object({
   PINNED_MESSAGES_LIMIT: wholeNumber(1, 1000).default(10),
   REACTION_EMOJI_LIMIT: wholeNumber(1, 1000).default(20),
   REACTIONS_PER_USER_LIMIT: wholeNumber(1, 1000).default(3),
+  PINNED_CONVERSATIONS_LIMIT: wholeNumber(0, 1000).default(5),
   METRICS: booleanFlag.default(false),
   METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
   // Traces go out over OTLP/HTTP when either endpoint is set; the exporter reads the standard

@@ -28,7 +28,7 @@ export async function seedDemo(app: App): Promise<void> {
   await say(alice, privateId, 'p1', 'Hi Bob, is the release checklist ready?')
   await say(bob, privateId, 'p2', 'Almost: two items left. I will ping you.')
 
-  if ((await listInbox(app.db, alice!.id, { type: 'GROUP', after: null, limit: 1 })).length) return
+  if ((await listInbox(app.db, alice!.id, { type: 'GROUP', archived: null, after: null, limit: 1 })).length) return
   const groupId = await createGroup(app, as(alice), {
     title: 'Launch team',
     memberIds: [bob!, carol!, bot!].map((u) => encodeGlobalId('User', u.id)),

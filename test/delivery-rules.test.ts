@@ -44,7 +44,7 @@ describe('message event kinds', () => {
 describe('with the shared reads', () => {
   const rows = { message: {} as MessageRecord, conversation: {} as ConversationRecord }
   const reads = (sees: boolean): [DeliveryMember, WaveReads] => {
-    const member = { member: {} as DeliveryMember['member'], sees }
+    const member = { member: {} as DeliveryMember['member'], sees, doNotDisturbUntil: null }
     return [member, { members: new Map([[VIEWER, member]]), ...rows }]
   }
 

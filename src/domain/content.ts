@@ -110,6 +110,13 @@ export function parseContent(input: ContentInput): ContentDraft {
   return { kind: spec.kind, content: withoutNulls(parsed.data) }
 }
 
+/** Text under a text message's limits, outside a message (a draft's text). */
+export function parseText(text: string, field: string): string {
+  const parsed = words(LIMITS.textLength).safeParse(text)
+  if (!parsed.success) throw badInput(`${field} ${parsed.error.issues[0]!.message}`, field)
+  return parsed.data
+}
+
 /** For actions that take content but no forward or copy (editMessage). */
 export function validateContent(input: ContentInput): ValidContent {
   const draft = parseContent(input)

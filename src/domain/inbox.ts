@@ -1,24 +1,29 @@
-import { notFound } from '../errors.ts'
-import { findMember, listInbox, listMembers, type ConversationAccess } from '../store/conversations.ts'
+import { badInput, notFound } from '../errors.ts'
+import { findMember, listInbox, listMembers, type ConversationAccess, type InboxEntry } from '../store/conversations.ts'
 import type { ConversationType, MemberRecord } from '../store/records.ts'
 import type { App, Viewer } from './app.ts'
 import { keysetCursor } from './cursors.ts'
 import { pageSize } from './input.ts'
 import { forwardPage, type Connection } from './paging.ts'
 
-const INBOX_CURSOR = keysetCursor('inbox', ['time', 'id'])
-const inboxCursor = (a: ConversationAccess) => INBOX_CURSOR.encode(a.conversation.lastActivityAt, a.conversation.id)
+// The cursor holds the whole sort key (pinned, pin or activity time, id), so paging stays exact across the two parts.
+const INBOX_CURSOR = keysetCursor('inbox', ['int', 'time', 'id'])
+const inboxCursor = ({ key }: InboxEntry) => INBOX_CURSOR.encode(key.pinned ? 1 : 0, key.at, key.id)
 
-/** Viewer.conversations: most recent activity first. */
+/**
+ * Viewer.conversations: pinned ones first (most recently pinned first), then the rest by most
+ * recent activity; archived ones only (and only they) with archived: true.
+ */
 export async function listConversations(
   app: App,
   viewer: Viewer,
-  args: { first?: number | null; after?: string | null; type?: ConversationType | null },
+  args: { first?: number | null; after?: string | null; type?: ConversationType | null; archived?: boolean | null },
 ): Promise<Connection<ConversationAccess>> {
   const limit = pageSize(args.first, 'first')
   const cursor = INBOX_CURSOR.decode(args.after, 'after')
-  const after = cursor && { activityAt: cursor[0], id: cursor[1] }
-  const rows = await listInbox(app.db, viewer.userId, { type: args.type ?? null, after, limit: limit + 1 })
+  if (cursor && cursor[0] > 1) throw badInput('after is not a valid cursor', 'after')
+  const after = cursor && { pinned: cursor[0] === 1, at: cursor[1], id: cursor[2] }
+  const rows = await listInbox(app.db, viewer.userId, { type: args.type ?? null, archived: args.archived ?? false, after, limit: limit + 1 })
   return forwardPage(rows, limit, inboxCursor, after !== null)
 }
 

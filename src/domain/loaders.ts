@@ -2,6 +2,7 @@ import DataLoader from 'dataloader'
 import type { Db } from '../db/client.ts'
 import { messageKeyText as messageKey, type MessageKey } from '../ids.ts'
 import { findConversationsForUser, findPeers, type ConversationAccess } from '../store/conversations.ts'
+import { findSettings, noSettings, type SettingsRecord } from '../store/conversationSettings.ts'
 import { findEdits, type MessageEditRecord } from '../store/lifecycle.ts'
 import { findLastVisibleMessages, findVisibleMessages } from '../store/messages.ts'
 import { listVisiblePins, type PinRecord } from '../store/pins.ts'
@@ -93,6 +94,11 @@ export function createLoaders(db: Db, viewer: Viewer | null) {
     unreadCounts: new DataLoader<number, UnreadCounts>(async (ids) => {
       const found = byKey(await countUnread(db, { userId: viewerId }, ids), (c) => c.conversationId)
       return ids.map((id) => found.get(id) ?? { unread: 0, mentioned: 0 })
+    }),
+    /** The viewer's own settings and draft, per conversation (one statement for an inbox page). */
+    conversationSettings: new DataLoader<number, SettingsRecord>(async (ids) => {
+      const found = byKey(await findSettings(db, viewerId, ids), (s) => s.conversationId)
+      return ids.map((id) => found.get(id) ?? noSettings(id, viewerId))
     }),
     /** Read and unread audience counts of the viewer's own messages (one statement for a page of them). */
     receiptCounts: new DataLoader<MessageKey, ReceiptCounts, string>(

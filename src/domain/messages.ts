@@ -1,8 +1,8 @@
 import { DomainError, badInput, notFound } from '../errors.ts'
-import { parseId, parseMessageId, type MessageKey } from '../ids.ts'
+import { parseId, type MessageKey } from '../ids.ts'
 import type { RealtimeEvent } from '../realtime/events.ts'
-import { countCurrentMembers, lockConversationFor } from '../store/conversations.ts'
-import { DuplicateIdempotencyKey, appendMessages, findByClientMessageIds, findVisibleMessages, type IdempotencyKey, type MessageDraft } from '../store/messages.ts'
+import { lockConversationFor } from '../store/conversations.ts'
+import { DuplicateIdempotencyKey, appendMessages, findByClientMessageIds, type IdempotencyKey, type MessageDraft } from '../store/messages.ts'
 import type { MessageRecord } from '../store/records.ts'
 import type { Conn } from '../store/sql.ts'
 import type { MemberAccess } from './access.ts'
@@ -10,9 +10,11 @@ import { transact, type App, type Viewer } from './app.ts'
 import { parseContent, readableText, snapshotContent, type ContentDraft, type ContentInput } from './content.ts'
 import { LIMITS } from './limits.ts'
 import { recordSendBatch } from '../ops/metrics.ts'
-import { checkSender, refuseRecalled } from './policy.ts'
+import { checkSender } from './policy.ts'
 import { messageDocument } from './searchIndex.ts'
 import { checkSensitiveWords } from './wordFilter.ts'
+import { settingsAfterSend } from './conversationSettings.ts'
+import { checkReferences, parseQuoted, parseUserIds } from './references.ts'
 
 export type SendMessageInput = {
   conversationId: string
@@ -38,12 +40,6 @@ type PreparedSend = {
   visibleTo: number[]
 }
 
-function parseUserIds(ids: readonly string[] | null | undefined, field: string, max: number): number[] {
-  if (!ids) return []
-  if (ids.length > max) throw badInput(`${field} takes at most ${max} ids`, field)
-  return [...new Set(ids.map((id) => parseId(id, 'User')))]
-}
-
 /** Everything that can be checked without the database. */
 function prepareSend(viewer: Viewer, input: SendMessageInput): PreparedSend {
   const conversationId = parseId(input.conversationId, 'Conversation')
@@ -58,8 +54,7 @@ function prepareSend(viewer: Viewer, input: SendMessageInput): PreparedSend {
   if (visibleTo.length && mentionUserIds.some((id) => id !== viewer.userId && !visibleTo.includes(id))) {
     throw badInput('a directed message can mention only users it is directed to', 'mentionUserIds')
   }
-  const quoted = input.quotedMessageId ? parseMessageId(input.quotedMessageId) : null
-  if (quoted && quoted.conversationId !== conversationId) throw notFound('Quoted message')
+  const quoted = parseQuoted(input.quotedMessageId, conversationId)
   const key = { senderType: viewer.kind === 'AGENT' ? ('AGENT' as const) : ('USER' as const), senderId: viewer.userId, clientMessageId }
   return { viewer, conversationId, key, content, quoted, mentionUserIds, mentionAll: input.mentionAll ?? false, visibleTo }
 }
@@ -71,15 +66,7 @@ function prepareSend(viewer: Viewer, input: SendMessageInput): PreparedSend {
 async function checkSend(tx: Conn, app: App, send: PreparedSend, access: MemberAccess, locked: { now: Date; blockedByPeer: boolean }): Promise<MessageDraft> {
   const { viewer, conversationId } = send
   checkSender(viewer, access, { mentionAll: send.mentionAll, ...locked })
-  const audience = [...new Set([...send.mentionUserIds, ...send.visibleTo])]
-  if (audience.length && (await countCurrentMembers(tx, conversationId, audience)) !== audience.length) {
-    throw badInput('mentioned and directed users must be members of the conversation', 'mentionUserIds')
-  }
-  if (send.quoted) {
-    const [original] = await findVisibleMessages(tx, viewer, [send.quoted])
-    if (!original) throw notFound('Quoted message')
-    refuseRecalled(original, 'quoted')
-  }
+  await checkReferences(tx, viewer, conversationId, { userIds: [...new Set([...send.mentionUserIds, ...send.visibleTo])], quoted: send.quoted })
   const { kind, content, forwardedFrom } = await snapshotContent(tx, viewer, send.content)
   checkSensitiveWords(app.settings.sensitiveWords, readableText(kind, content))
   return {
@@ -135,6 +122,7 @@ async function commitSends(app: App, conversationId: number, sends: PreparedSend
     const messages = accepted.length ? await appendMessages(tx, conversationId, locked!.conversation, accepted.map((a) => a.draft)) : []
     accepted.forEach(({ index }, i) => (outcomes[index] = { message: messages[i]!, deduplicated: false }))
     const events: RealtimeEvent[] = messages.map((m) => ({ type: 'message', kind: 'ADDED', conversationId, seq: m.seq, pts: m.pts }))
+    if (messages.length) events.push(...(await settingsAfterSend(tx, conversationId, messages)))
     return { result: outcomes, events }
   })
 }

@@ -3,7 +3,9 @@ import { parseId, type MessageKey } from '../ids.ts'
 import { findMember } from '../store/conversations.ts'
 import { advanceReadPosition, countUnreadTotal, listReceiptReaders } from '../store/reads.ts'
 import type { ConversationType, MemberRecord, MessageRecord, UserRecord } from '../store/records.ts'
+import type { RealtimeEvent } from '../realtime/events.ts'
 import { accessConversation } from './access.ts'
+import { settingsAfterRead } from './conversationSettings.ts'
 import { transact, type App, type Viewer } from './app.ts'
 import { keysetCursor } from './cursors.ts'
 import { optionalPosition, pageSize } from './input.ts'
@@ -24,6 +26,7 @@ export function receiptsVisible(settings: Settings, type: ConversationType): boo
  * Moves the viewer's read position to `seq` (default: the newest message), clamped to lastSeq. It
  * never moves backwards: an older seq is a silent no-op that publishes nothing. The ReadEvent says
  * whether receipts are visible, so that with receipts off only the reader's own devices get it.
+ * Reading also clears the viewer's markedUnread (conversationSettings.ts).
  */
 export async function markConversationRead(app: App, viewer: Viewer, conversationId: string, seq?: number | null): Promise<MemberRecord> {
   const id = parseId(conversationId, 'Conversation')
@@ -31,19 +34,18 @@ export async function markConversationRead(app: App, viewer: Viewer, conversatio
   return transact(app, async (tx) => {
     // No conversation lock: the conditional UPDATE alone keeps concurrent reads monotonic.
     const { conversation, member } = await accessConversation(tx, viewer, id, { lock: false })
+    const settingsEvents = await settingsAfterRead(tx, viewer, id)
     const target = Math.min(upTo ?? conversation.lastSeq, conversation.lastSeq)
-    if (target <= member.lastReadSeq) return { result: member, events: [] }
+    if (target <= member.lastReadSeq) return { result: member, events: settingsEvents }
     const moved = await advanceReadPosition(tx, id, viewer.userId, target)
     if (!moved) {
       // A concurrent call moved it further first; this statement sees that commit.
       const current = await findMember(tx, id, viewer.userId)
       if (!current) throw notFound('Conversation')
-      return { result: current, events: [] }
+      return { result: current, events: settingsEvents }
     }
-    return {
-      result: { ...member, ...moved },
-      events: [{ type: 'read', conversationId: id, userId: viewer.userId, lastReadSeq: moved.lastReadSeq, receiptsVisible: receiptsVisible(app.settings, conversation.type) }],
-    }
+    const read: RealtimeEvent = { type: 'read', conversationId: id, userId: viewer.userId, lastReadSeq: moved.lastReadSeq, receiptsVisible: receiptsVisible(app.settings, conversation.type) }
+    return { result: { ...member, ...moved }, events: [read, ...settingsEvents] }
   })
 }
 

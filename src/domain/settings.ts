@@ -12,6 +12,8 @@ export type Settings = {
   resyncLimit: number
   /** Concurrent sends to one conversation share one transaction (one lock and commit for many messages). */
   coalesceSends: boolean
+  /** How many conversations one user may pin (PINNED_CONVERSATIONS_LIMIT); one more is LIMIT_REACHED. */
+  pinnedConversationsLimit: number
   /** Sends and edits write search documents. Off only in the benchmark that measures what indexing costs a send. */
   searchIndexing: boolean
   /** Pins a conversation holds at most (LIMIT_REACHED past it). */
@@ -26,6 +28,7 @@ export const DEFAULT_SETTINGS: Settings = {
   sensitiveWords: [],
   resyncLimit: 1000,
   coalesceSends: true,
+  pinnedConversationsLimit: 5,
   searchIndexing: true,
   pinnedMessagesLimit: 10,
   reactionLimits: { emojiPerMessage: 20, perUser: 3 },
@@ -38,6 +41,7 @@ export function settingsFromConfig(config: Config, sensitiveWords: string[] = []
     sensitiveWords,
     resyncLimit: config.RESYNC_LIMIT,
     coalesceSends: config.SEND_COALESCING,
+    pinnedConversationsLimit: config.PINNED_CONVERSATIONS_LIMIT,
     searchIndexing: true,
     pinnedMessagesLimit: config.PINNED_MESSAGES_LIMIT,
     reactionLimits: { emojiPerMessage: config.REACTION_EMOJI_LIMIT, perUser: config.REACTIONS_PER_USER_LIMIT },

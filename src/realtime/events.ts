@@ -12,6 +12,8 @@ export type RealtimeEvent =
   | { type: 'removed'; conversationId: number; userId: number }
   | { type: 'reminderDue'; userId: number; conversationId: number; seq: number; remindAt: string }
   | { type: 'messageAction'; userId: number; conversationId: number; seq: number }
+  /** The user's own settings or draft of the conversation changed (for their other devices). */
+  | { type: 'conversationUpdated'; userId: number; conversationId: number }
 
 export const conversationTopic = (id: number) => `conversation:${id}`
 export const userTopic = (id: number) => `user:${id}`

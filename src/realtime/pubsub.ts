@@ -33,6 +33,7 @@ export function topicsOf(event: RealtimeEvent): string[] {
     case 'removed':
     case 'reminderDue':
     case 'messageAction':
+    case 'conversationUpdated':
       return [userTopic(event.userId)]
   }
 }

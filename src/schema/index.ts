@@ -18,6 +18,7 @@ import './reads.ts'
 import './pins.ts'
 import './reactions.ts'
 import './stickers.ts'
+import './conversationSettings.ts'
 import './subscription.ts'
 
 builder.queryType({})

@@ -22,7 +22,10 @@ builder.objectFields(ConversationRef, (t) => ({
 }))
 
 builder.objectField(ViewerRef, 'unreadTotal', (t) =>
-  t.int({ description: 'The sum of unreadCount over all current conversations', resolve: (v, _a, ctx) => unreadTotal(ctx.app, v) }),
+  t.int({
+    description: 'The sum of unreadCount over current conversations not in do-not-disturb; a markedUnread one with nothing unread counts 1',
+    resolve: (v, _a, ctx) => unreadTotal(ctx.app, v),
+  }),
 )
 
 const MessageReceiptRef = builder.objectRef<Receipt>('MessageReceipt')
@@ -62,7 +65,7 @@ builder.objectField(MessageRef, 'receipt', (t) =>
 builder.mutationField('markConversationRead', (t) =>
   t.withAuth({ authenticated: true }).field({
     type: ConversationMemberRef,
-    description: 'Default: lastSeq; clamped to lastSeq; never moves backwards (an older seq is a no-op)',
+    description: 'Default: lastSeq; clamped to lastSeq; never moves backwards (an older seq is a no-op). Clears viewerSettings.markedUnread',
     args: { conversationId: t.arg.id({ required: true }), seq: t.arg({ type: 'SafeInt' }) },
     resolve: (_r, args, ctx) => markConversationRead(ctx.app, ctx.viewer, args.conversationId, args.seq),
   }),

@@ -19,6 +19,11 @@ const MessageEventRef = builder.objectRef<Payload<'MessageEvent'>>('MessageEvent
     pts: t.field({ type: 'SafeInt', description: 'The change number: resume with sincePts set to the last one seen', resolve: (e) => e.pts }),
     message: t.field({ type: MessageRef, resolve: (e) => e.message }),
     cursor: t.string({ description: "The message's cursor in Conversation.messages", resolve: (e) => seqCursor(e.message) }),
+    alert: t.boolean({
+      description:
+        "The viewer's client should notify: an ADDED message by someone else, visible to the viewer, in a conversation not in do-not-disturb, or mentioning the viewer or @all (which breaks through it). Never for own messages, edits, recalls or SYSTEM messages",
+      resolve: (e) => e.alert,
+    }),
   }),
 })
 
@@ -64,6 +69,13 @@ const MessageActionEventRef = builder.objectRef<Payload<'MessageActionEvent'>>('
   }),
 })
 
+const ConversationUpdatedEventRef = builder.objectRef<Payload<'ConversationUpdatedEvent'>>('ConversationUpdatedEvent').implement({
+  description: "The viewer's own settings or draft of a conversation changed (for their other devices)",
+  fields: (t) => ({
+    conversation: t.field({ type: ConversationRef, resolve: (e) => e.conversation }),
+  }),
+})
+
 const resolveType = (payload: EventPayload) => payload.typename
 
 const ConversationEventUnion = builder.unionType('ConversationEvent', {
@@ -81,7 +93,7 @@ const ConversationEventBatchRef = builder.objectRef<DeliveryBatch>('Conversation
 })
 
 const InboxEventUnion = builder.unionType('InboxEvent', {
-  types: [MessageEventRef, ReadEventRef, TypingEventRef, ReminderDueEventRef, ConversationJoinedEventRef, MessageActionEventRef],
+  types: [MessageEventRef, ReadEventRef, TypingEventRef, ReminderDueEventRef, ConversationJoinedEventRef, MessageActionEventRef, ConversationUpdatedEventRef],
   resolveType,
 })
 

@@ -15,8 +15,8 @@ builder.objectType(ViewerRef, {
     isOperator: t.exposeBoolean('isOperator'),
     conversations: t.field({
       type: ConversationConnection,
-      description: 'Most recent activity first',
-      args: { first: t.arg.int(), after: t.arg.string(), type: t.arg({ type: ConversationTypeEnum }) },
+      description: 'Pinned first (most recently pinned first), then most recent activity first; archived conversations only with archived: true',
+      args: { first: t.arg.int(), after: t.arg.string(), type: t.arg({ type: ConversationTypeEnum }), archived: t.arg.boolean({ defaultValue: false }) },
       resolve: async (v, args, ctx) => {
         const page = await listConversations(ctx.app, v, args)
         for (const { node } of page.edges) ctx.loaders.conversations.prime(node.conversation.id, node)

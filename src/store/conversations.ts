@@ -161,21 +161,32 @@ export async function findSuccessor(conn: Conn, conversationId: number, excludeU
   return rows[0] ? Number(rows[0].userId) : null
 }
 
-/** The viewer's conversations, most recent activity first; keyset-paged on (lastActivityAt, id). */
+/** Where a conversation stands in the viewer's list: pinned ones first by pin time, then the rest by last activity. */
+export type InboxKey = { pinned: boolean; at: Date; id: number }
+export type InboxEntry = ConversationAccess & { key: InboxKey }
+
+// The list's sort key, descending in every part, so one row comparison pages it.
+const PINNED_KEY = Prisma.sql`(cs.pinned_at IS NOT NULL)`
+const TIME_KEY = Prisma.sql`coalesce(cs.pinned_at, c.last_activity_at)`
+
+/** The viewer's current conversations (archived ones, the others, or with null both) in list order; keyset-paged on InboxKey. */
 export async function listInbox(
   conn: Conn,
   userId: number,
-  opts: { type: ConversationType | null; after: { activityAt: Date; id: number } | null; limit: number },
-): Promise<ConversationAccess[]> {
-  const rows = await conn.$queryRaw<AccessRow[]>`
-    SELECT ${CONVERSATION_COLUMNS}, ${MEMBER_JSON}
+  opts: { type: ConversationType | null; archived: boolean | null; after: InboxKey | null; limit: number },
+): Promise<InboxEntry[]> {
+  const after = opts.after
+  const rows = await conn.$queryRaw<(AccessRow & { pinned: boolean; sortAt: Date })[]>`
+    SELECT ${CONVERSATION_COLUMNS}, ${MEMBER_JSON}, ${PINNED_KEY} AS pinned, ${TIME_KEY} AS "sortAt"
     FROM conversation_members cm JOIN conversations c ON c.id = cm.conversation_id
+    LEFT JOIN conversation_settings cs ON cs.conversation_id = cm.conversation_id AND cs.user_id = cm.user_id
     WHERE cm.user_id = ${userId} AND cm.left_at IS NULL
+      ${opts.archived === null ? Prisma.empty : Prisma.sql`AND coalesce(cs.archived, false) = ${opts.archived}`}
       ${opts.type ? Prisma.sql`AND c.type = ${opts.type}::"ConversationType"` : Prisma.empty}
-      ${opts.after ? Prisma.sql`AND (c.last_activity_at, c.id) < (${opts.after.activityAt}, ${opts.after.id})` : Prisma.empty}
-    ORDER BY c.last_activity_at DESC, c.id DESC
+      ${after ? Prisma.sql`AND (${PINNED_KEY}::int, ${TIME_KEY}, c.id) < (${after.pinned ? 1 : 0}, ${after.at}, ${after.id})` : Prisma.empty}
+    ORDER BY ${PINNED_KEY} DESC, ${TIME_KEY} DESC, c.id DESC
     LIMIT ${opts.limit}`
-  return rows.map(toAccess)
+  return rows.map((r) => ({ ...toAccess(r), key: { pinned: r.pinned, at: r.sortAt, id: Number(r.id) } }))
 }
 
 /** Current members of one conversation, by user id; keyset-paged. */

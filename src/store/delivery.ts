@@ -8,7 +8,8 @@ import { Prisma, bigintArray, type Conn } from './sql.ts'
 
 type MemberRow = Parameters<typeof toMember>[0]
 
-export type DeliveryMember = { member: MemberRecord; sees: boolean }
+/** `doNotDisturbUntil`: the member's own setting, which decides MessageEvent.alert. */
+export type DeliveryMember = { member: MemberRecord; sees: boolean; doNotDisturbUntil: Date | null }
 
 /**
  * Which of `userIds` are current members of the conversation, with their membership rows, and for
@@ -20,11 +21,12 @@ export async function findDeliveryMembers(conn: Conn, conversationId: number, us
     seq === null
       ? Prisma.sql`true`
       : Prisma.sql`EXISTS (SELECT 1 FROM messages m WHERE m.conversation_id = cm.conversation_id AND m.seq = ${seq} AND ${visibleToUser(Prisma.sql`cm.user_id`)})`
-  const rows = await conn.$queryRaw<(MemberRow & { sees: boolean })[]>`
-    SELECT ${MEMBER_COLUMNS}, ${sees} AS sees
+  const rows = await conn.$queryRaw<(MemberRow & { sees: boolean; doNotDisturbUntil: Date | null })[]>`
+    SELECT ${MEMBER_COLUMNS}, ${sees} AS sees, cs.do_not_disturb_until AS "doNotDisturbUntil"
     FROM conversation_members cm
+    LEFT JOIN conversation_settings cs ON cs.conversation_id = cm.conversation_id AND cs.user_id = cm.user_id
     WHERE cm.conversation_id = ${conversationId} AND cm.user_id = ANY(${bigintArray(userIds)}) AND cm.left_at IS NULL`
-  return rows.map(({ sees, ...member }) => ({ member: toMember(member), sees }))
+  return rows.map(({ sees, doNotDisturbUntil, ...member }) => ({ member: toMember(member), sees, doNotDisturbUntil }))
 }
 
 /** One message as stored, whoever reads it (delivery applies visibility per subscriber). */

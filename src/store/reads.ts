@@ -42,12 +42,17 @@ export async function countUnread(conn: Conn, reader: Reader, conversationIds: r
   return rows.map((r) => ({ conversationId: Number(r.conversationId), unread: r.unread, mentioned: r.mentioned }))
 }
 
-/** The sum of unread counts over all the reader's current conversations. */
+/**
+ * Viewer.unreadTotal: the unread counts of the reader's current conversations that are not in
+ * do-not-disturb, where a conversation marked unread with nothing unread counts 1.
+ */
 export async function countUnreadTotal(conn: Conn, reader: Reader): Promise<number> {
   const rows = await conn.$queryRaw<{ total: number }[]>`
-    SELECT coalesce(sum(counts.unread), 0)::int AS total
-    FROM conversation_members cm ${unreadOf(reader)}
-    WHERE cm.user_id = ${reader.userId} AND cm.left_at IS NULL`
+    SELECT coalesce(sum(CASE WHEN counts.unread > 0 THEN counts.unread WHEN cs.marked_unread THEN 1 ELSE 0 END), 0)::int AS total
+    FROM conversation_members cm
+    LEFT JOIN conversation_settings cs ON cs.conversation_id = cm.conversation_id AND cs.user_id = cm.user_id ${unreadOf(reader)}
+    WHERE cm.user_id = ${reader.userId} AND cm.left_at IS NULL
+      AND (cs.do_not_disturb_until IS NULL OR cs.do_not_disturb_until <= clock_timestamp())`
   return rows[0]!.total
 }
 

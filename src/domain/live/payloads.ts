@@ -8,12 +8,13 @@ import { isRecalled } from '../policy.ts'
 
 /** A subscription's GraphQL payload; `Error` ends the stream with that error (masked unless a DomainError). */
 export type EventPayload =
-  | { typename: 'MessageEvent'; kind: MessageEventKind; pts: number; message: MessageRecord }
+  | { typename: 'MessageEvent'; kind: MessageEventKind; pts: number; message: MessageRecord; alert: boolean }
   | { typename: 'ReadEvent'; conversationId: number; userId: number; lastReadSeq: number }
   | { typename: 'TypingEvent'; conversationId: number; userId: number; expiresAt: Date }
   | { typename: 'ReminderDueEvent'; message: MessageRecord; remindAt: Date }
   | { typename: 'ConversationJoinedEvent'; conversation: ConversationAccess }
   | { typename: 'MessageActionEvent'; key: MessageKey; state: ViewerState }
+  | { typename: 'ConversationUpdatedEvent'; conversation: ConversationAccess }
   | { typename: 'Error'; error: Error }
 
 /** One event for one subscriber, with the loaders its fields resolve through (primed from the shared reads). */

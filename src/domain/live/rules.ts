@@ -1,4 +1,5 @@
-import type { RealtimeEvent } from '../../realtime/events.ts'
+import type { MessageEventKind, RealtimeEvent } from '../../realtime/events.ts'
+import type { MessageRecord } from '../../store/records.ts'
 import type { DeliveryMember } from '../../store/delivery.ts'
 import type { ConversationBound, WaveReads } from './wave.ts'
 
@@ -38,6 +39,27 @@ export function conversationVerdict(event: ConversationBound, member: DeliveryMe
   return 'deliver'
 }
 
+/** Do-not-disturb is on while now < doNotDisturbUntil (a past time is off). */
+export const inDoNotDisturb = (until: Date | null, now: Date): boolean => until !== null && until > now
+
+/**
+ * MessageEvent.alert: whether the viewer's client should notify. An ADDED message by someone else,
+ * addressed to the viewer (not directed at others), outside do-not-disturb, or mentioning the viewer
+ * or @all, which breaks through it. Never for own messages, SYSTEM notices, edits or recalls. The
+ * send path uses the same rule to bring an archived conversation back (domain/conversationSettings.ts).
+ */
+export function alerts(
+  kind: MessageEventKind,
+  message: Pick<MessageRecord, 'senderType' | 'senderId' | 'mentionUserIds' | 'mentionAll' | 'visibleTo'>,
+  viewerId: number,
+  doNotDisturbUntil: Date | null,
+  now: Date,
+): boolean {
+  if (kind !== 'ADDED' || message.senderType === 'SYSTEM' || message.senderId === viewerId) return false
+  if (message.visibleTo.length && !message.visibleTo.includes(viewerId)) return false
+  return !inDoNotDisturb(doNotDisturbUntil, now) || message.mentionAll || message.mentionUserIds.includes(viewerId)
+}
+
 /**
  * What an event on the viewer's own topic means for a subscription of `scope`: deliver it, skip it,
  * follow a conversation the viewer joined (inbox), stop following one the viewer left (inbox), or end
@@ -54,6 +76,7 @@ export function userTopicVerdict(event: RealtimeEvent, scope: Scope): 'deliver' 
       return scoped === null ? 'join' : 'skip'
     case 'reminderDue':
     case 'messageAction':
+    case 'conversationUpdated':
       return scoped === null ? 'deliver' : 'skip'
     case 'message':
     case 'typing':

@@ -2,14 +2,16 @@ import type { Db } from '../../db/client.ts'
 import { DomainError, notFound } from '../../errors.ts'
 import { BoundedQueue } from '../../realtime/queue.ts'
 import { listChanges } from '../../store/changes.ts'
+import type { MessageEventKind } from '../../realtime/events.ts'
 import type { ConversationAccess } from '../../store/conversations.ts'
+import { findSettings } from '../../store/conversationSettings.ts'
 import type { MessageRecord } from '../../store/records.ts'
 import type { Viewer } from '../app.ts'
 import { createLoaders, type Loaders } from '../loaders.ts'
 import { shownViewerState } from '../policy.ts'
 import type { Hub } from './hub.ts'
 import { kindOf, type Delivery, type DeliveryBatch } from './payloads.ts'
-import { conversationVerdict, mayConcern, userTopicVerdict, type Scope } from './rules.ts'
+import { alerts, conversationVerdict, mayConcern, userTopicVerdict, type Scope } from './rules.ts'
 import type { ConversationBound, Wave } from './wave.ts'
 
 /** Replay reads the missed changes this many at a time. */
@@ -96,6 +98,9 @@ export class Subscription {
       page.catch(() => {}) // awaited below, unless the subscriber leaves first
       return page
     }
+    // Replayed additions alert like live ones, under the viewer's do-not-disturb as it is now.
+    const [settings] = await findSettings(this.db, this.viewer.userId, [conversationId])
+    const alert = (message: MessageRecord, kind: MessageEventKind) => alerts(kind, message, this.viewer.userId, settings?.doNotDisturbUntil ?? null, new Date())
     // The next page is read while this one is delivered, so the stream never waits on the database.
     let next: Promise<MessageRecord[]> | null = read(sincePts)
     while (next) {
@@ -107,7 +112,10 @@ export class Subscription {
       for (const message of page) loaders.messages.prime(message, message)
       this.hub.observer.replayed(page.length)
       yield {
-        payloads: page.map((message) => ({ typename: 'MessageEvent', kind: kindOf({ status: message.status, edited: message.editedAt !== null, reacted: message.reactionsPts === message.pts }), pts: message.pts, message })),
+        payloads: page.map((message) => {
+          const kind = kindOf({ status: message.status, edited: message.editedAt !== null, reacted: message.reactionsPts === message.pts })
+          return { typename: 'MessageEvent', kind, pts: message.pts, message, alert: alert(message, kind) }
+        }),
         loaders,
       }
     }
@@ -161,7 +169,10 @@ export class Subscription {
       case 'message':
         loaders.conversations.prime(conversationId, { conversation: reads.conversation!, member: member!.member })
         loaders.messages.prime(reads.message!, reads.message!)
-        return { payload: { typename: 'MessageEvent', kind: event.kind, pts: event.pts, message: reads.message! }, loaders }
+        return {
+          payload: { typename: 'MessageEvent', kind: event.kind, pts: event.pts, message: reads.message!, alert: alerts(event.kind, reads.message!, this.viewer.userId, member!.doNotDisturbUntil, new Date()) },
+          loaders,
+        }
       case 'read':
         return { payload: { typename: 'ReadEvent', conversationId, userId: event.userId, lastReadSeq: event.lastReadSeq }, loaders }
       case 'typing':
@@ -197,6 +208,10 @@ export class Subscription {
         // A message deleted for the viewer is invisible to them, but its state still goes to their devices.
         const [message, stored] = await Promise.all([loaders.messages.load(key), loaders.viewerStates.load(key)])
         return { payload: { typename: 'MessageActionEvent', key, state: message ? shownViewerState(message, stored) : stored }, loaders }
+      }
+      case 'conversationUpdated': {
+        const access = await loaders.conversations.load(event.conversationId)
+        return access?.member ? { payload: { typename: 'ConversationUpdatedEvent', conversation: access }, loaders } : null
       }
       case 'message':
       case 'typing':

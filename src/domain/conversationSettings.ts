@@ -1,0 +1,115 @@
+import type { Tx } from '../db/client.ts'
+import { DomainError, badInput } from '../errors.ts'
+import { parseId } from '../ids.ts'
+import type { RealtimeEvent } from '../realtime/events.ts'
+import {
+  applySendEffects,
+  clearMarkedUnread,
+  countPinned,
+  findSettingsTouchedBySend,
+  lockUserPins,
+  writeDraft,
+  writeSettings,
+  type SettingsPatch,
+} from '../store/conversationSettings.ts'
+import type { MessageRecord } from '../store/records.ts'
+import { accessConversation } from './access.ts'
+import { transact, type App, type Viewer } from './app.ts'
+import { parseText } from './content.ts'
+import { LIMITS } from './limits.ts'
+import { alerts } from './live/rules.ts'
+import { checkReferences, parseQuoted, parseUserIds } from './references.ts'
+
+/**
+ * Every write of a member's own state of a conversation (do-not-disturb, pin, archive, mark unread,
+ * draft) is in this module, and each one goes through `changed`, in its transaction.
+ */
+
+type Change = { userId: number; conversationId: number }
+
+/**
+ * The one place where a committed settings or draft change becomes what is published: a
+ * ConversationUpdatedEvent on that user's own topic (their other devices), for nobody else.
+ */
+function changed(changes: readonly Change[]): RealtimeEvent[] {
+  return changes.map((c) => ({ type: 'conversationUpdated', userId: c.userId, conversationId: c.conversationId }))
+}
+
+export type SettingsInput = { doNotDisturbUntil?: Date | null; pinned?: boolean | null; archived?: boolean | null; markedUnread?: boolean | null }
+
+/** Omitted fields stay as they are; explicit null is meaningful only for doNotDisturbUntil (off). */
+function parsePatch(input: SettingsInput): SettingsPatch {
+  const flag = (name: 'pinned' | 'archived' | 'markedUnread') => {
+    const value = input[name]
+    if (value === null) throw badInput(`${name} takes true or false; omit it to leave it unchanged`, name)
+    return value
+  }
+  return { doNotDisturbUntil: input.doNotDisturbUntil, pinned: flag('pinned'), archived: flag('archived'), markedUnread: flag('markedUnread') }
+}
+
+/**
+ * updateConversationSettings for the viewer only. Pinning one more conversation than the configured
+ * limit is LIMIT_REACHED; the viewer's pins serialize on their user row, so concurrent pins cannot
+ * pass it together. Returns the conversation id.
+ */
+export async function updateConversationSettings(app: App, viewer: Viewer, conversationId: string, input: SettingsInput): Promise<number> {
+  const id = parseId(conversationId, 'Conversation')
+  const patch = parsePatch(input)
+  return transact(app, async (tx) => {
+    await accessConversation(tx, viewer, id, { lock: false })
+    if (patch.pinned) await checkPinLimit(tx, app, viewer, id)
+    await writeSettings(tx, id, viewer.userId, patch)
+    return { result: id, events: changed([{ userId: viewer.userId, conversationId: id }]) }
+  })
+}
+
+async function checkPinLimit(tx: Tx, app: App, viewer: Viewer, conversationId: number): Promise<void> {
+  await lockUserPins(tx, viewer.userId)
+  const limit = app.settings.pinnedConversationsLimit
+  // Pinning a pinned conversation again is a no-op, so it is not counted against itself.
+  if ((await countPinned(tx, viewer.userId, conversationId)) >= limit) {
+    throw new DomainError('LIMIT_REACHED', `at most ${limit} conversations can be pinned; unpin one first`, { limit })
+  }
+}
+
+export type DraftInput = { text: string; quotedMessageId?: string | null; mentionUserIds?: readonly string[] | null }
+
+/**
+ * saveDraft: the text under a text message's limits, a quoted message the viewer may see in the same
+ * conversation, mentioned users who are members; null clears. Returns the conversation id.
+ */
+export async function saveDraft(app: App, viewer: Viewer, conversationId: string, input: DraftInput | null): Promise<number> {
+  const id = parseId(conversationId, 'Conversation')
+  const parsed = input && {
+    text: parseText(input.text, 'draft.text'),
+    quoted: parseQuoted(input.quotedMessageId, id),
+    mentionUserIds: parseUserIds(input.mentionUserIds, 'draft.mentionUserIds', LIMITS.mentionsPerMessage),
+  }
+  return transact(app, async (tx) => {
+    await accessConversation(tx, viewer, id, { lock: false })
+    if (parsed) await checkReferences(tx, viewer, id, { userIds: parsed.mentionUserIds, quoted: parsed.quoted })
+    await writeDraft(tx, id, viewer.userId, parsed && { text: parsed.text, quotedSeq: parsed.quoted?.seq ?? null, mentionUserIds: parsed.mentionUserIds })
+    return { result: id, events: changed([{ userId: viewer.userId, conversationId: id }]) }
+  })
+}
+
+/**
+ * In the send's transaction: the senders' drafts are cleared, and an archived conversation comes back
+ * for each member a new message alerts (the MessageEvent.alert rule).
+ */
+export async function settingsAfterSend(tx: Tx, conversationId: number, messages: readonly MessageRecord[]): Promise<RealtimeEvent[]> {
+  const senders = [...new Set(messages.map((m) => m.senderId).filter((id): id is number => id !== null))]
+  const touched = await findSettingsTouchedBySend(tx, conversationId, senders)
+  if (!touched.length) return []
+  const now = new Date()
+  const drafts = touched.filter((s) => s.draft && senders.includes(s.userId)).map((s) => s.userId)
+  const unarchive = touched.filter((s) => s.archived && messages.some((m) => alerts('ADDED', m, s.userId, s.doNotDisturbUntil, now))).map((s) => s.userId)
+  if (!drafts.length && !unarchive.length) return []
+  await applySendEffects(tx, conversationId, drafts, unarchive)
+  return changed([...new Set([...drafts, ...unarchive])].map((userId) => ({ userId, conversationId })))
+}
+
+/** In markConversationRead's transaction: reading clears the viewer's markedUnread. */
+export async function settingsAfterRead(tx: Tx, viewer: Viewer, conversationId: number): Promise<RealtimeEvent[]> {
+  return (await clearMarkedUnread(tx, conversationId, viewer.userId)) ? changed([{ userId: viewer.userId, conversationId }]) : []
+}

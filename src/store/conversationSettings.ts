@@ -1,0 +1,136 @@
+import { Prisma, bigintArray, type Conn } from './sql.ts'
+
+/** A member's own state of a conversation; a member without a row has everything off. */
+export type SettingsRecord = {
+  conversationId: number
+  userId: number
+  doNotDisturbUntil: Date | null
+  pinnedAt: Date | null
+  archived: boolean
+  markedUnread: boolean
+  draft: DraftRecord | null
+}
+export type DraftRecord = { text: string; quotedSeq: number | null; mentionUserIds: number[]; updatedAt: Date }
+
+export const noSettings = (conversationId: number, userId: number): SettingsRecord => ({
+  conversationId,
+  userId,
+  doNotDisturbUntil: null,
+  pinnedAt: null,
+  archived: false,
+  markedUnread: false,
+  draft: null,
+})
+
+type SettingsRow = {
+  conversationId: bigint
+  userId: bigint
+  doNotDisturbUntil: Date | null
+  pinnedAt: Date | null
+  archived: boolean
+  markedUnread: boolean
+  draftText: string | null
+  draftQuotedSeq: bigint | null
+  draftMentionIds: bigint[] | null
+  draftUpdatedAt: Date | null
+}
+
+const SETTINGS_COLUMNS = Prisma.sql`cs.conversation_id AS "conversationId", cs.user_id AS "userId",
+  cs.do_not_disturb_until AS "doNotDisturbUntil", cs.pinned_at AS "pinnedAt", cs.archived, cs.marked_unread AS "markedUnread",
+  cs.draft_text AS "draftText", cs.draft_quoted_seq AS "draftQuotedSeq", cs.draft_mention_ids AS "draftMentionIds", cs.draft_updated_at AS "draftUpdatedAt"`
+
+const toSettings = (r: SettingsRow): SettingsRecord => ({
+  conversationId: Number(r.conversationId),
+  userId: Number(r.userId),
+  doNotDisturbUntil: r.doNotDisturbUntil,
+  pinnedAt: r.pinnedAt,
+  archived: r.archived,
+  markedUnread: r.markedUnread,
+  draft:
+    r.draftText === null
+      ? null
+      : { text: r.draftText, quotedSeq: r.draftQuotedSeq === null ? null : Number(r.draftQuotedSeq), mentionUserIds: (r.draftMentionIds ?? []).map(Number), updatedAt: r.draftUpdatedAt! },
+})
+
+/** The user's settings rows among `conversationIds` (missing ones have none). */
+export async function findSettings(conn: Conn, userId: number, conversationIds: readonly number[]): Promise<SettingsRecord[]> {
+  const rows = await conn.$queryRaw<SettingsRow[]>`
+    SELECT ${SETTINGS_COLUMNS} FROM conversation_settings cs
+    WHERE cs.user_id = ${userId} AND cs.conversation_id = ANY(${bigintArray(conversationIds)})`
+  return rows.map(toSettings)
+}
+
+/** The settings rows of one conversation that a send may change: archived ones, and the senders' drafts. */
+export async function findSettingsTouchedBySend(conn: Conn, conversationId: number, senderIds: readonly number[]): Promise<SettingsRecord[]> {
+  const rows = await conn.$queryRaw<SettingsRow[]>`
+    SELECT ${SETTINGS_COLUMNS} FROM conversation_settings cs
+    WHERE cs.conversation_id = ${conversationId} AND (cs.archived OR (cs.draft_text IS NOT NULL AND cs.user_id = ANY(${bigintArray(senderIds)})))`
+  return rows.map(toSettings)
+}
+
+/** Fields to set; an absent field is left as it is. `pinned: true` keeps an existing pin's time. */
+export type SettingsPatch = { doNotDisturbUntil?: Date | null; pinned?: boolean; archived?: boolean; markedUnread?: boolean }
+
+/** Writes the given fields of one member's settings in one statement (a row is created on first use). */
+export async function writeSettings(conn: Conn, conversationId: number, userId: number, patch: SettingsPatch): Promise<SettingsRecord> {
+  const sets: Prisma.Sql[] = []
+  if (patch.doNotDisturbUntil !== undefined) sets.push(Prisma.sql`do_not_disturb_until = ${patch.doNotDisturbUntil}`)
+  if (patch.pinned !== undefined) sets.push(patch.pinned ? Prisma.sql`pinned_at = coalesce(cs.pinned_at, clock_timestamp())` : Prisma.sql`pinned_at = NULL`)
+  if (patch.archived !== undefined) sets.push(Prisma.sql`archived = ${patch.archived}`)
+  if (patch.markedUnread !== undefined) sets.push(Prisma.sql`marked_unread = ${patch.markedUnread}`)
+  // With nothing to set, the no-op assignment still returns the row.
+  if (!sets.length) sets.push(Prisma.sql`archived = cs.archived`)
+  const rows = await conn.$queryRaw<SettingsRow[]>`
+    INSERT INTO conversation_settings AS cs (conversation_id, user_id) VALUES (${conversationId}, ${userId})
+    ON CONFLICT (conversation_id, user_id) DO UPDATE SET ${Prisma.join(sets, ', ')}
+    RETURNING ${SETTINGS_COLUMNS}`
+  return toSettings(rows[0]!)
+}
+
+/** Replaces (or with null clears) one member's draft: every part of it in one statement. */
+export async function writeDraft(conn: Conn, conversationId: number, userId: number, draft: Omit<DraftRecord, 'updatedAt'> | null): Promise<void> {
+  const text = draft?.text ?? null
+  const quotedSeq = draft?.quotedSeq ?? null
+  const mentions = bigintArray(draft?.mentionUserIds ?? [])
+  await conn.$executeRaw`
+    INSERT INTO conversation_settings AS cs (conversation_id, user_id, draft_text, draft_quoted_seq, draft_mention_ids, draft_updated_at)
+    VALUES (${conversationId}, ${userId}, ${text}, ${quotedSeq}, ${mentions}, CASE WHEN ${text}::text IS NULL THEN NULL ELSE clock_timestamp() END)
+    ON CONFLICT (conversation_id, user_id) DO UPDATE SET draft_text = EXCLUDED.draft_text, draft_quoted_seq = EXCLUDED.draft_quoted_seq,
+      draft_mention_ids = EXCLUDED.draft_mention_ids, draft_updated_at = EXCLUDED.draft_updated_at`
+}
+
+/** After a send: clears the drafts of `draftsOf` and brings `unarchive` back into the list; one statement. */
+export async function applySendEffects(conn: Conn, conversationId: number, draftsOf: readonly number[], unarchive: readonly number[]): Promise<void> {
+  await conn.$executeRaw`
+    UPDATE conversation_settings cs SET
+      archived = cs.archived AND NOT cs.user_id = ANY(${bigintArray(unarchive)}),
+      draft_text = CASE WHEN cs.user_id = ANY(${bigintArray(draftsOf)}) THEN NULL ELSE cs.draft_text END,
+      draft_quoted_seq = CASE WHEN cs.user_id = ANY(${bigintArray(draftsOf)}) THEN NULL ELSE cs.draft_quoted_seq END,
+      draft_mention_ids = CASE WHEN cs.user_id = ANY(${bigintArray(draftsOf)}) THEN '{}' ELSE cs.draft_mention_ids END,
+      draft_updated_at = CASE WHEN cs.user_id = ANY(${bigintArray(draftsOf)}) THEN NULL ELSE cs.draft_updated_at END
+    WHERE cs.conversation_id = ${conversationId} AND cs.user_id = ANY(${bigintArray([...draftsOf, ...unarchive])})`
+}
+
+/** Clears markedUnread; true when it was set. */
+export async function clearMarkedUnread(conn: Conn, conversationId: number, userId: number): Promise<boolean> {
+  const changed = await conn.$executeRaw`
+    UPDATE conversation_settings SET marked_unread = false WHERE conversation_id = ${conversationId} AND user_id = ${userId} AND marked_unread`
+  return changed > 0
+}
+
+/**
+ * Locks the user's row: pins of one user serialize, so two concurrent pins cannot both pass the
+ * limit. (NO KEY UPDATE: other writes that reference the user do not wait.)
+ */
+export async function lockUserPins(conn: Conn, userId: number): Promise<void> {
+  await conn.$queryRaw`SELECT 1 FROM users WHERE id = ${userId} FOR NO KEY UPDATE`
+}
+
+/** How many of the user's current conversations other than `exceptId` are pinned. */
+export async function countPinned(conn: Conn, userId: number, exceptId: number): Promise<number> {
+  const rows = await conn.$queryRaw<{ n: number }[]>`
+    SELECT count(*)::int AS n FROM conversation_settings cs
+    JOIN conversation_members cm ON cm.conversation_id = cs.conversation_id AND cm.user_id = cs.user_id AND cm.left_at IS NULL
+    WHERE cs.user_id = ${userId} AND cs.pinned_at IS NOT NULL AND cs.conversation_id <> ${exceptId}`
+  return rows[0]!.n
+}
