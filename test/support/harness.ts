@@ -68,9 +68,9 @@ export function newUser(opts: { prefix?: string; operator?: boolean; name?: stri
   return userWithHandle(uniqueHandle(opts.prefix), opts)
 }
 
-/** A user for a given handle (created on first request unless it exists). */
-export async function userWithHandle(handle: string, opts: { operator?: boolean; name?: string } = {}): Promise<TestUser> {
-  const token = await signToken(AUTH_SECRET, handle, { operator: opts.operator, name: opts.name })
+/** A user for a given handle (created on first request unless it exists); another `expiresIn` gives another token (a second device). */
+export async function userWithHandle(handle: string, opts: { operator?: boolean; name?: string; expiresIn?: string } = {}): Promise<TestUser> {
+  const token = await signToken(AUTH_SECRET, handle, { operator: opts.operator, name: opts.name, expiresIn: opts.expiresIn })
   const user: TestUser = {
     id: '',
     handle,
