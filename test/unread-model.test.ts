@@ -4,11 +4,16 @@ import { newUsers, type TestUser } from './support/harness.ts'
 import { DeleteForMe, RecallMessage, RestoreForMe } from './support/lifecycle.ts'
 import { AddMembers, createGroup, MarkRead, OpenPrivate, RemoveMember, SendMessage, SetTitle } from './support/operations.ts'
 import { ModelCounts, ModelReaders, Receipts } from './support/readViews.ts'
+import { UpdateSettings } from './support/settings.ts'
+
+const FAR_FUTURE = '9999-12-31T00:00:00.000Z'
+const PAST = '2000-01-01T00:00:00.000Z'
 
 /**
  * Unread counts and receipts against a brute-force model: random scenarios of sends (directed,
- * mentions, @all), reads, deletions for me and restores, recalls, members joining and leaving and
- * system messages, then every user's counts and every sender's receipts compared with the model.
+ * mentions, @all), reads, deletions for me and restores, recalls, members joining and leaving,
+ * system messages, and each member's do-not-disturb, mark-unread and archive, then every user's
+ * counts, list and total and every sender's receipts compared with the model.
  */
 
 /** A small seeded generator (mulberry32), so a failing scenario can be replayed from its seed. */
@@ -31,7 +36,9 @@ function random(seed: number) {
 }
 
 type ModelMessage = { seq: number; sender: number | null; mentions: number[]; all: boolean; to: number[]; recalled: boolean }
-type ModelMember = { current: boolean; visibleFrom: number; pos: number }
+/** `dnd`, `markedUnread`, `archived`: the member's own settings, kept across leaving and rejoining. */
+type ModelMember = { current: boolean; visibleFrom: number; pos: number; dnd: boolean; markedUnread: boolean; archived: boolean }
+const SETTINGS_OFF = { dnd: false, markedUnread: false, archived: false }
 
 /** One conversation as the contract defines it; users are indices into the scenario's user list. */
 class ConversationModel {
@@ -46,7 +53,7 @@ class ConversationModel {
     memberIds: number[],
   ) {
     for (let seq = 1; seq <= lastSeq; seq++) this.messages.push({ seq, sender: null, mentions: [], all: false, to: [], recalled: false })
-    for (const u of memberIds) this.members.set(u, { current: true, visibleFrom: 1, pos: 0 })
+    for (const u of memberIds) this.members.set(u, { current: true, visibleFrom: 1, pos: 0, ...SETTINGS_OFF })
   }
   current = () => [...this.members].filter(([, m]) => m.current).map(([u]) => u)
   isDeleted = (u: number, m: ModelMessage) => this.deleted.has(`${u}:${m.seq}`)
@@ -68,15 +75,29 @@ class ConversationModel {
     const readers = audience.filter((u) => this.members.get(u)!.pos >= m.seq)
     return { readers, notRead: audience.filter((u) => !readers.includes(u)) }
   }
+  /** Viewer.unreadTotal's share: nothing in do-not-disturb; marked unread with nothing unread counts 1. */
+  totalShare(u: number) {
+    const member = this.members.get(u)!
+    if (member.dnd) return 0
+    return this.unread(u).unreadCount || (member.markedUnread ? 1 : 0)
+  }
   append(m: Omit<ModelMessage, 'seq' | 'recalled'>): ModelMessage {
     const message = { ...m, seq: ++this.lastSeq, recalled: false }
     this.messages.push(message)
-    if (m.sender !== null) this.read(m.sender, message.seq)
+    if (m.sender === null) return message
+    // Sending moves the sender's read position; only markConversationRead clears markedUnread.
+    this.members.get(m.sender)!.pos = message.seq
+    // A message that alerts a member brings their archived conversation back (a mention breaks through do-not-disturb).
+    for (const u of this.current()) {
+      const member = this.members.get(u)!
+      if (u !== m.sender && this.sees(u, message) && (!member.dnd || m.all || m.mentions.includes(u))) member.archived = false
+    }
     return message
   }
   read(u: number, seq: number) {
     const member = this.members.get(u)!
     member.pos = Math.max(member.pos, Math.min(seq, this.lastSeq))
+    member.markedUnread = false
   }
 }
 
@@ -116,6 +137,22 @@ async function runScenario(seed: number) {
     const { markConversationRead } = await users[reader]!.run(MarkRead, { conversationId: c.id, seq })
     expect(markConversationRead.lastReadSeq).toBe(c.members.get(reader)!.pos)
   }
+  /**
+   * One member changes some of their settings (omitted ones stay): do-not-disturb (on, off, or a
+   * past time, which is off), mark unread, archive.
+   */
+  const changeSettings = async (c: ConversationModel) => {
+    const u = rand.pick(c.current())!
+    const member = c.members.get(u)!
+    const input: { doNotDisturbUntil?: string | null; markedUnread?: boolean; archived?: boolean } = {}
+    if (rand.chance(0.5)) {
+      input.doNotDisturbUntil = rand.chance(0.5) ? FAR_FUTURE : rand.pick([null, PAST])!
+      member.dnd = input.doNotDisturbUntil === FAR_FUTURE
+    }
+    if (rand.chance(0.5)) member.markedUnread = input.markedUnread = rand.chance(0.8)
+    if (rand.chance(0.6)) member.archived = input.archived = rand.chance(0.8)
+    await users[u]!.run(UpdateSettings, { id: c.id, input })
+  }
   const messageId = (c: ConversationModel, m: ModelMessage) => messageGlobalId({ conversationId: parseId(c.id, 'Conversation'), seq: m.seq })
   const deleteOrRestore = async (c: ConversationModel, restore: boolean) => {
     const user = rand.pick(c.current())!
@@ -153,7 +190,7 @@ async function runScenario(seed: number) {
     await systemMessage(async () => (await users[owner]!.run(AddMembers, { conversationId: group.id, userIds: [users[newcomer]!.id] })).addGroupMembers.lastSeq)
     // A returning member keeps their read position; JOINED history starts at the "added" message.
     const before = group.members.get(newcomer)
-    group.members.set(newcomer, { current: true, pos: before?.pos ?? 0, visibleFrom: joinedHistory ? group.lastSeq : 1 })
+    group.members.set(newcomer, { ...SETTINGS_OFF, ...before, current: true, pos: before?.pos ?? 0, visibleFrom: joinedHistory ? group.lastSeq : 1 })
   }
   const removeMember = async () => {
     const leaving = rand.pick(group.current().filter((u) => u !== owner))
@@ -165,15 +202,17 @@ async function runScenario(seed: number) {
   for (let step = 0; step < 60; step++) {
     const c = rand.chance(0.7) ? group : direct
     const roll = rand.int(100)
-    if (roll < 45) await send(c)
+    if (roll < 38) await send(c)
+    else if (roll < 50) await changeSettings(c)
     else if (roll < 65) await markRead(c)
     else if (roll < 73) await deleteOrRestore(c, false)
     else if (roll < 77) await deleteOrRestore(c, true)
     else if (roll < 83) await recall(c)
     else if (roll < 88) await systemMessage(async () => (await users[owner]!.run(SetTitle, { conversationId: group.id, title: `t${step}` })).setConversationTitle.lastSeq)
-    else if (roll < 94) await addMember()
+    else if (roll < 91) await addMember()
+    else if (roll < 95) await changeSettings(c)
     else await removeMember()
-    if (step % 15 === 14) await check(step, { readers: step === 59 })
+    if (step % 10 === 9) await check(step, { readers: step === 59 })
   }
 
   /**
@@ -184,10 +223,13 @@ async function runScenario(seed: number) {
     const byId = (a: { id: string }, b: { id: string }) => a.id.localeCompare(b.id)
     for (const [u, user] of users.entries()) {
       const mine = [group, direct].filter((c) => c.members.get(u)?.current)
-      const expected = mine.map((c) => ({ id: c.id, ...c.unread(u), viewerMember: { lastReadSeq: c.members.get(u)!.pos } })).sort(byId)
+      const listed = mine.filter((c) => !c.members.get(u)!.archived)
+      const settings = (m: ModelMember) => ({ doNotDisturb: m.dnd, markedUnread: m.markedUnread })
+      const expected = listed.map((c) => ({ id: c.id, ...c.unread(u), viewerMember: { lastReadSeq: c.members.get(u)!.pos }, viewerSettings: settings(c.members.get(u)!) }))
       const { viewer } = await user.run(ModelCounts)
-      expect(viewer.conversations.edges.map((e) => e.node).sort(byId), `user ${u} after step ${step}`).toEqual(expected)
-      expect(viewer.unreadTotal).toBe(expected.reduce((sum, c) => sum + c.unreadCount, 0))
+      expect(viewer.conversations.edges.map((e) => e.node).sort(byId), `user ${u} after step ${step}`).toEqual(expected.sort(byId))
+      expect(viewer.archived.edges.map((e) => e.node.id).sort(), `archived of user ${u} after step ${step}`).toEqual(mine.filter((c) => c.members.get(u)!.archived).map((c) => c.id).sort())
+      expect(viewer.unreadTotal, `total of user ${u} after step ${step}`).toBe(mine.reduce((sum, c) => sum + c.totalShare(u), 0))
       for (const c of mine) await checkReceipts(c, u, user, opts.readers)
     }
   }

@@ -60,10 +60,11 @@ export async function findSettings(conn: Conn, userId: number, conversationIds: 
   return rows.map(toSettings)
 }
 
-/** The settings rows of one conversation that a send may change: archived ones, and the senders' drafts. */
+/** The current members' settings rows that a send may change: archived ones, and the senders' drafts. */
 export async function findSettingsTouchedBySend(conn: Conn, conversationId: number, senderIds: readonly number[]): Promise<SettingsRecord[]> {
   const rows = await conn.$queryRaw<SettingsRow[]>`
     SELECT ${SETTINGS_COLUMNS} FROM conversation_settings cs
+    JOIN conversation_members cm ON cm.conversation_id = cs.conversation_id AND cm.user_id = cs.user_id AND cm.left_at IS NULL
     WHERE cs.conversation_id = ${conversationId} AND (cs.archived OR (cs.draft_text IS NOT NULL AND cs.user_id = ANY(${bigintArray(senderIds)})))`
   return rows.map(toSettings)
 }
@@ -106,7 +107,7 @@ export async function writeDraft(conn: Conn, conversationId: number, userId: num
 export async function applySendEffects(conn: Conn, conversationId: number, draftsOf: readonly number[], unarchive: readonly number[]): Promise<void> {
   await conn.$executeRaw`
     UPDATE conversation_settings cs SET
-      archived = cs.archived AND NOT cs.user_id = ANY(${bigintArray(unarchive)}),
+      archived = cs.archived AND NOT (cs.user_id = ANY(${bigintArray(unarchive)})),
       draft_text = CASE WHEN cs.user_id = ANY(${bigintArray(draftsOf)}) THEN NULL ELSE cs.draft_text END,
       draft_quoted_seq = CASE WHEN cs.user_id = ANY(${bigintArray(draftsOf)}) THEN NULL ELSE cs.draft_quoted_seq END,
       draft_mention_ids = CASE WHEN cs.user_id = ANY(${bigintArray(draftsOf)}) THEN '{}' ELSE cs.draft_mention_ids END,

@@ -61,7 +61,8 @@ export const ModelCounts = graphql(`
   query ModelCounts {
     viewer {
       unreadTotal
-      conversations(first: 10) { edges { node { id unreadCount mentionedUnreadCount viewerMember { lastReadSeq } } } }
+      conversations(first: 10) { edges { node { id unreadCount mentionedUnreadCount viewerMember { lastReadSeq } viewerSettings { doNotDisturb markedUnread } } } }
+      archived: conversations(first: 10, archived: true) { edges { node { id } } }
     }
   }
 `)
