@@ -1,8 +1,20 @@
 import { describe, expect, it } from 'vitest'
-import { countStatements, newUser, newUsers } from './support/harness.ts'
+import { countStatements, newUser, newUsers, type TestUser } from './support/harness.ts'
 import { AddReaction, HistoryWithInteractions, PinMessage } from './support/interactions.ts'
 import { createGroup, OpenPrivate, sendText } from './support/operations.ts'
 import { Inbox } from './support/readViews.ts'
+import { InboxWithSettings, SaveDraft, UpdateSettings } from './support/settings.ts'
+
+/** The statements of a page of 5 and of a page of 50 (each after one warm-up run). */
+async function pageCosts(run: (first: number) => Promise<number>): Promise<{ small: number; large: number }> {
+  await run(5) // warms the token → user cache
+  let rows = 0
+  const small = await countStatements(async () => expect(await run(5)).toBe(5))
+  await run(50)
+  const large = await countStatements(async () => (rows = await run(50)))
+  expect(rows).toBe(50)
+  return { small, large }
+}
 
 describe('statement counts', () => {
   it('are the same for an inbox page of 50 as for a page of 5 (no statement per row)', async () => {
@@ -19,19 +31,11 @@ describe('statement counts', () => {
       await createGroup(other, [viewer])
     }
 
-    let fifty = 0
-    await viewer.run(Inbox, { first: 5 }) // warms the token → user cache
-    const small = await countStatements(async () => {
-      const page = await viewer.run(Inbox, { first: 5 })
-      expect(page.viewer.conversations.edges).toHaveLength(5)
-    })
-    await viewer.run(Inbox, { first: 50 })
-    const large = await countStatements(async () => {
-      const page = await viewer.run(Inbox, { first: 50 })
-      fifty = page.viewer.conversations.edges.length
+    const { small, large } = await pageCosts(async (first) => {
+      const page = await viewer.run(Inbox, { first })
       expect(page.viewer.conversations.edges.every((e) => e.node.lastMessage !== null)).toBe(true)
+      return page.viewer.conversations.edges.length
     })
-    expect(fifty).toBe(50)
     // One statement each for the page, the peers and the last messages, and at most two user batches
     // (the members' users at once, the senders when the last messages arrive; peers' rows prime the
     // user loader, so that second batch is sometimes empty). A statement per row would give 50+.
@@ -78,5 +82,29 @@ describe('statement counts', () => {
     const bound = 8
     expect(small.count).toBeLessThanOrEqual(bound)
     expect(large.count).toBeLessThanOrEqual(bound)
+  })
+
+  it('stay the same for a page of 50 with settings, drafts (quotes, mentions) and the total selected', async () => {
+    const viewer = await newUser()
+    const others = await newUsers(3)
+    const drafted = async (user: TestUser, id: string, i: number) => {
+      const quoted = await sendText(others[i % 3]!, id, `quote ${i}`)
+      await user.run(SaveDraft, { id, draft: { text: `draft ${i}`, quotedMessageId: quoted.message.id, mentionUserIds: [others[i % 3]!.id] } })
+    }
+    for (let i = 0; i < 52; i++) {
+      const group = await createGroup(others[i % 3]!, [viewer])
+      if (i % 4) await drafted(viewer, group.id, i)
+      if (i % 5 === 0) await viewer.run(UpdateSettings, { id: group.id, input: { pinned: i < 20, doNotDisturbUntil: '9999-01-01T00:00:00Z', markedUnread: true } })
+    }
+    const { small, large } = await pageCosts(async (first) => {
+      const page = await viewer.run(InboxWithSettings, { first })
+      const drafts = page.viewer.conversations.edges.filter((e) => e.node.viewerSettings.draft)
+      expect(drafts.every((e) => e.node.viewerSettings.draft!.quotedMessage && e.node.viewerSettings.draft!.mentions.length === 1)).toBe(true)
+      return page.viewer.conversations.edges.length
+    })
+    // One statement each for the page, the total, the unread counts, the last messages, the settings,
+    // the quoted messages and the mentioned users (7 here), and room for a second user batch.
+    expect(small).toBeLessThanOrEqual(8)
+    expect(large).toBeLessThanOrEqual(8)
   })
 })
