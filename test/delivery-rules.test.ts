@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { kindOf } from '../src/domain/live/payloads.ts'
-import { conversationVerdict, mayConcern, userTopicVerdict } from '../src/domain/live/rules.ts'
+import { alerts, conversationVerdict, mayConcern, userTopicVerdict } from '../src/domain/live/rules.ts'
 import type { WaveReads } from '../src/domain/live/wave.ts'
-import type { RealtimeEvent } from '../src/realtime/events.ts'
+import type { MessageEventKind, RealtimeEvent } from '../src/realtime/events.ts'
 import type { DeliveryMember } from '../src/store/delivery.ts'
 import type { ConversationRecord, MessageRecord } from '../src/store/records.ts'
 
@@ -66,11 +66,39 @@ describe('the viewer’s own topic', () => {
     { type: 'joined', conversationId: 1, userId: VIEWER },
     { type: 'reminderDue', conversationId: 1, seq: 1, userId: VIEWER, remindAt: '' },
     { type: 'messageAction', conversationId: 1, seq: 1, userId: VIEWER },
+    { type: 'conversationUpdated', conversationId: 1, userId: VIEWER },
   ]
 
   it('gives the inbox everything, a conversation stream its own conversation’s reads and removal', () => {
-    expect(events.map((e) => userTopicVerdict(e, 'inbox'))).toEqual(['deliver', 'leave', 'join', 'deliver', 'deliver'])
-    expect(events.map((e) => userTopicVerdict(e, { conversationId: 1 }))).toEqual(['deliver', 'lostAccess', 'skip', 'skip', 'skip'])
-    expect(events.map((e) => userTopicVerdict(e, { conversationId: 2 }))).toEqual(['skip', 'skip', 'skip', 'skip', 'skip'])
+    expect(events.map((e) => userTopicVerdict(e, 'inbox'))).toEqual(['deliver', 'leave', 'join', 'deliver', 'deliver', 'deliver'])
+    expect(events.map((e) => userTopicVerdict(e, { conversationId: 1 }))).toEqual(['deliver', 'lostAccess', 'skip', 'skip', 'skip', 'skip'])
+    expect(events.map((e) => userTopicVerdict(e, { conversationId: 2 }))).toEqual(['skip', 'skip', 'skip', 'skip', 'skip', 'skip'])
+  })
+})
+
+describe('MessageEvent.alert', () => {
+  const NOW = new Date('2026-06-01T00:00:00Z')
+  const LATER = new Date('2026-06-02T00:00:00Z')
+  const EARLIER = new Date('2026-05-31T00:00:00Z')
+  const by = (senderId: number | null, extra: Partial<MessageRecord> = {}) =>
+    ({ senderType: senderId === null ? 'SYSTEM' : 'USER', senderId, mentionUserIds: [], mentionAll: false, visibleTo: [], ...extra }) as MessageRecord
+
+  it('rings for others’ additions outside do-not-disturb, and for mentions and @all inside it', () => {
+    const cases: [MessageEventKind, MessageRecord, Date | null, boolean][] = [
+      ['ADDED', by(8), null, true],
+      ['ADDED', by(8), EARLIER, true], // do-not-disturb that has ended
+      ['ADDED', by(8), LATER, false],
+      ['ADDED', by(8, { mentionUserIds: [VIEWER] }), LATER, true],
+      ['ADDED', by(8, { mentionAll: true }), LATER, true],
+      ['ADDED', by(8, { mentionUserIds: [9] }), LATER, false],
+      ['ADDED', by(8, { visibleTo: [9] }), null, false],
+      ['ADDED', by(8, { visibleTo: [VIEWER] }), null, true],
+      ['ADDED', by(VIEWER, { mentionUserIds: [VIEWER] }), null, false],
+      ['ADDED', by(null), null, false],
+      ['EDITED', by(8), null, false],
+      ['RECALLED', by(8, { mentionAll: true }), null, false],
+      ['REACTIONS_CHANGED', by(8, { mentionUserIds: [VIEWER] }), null, false],
+    ]
+    expect(cases.map(([kind, m, until]) => alerts(kind, m, VIEWER, until, NOW))).toEqual(cases.map((c) => c[3]))
   })
 })
