@@ -6,11 +6,11 @@ import {
   applySendEffects,
   clearMarkedUnread,
   countPinned,
-  findSettingsTouchedBySend,
   lockUserPins,
   writeDraft,
   writeSettings,
   type SettingsPatch,
+  type SettingsRecord,
 } from '../store/conversationSettings.ts'
 import type { MessageRecord } from '../store/records.ts'
 import { accessConversation } from './access.ts'
@@ -95,14 +95,14 @@ export async function saveDraft(app: App, viewer: Viewer, conversationId: string
 
 /**
  * In the send's transaction: the senders' drafts are cleared, and an archived conversation comes back
- * for each member a new message alerts (the MessageEvent.alert rule).
+ * for each member a new message alerts (the MessageEvent.alert rule). `touched`: the rows the
+ * conversation lock read for the send (settingsTouchedBySend).
  */
-export async function settingsAfterSend(tx: Tx, conversationId: number, messages: readonly MessageRecord[]): Promise<RealtimeEvent[]> {
-  const senders = [...new Set(messages.map((m) => m.senderId).filter((id): id is number => id !== null))]
-  const touched = await findSettingsTouchedBySend(tx, conversationId, senders)
+export async function settingsAfterSend(tx: Tx, conversationId: number, messages: readonly MessageRecord[], touched: readonly SettingsRecord[]): Promise<RealtimeEvent[]> {
   if (!touched.length) return []
+  const senders = new Set(messages.map((m) => m.senderId))
   const now = new Date()
-  const drafts = touched.filter((s) => s.draft && senders.includes(s.userId)).map((s) => s.userId)
+  const drafts = touched.filter((s) => s.draft && senders.has(s.userId)).map((s) => s.userId)
   const unarchive = touched.filter((s) => s.archived && messages.some((m) => alerts('ADDED', m, s.userId, s.doNotDisturbUntil, now))).map((s) => s.userId)
   if (!drafts.length && !unarchive.length) return []
   await applySendEffects(tx, conversationId, drafts, unarchive)

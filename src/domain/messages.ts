@@ -96,7 +96,7 @@ async function commitSends(app: App, conversationId: number, sends: PreparedSend
   return transact(app, async (tx) => {
     // The idempotency lookup runs under the lock, so it sees every send committed before this one.
     const senders = [...new Set(sends.map((s) => s.viewer.userId))]
-    const locked = await lockConversationFor(tx, conversationId, senders, sends.map((s) => s.key))
+    const locked = await lockConversationFor(tx, conversationId, senders, sends.map((s) => s.key), { forSend: true })
     const stored = new Map(locked?.stored.map((m) => [storedKeyOf(m), m]))
     const now = new Date()
     const outcomes: Outcome[] = []
@@ -122,7 +122,7 @@ async function commitSends(app: App, conversationId: number, sends: PreparedSend
     const messages = accepted.length ? await appendMessages(tx, conversationId, locked!.conversation, accepted.map((a) => a.draft)) : []
     accepted.forEach(({ index }, i) => (outcomes[index] = { message: messages[i]!, deduplicated: false }))
     const events: RealtimeEvent[] = messages.map((m) => ({ type: 'message', kind: 'ADDED', conversationId, seq: m.seq, pts: m.pts }))
-    if (messages.length) events.push(...(await settingsAfterSend(tx, conversationId, messages)))
+    if (messages.length) events.push(...(await settingsAfterSend(tx, conversationId, messages, locked!.sendSettings)))
     return { result: outcomes, events }
   })
 }

@@ -22,16 +22,17 @@ export const noSettings = (conversationId: number, userId: number): SettingsReco
   draft: null,
 })
 
+type Big = bigint | number
 type SettingsRow = {
-  conversationId: bigint
-  userId: bigint
+  conversationId: Big
+  userId: Big
   doNotDisturbUntil: Date | null
   pinnedAt: Date | null
   archived: boolean
   markedUnread: boolean
   draftText: string | null
-  draftQuotedSeq: bigint | null
-  draftMentionIds: bigint[] | null
+  draftQuotedSeq: Big | null
+  draftMentionIds: Big[] | null
   draftUpdatedAt: Date | null
 }
 
@@ -60,14 +61,24 @@ export async function findSettings(conn: Conn, userId: number, conversationIds: 
   return rows.map(toSettings)
 }
 
-/** The current members' settings rows that a send may change: archived ones, and the senders' drafts. */
-export async function findSettingsTouchedBySend(conn: Conn, conversationId: number, senderIds: readonly number[]): Promise<SettingsRecord[]> {
-  const rows = await conn.$queryRaw<SettingsRow[]>`
-    SELECT ${SETTINGS_COLUMNS} FROM conversation_settings cs
-    JOIN conversation_members cm ON cm.conversation_id = cs.conversation_id AND cm.user_id = cs.user_id AND cm.left_at IS NULL
-    WHERE cs.conversation_id = ${conversationId} AND (cs.archived OR (cs.draft_text IS NOT NULL AND cs.user_id = ANY(${bigintArray(senderIds)})))`
-  return rows.map(toSettings)
-}
+/**
+ * A subquery for the conversation lock's statement (store/conversations.ts): as JSON, the current
+ * members' settings rows a send may change, the archived ones and the senders' drafts.
+ */
+export const settingsTouchedBySend = (conversationId: Prisma.Sql, senderIds: readonly number[]) => Prisma.sql`(
+  SELECT coalesce(json_agg(json_build_object('conversationId', cs.conversation_id, 'userId', cs.user_id,
+    'doNotDisturbUntil', cs.do_not_disturb_until, 'pinnedAt', cs.pinned_at, 'archived', cs.archived, 'markedUnread', cs.marked_unread,
+    'draftText', cs.draft_text, 'draftQuotedSeq', cs.draft_quoted_seq, 'draftMentionIds', cs.draft_mention_ids, 'draftUpdatedAt', cs.draft_updated_at)), '[]')
+  FROM conversation_settings cs
+  JOIN conversation_members cm ON cm.conversation_id = cs.conversation_id AND cm.user_id = cs.user_id AND cm.left_at IS NULL
+  WHERE cs.conversation_id = ${conversationId} AND (cs.archived OR (cs.draft_text IS NOT NULL AND cs.user_id = ANY(${bigintArray(senderIds)}))))`
+
+type SettingsJson = Omit<SettingsRow, 'doNotDisturbUntil' | 'pinnedAt' | 'draftUpdatedAt'> & Record<'doNotDisturbUntil' | 'pinnedAt' | 'draftUpdatedAt', string | null>
+const date = (v: string | null) => (v === null ? null : new Date(v))
+
+/** A row of settingsTouchedBySend (JSON carries timestamps as strings). */
+export const settingsFromJson = (r: SettingsJson): SettingsRecord =>
+  toSettings({ ...r, doNotDisturbUntil: date(r.doNotDisturbUntil), pinnedAt: date(r.pinnedAt), draftUpdatedAt: date(r.draftUpdatedAt) })
 
 /** Fields to set; an absent field is left as it is. `pinned: true` keeps an existing pin's time. */
 export type SettingsPatch = { doNotDisturbUntil?: Date | null; pinned?: boolean; archived?: boolean; markedUnread?: boolean }

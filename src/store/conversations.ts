@@ -3,6 +3,7 @@ import { MESSAGE_COLUMNS, messageFromJson, type IdempotencyKey } from './message
 import { toConversation, toMember, toUser, type ConversationRecord, type MemberRecord, type MessageRecord, type MessageRow, type UserRecord } from './records.ts'
 import { Prisma, bigintArray, type Conn } from './sql.ts'
 import { blockedByOtherMember } from './blocks.ts'
+import { settingsFromJson, settingsTouchedBySend, type SettingsRecord } from './conversationSettings.ts'
 import { USER_COLUMNS } from './users.ts'
 
 const CONVERSATION_COLUMNS = Prisma.sql`c.id, c.type, c.title, c.history_visibility AS "historyVisibility",
@@ -33,12 +34,15 @@ export type LockedConversation = {
   stored: MessageRecord[]
   /** In a PRIVATE conversation, which of the users the other participant blocks. */
   blockedByPeer: Set<number>
+  /** For a send: the settings rows it may change (settingsTouchedBySend); else empty. */
+  sendSettings: SettingsRecord[]
 }
 
 /**
  * Locks the conversation row (the seq/pts allocator) and reads, in the same statement, the current
  * memberships of `userIds`, the messages already stored under the idempotency `keys`, and (private
- * conversations) whether the peer blocks any of `userIds`. Every write
+ * conversations) whether the peer blocks any of `userIds`, and for a send (`forSend`) the settings rows
+ * the send may change. Every write
  * that takes a seq or pts goes through here, so writes to one conversation serialize (and a send sees
  * every send committed before it) while writes to different conversations never wait for each other.
  */
@@ -47,6 +51,7 @@ export async function lockConversationFor(
   conversationId: number,
   userIds: readonly number[],
   keys: readonly IdempotencyKey[] = [],
+  opts: { forSend?: boolean } = {},
 ): Promise<LockedConversation | null> {
   const stored = keys.length
     ? Prisma.sql`(SELECT coalesce(json_agg(s), '[]') FROM (
@@ -56,13 +61,14 @@ export async function lockConversationFor(
         JOIN messages m ON m.conversation_id = c.id AND m.sender_type = k.sender_type
           AND m.sender_id = k.sender_id AND m.client_message_id = k.client_message_id) s)`
     : Prisma.sql`'[]'::json`
-  const rows = await conn.$queryRaw<(ConversationRow & { members: MemberRow[]; stored: MessageRow[]; blockedByPeer: number[] })[]>`
+  const sendSettings = opts.forSend ? settingsTouchedBySend(Prisma.sql`c.id`, userIds) : Prisma.sql`'[]'::json`
+  const rows = await conn.$queryRaw<(ConversationRow & { members: MemberRow[]; stored: MessageRow[]; blockedByPeer: number[]; sendSettings: Parameters<typeof settingsFromJson>[0][] })[]>`
     SELECT ${CONVERSATION_COLUMNS}, (
       SELECT coalesce(json_agg(${memberJson}), '[]') FROM conversation_members cm
       WHERE cm.conversation_id = c.id AND cm.user_id = ANY(${bigintArray(userIds)}) AND cm.left_at IS NULL) AS members,
       ${stored} AS stored, (
       SELECT coalesce(json_agg(DISTINCT blocked.blocked_id), '[]') FROM (${blockedByOtherMember(Prisma.sql`c.id`, userIds)}) blocked
-      WHERE c.type = 'PRIVATE') AS "blockedByPeer"
+      WHERE c.type = 'PRIVATE') AS "blockedByPeer", ${sendSettings} AS "sendSettings"
     FROM conversations c
     WHERE c.id = ${conversationId}
     FOR UPDATE OF c`
@@ -74,6 +80,7 @@ export async function lockConversationFor(
     members: new Map(members.map((m) => [m.userId, m])),
     stored: row.stored.map(messageFromJson),
     blockedByPeer: new Set(row.blockedByPeer.map(Number)),
+    sendSettings: row.sendSettings.map(settingsFromJson),
   }
 }
 
