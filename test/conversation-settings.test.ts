@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { ConversationListQuery } from './gql/graphql.ts'
 import { codes, newUser, newUsers, testApp, type TestUser } from './support/harness.ts'
+import { RecallMessage } from './support/lifecycle.ts'
 import { createGroup, MarkRead, SendMessage, sendText } from './support/operations.ts'
 import { ConversationList, SaveDraft, UpdateSettings, ViewerSettings } from './support/settings.ts'
 
@@ -82,6 +83,12 @@ describe.sequential('the conversation list', () => {
     // Unpinned, a conversation goes back to its place by activity.
     await viewer.run(UpdateSettings, { id: chats[4]!, input: { pinned: false } })
     expect(await walk(viewer, 2)).toEqual([1, 2, 6, 5, 4, 3, 0].map((i) => chats[i]!))
+    // A cursor of another list, or of the old activity-only form, is refused.
+    const oldForm = Buffer.from('inbox:2026-01-01T00:00:00.000Z|5').toString('base64url')
+    const favoritesCursor = Buffer.from('favorite:2026-01-01T00:00:00.000Z|1|1').toString('base64url')
+    for (const after of [oldForm, favoritesCursor, Buffer.from('inbox:2|2026-01-01T00:00:00.000Z|5').toString('base64url')]) {
+      expect(codes(await viewer.try(ConversationList, { first: 2, after }))).toEqual(['BAD_USER_INPUT'])
+    }
     // The friend's list does not move with the viewer's pins.
     expect((await walk(friend, 50)).slice(0, 2)).toEqual([chats[2], chats[1]])
   })
@@ -164,6 +171,13 @@ describe('drafts', () => {
       member!.try(SaveDraft, { id: group.id, draft: { text: 'm', mentionUserIds: [outsider!.id] } }),
     ])
     expect(attempts.map((a) => codes(a))).toEqual([['BAD_USER_INPUT'], ['BAD_USER_INPUT'], ['NOT_FOUND'], ['BAD_USER_INPUT']])
+    const recalled = await sendText(member!, group.id, 'taken back')
+    await member!.run(RecallMessage, { messageId: recalled.message.id })
+    expect(codes(await member!.try(SaveDraft, { id: group.id, draft: { text: 'r', quotedMessageId: recalled.message.id } }))).toEqual(['MESSAGE_RECALLED'])
+    // The send above cleared the draft; a rejected send leaves a draft alone.
+    await member!.run(SaveDraft, { id: group.id, draft: { text: 'kept' } })
+    const rejected = await member!.try(SendMessage, { input: { conversationId: group.id, clientMessageId: 'rejected', content: { text: { text: 'no' } }, mentionUserIds: [outsider!.id] } })
+    expect(codes(rejected)).toEqual(['BAD_USER_INPUT'])
     expect((await settingsOf(member!, group.id)).draft?.text).toBe('kept')
   })
 })
