@@ -8,6 +8,7 @@ import { AUTH_SECRET, newUsers, type TestUser } from './support/harness.ts'
 import { post, sharedBuses, startInstance, subscribeWs, testRedisUrl, waitForSubscriptions, wsClient, type Received, type TestServer } from './support/server.ts'
 import { ConversationEvents, InboxEvents, SendTyping } from './support/live.ts'
 import { createGroup, SendMessage } from './support/operations.ts'
+import { SaveDraft, SettingsEvents } from './support/settings.ts'
 
 /**
  * Two instances on one database. With TEST_REDIS_URL (CI sets it when Redis answers) their events
@@ -82,6 +83,20 @@ describe(`several instances (events through ${testRedisUrl ? 'Redis' : 'a shared
     expect((await conversation.waitFor(2)).map((e) => e.conversationEvents.__typename)).toEqual(['TypingEvent', 'MessageEvent'])
     inbox.dispose()
     conversation.dispose()
+  })
+
+  it("carries a settings change made through B to the same user's device on A", async () => {
+    const [owner, member] = await newUsers(2)
+    const group = await createGroup(owner!, [member!])
+    const device = subscribeWs(connect(a, member!), SettingsEvents)
+    await waitForSubscriptions(a.app, member!, 1)
+    const saved = await post(b.url, member!.token, SaveDraft, { id: group.id, draft: { text: 'written on B' } })
+    expect(saved.errors).toBeUndefined()
+    expect((await device.waitFor(1))[0]!.inboxEvents).toMatchObject({
+      __typename: 'ConversationUpdatedEvent',
+      conversation: { id: group.id, viewerSettings: { draft: { text: 'written on B' } } },
+    })
+    device.dispose()
   })
 })
 
