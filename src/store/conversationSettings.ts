@@ -84,22 +84,20 @@ export const settingsFromJson = (r: SettingsJson): SettingsRecord =>
 export type SettingsPatch = { doNotDisturbUntil?: Date | null; pinned?: boolean; archived?: boolean; markedUnread?: boolean }
 
 /** Writes the given fields of one member's settings in one statement (a row is created on first use). */
-export async function writeSettings(conn: Conn, conversationId: number, userId: number, patch: SettingsPatch): Promise<SettingsRecord> {
+export async function writeSettings(conn: Conn, conversationId: number, userId: number, patch: SettingsPatch): Promise<void> {
   // The inserted row holds the patch (defaults elsewhere); on conflict only the given fields move.
   const sets: Prisma.Sql[] = []
   if (patch.doNotDisturbUntil !== undefined) sets.push(Prisma.sql`do_not_disturb_until = EXCLUDED.do_not_disturb_until`)
   if (patch.pinned !== undefined) sets.push(Prisma.sql`pinned_at = ${patch.pinned ? Prisma.sql`coalesce(cs.pinned_at, EXCLUDED.pinned_at)` : Prisma.sql`NULL`}`)
   if (patch.archived !== undefined) sets.push(Prisma.sql`archived = EXCLUDED.archived`)
   if (patch.markedUnread !== undefined) sets.push(Prisma.sql`marked_unread = EXCLUDED.marked_unread`)
-  // With nothing to set, the no-op assignment still returns the row.
+  // With nothing to set (an empty input), a no-op assignment keeps the statement valid.
   if (!sets.length) sets.push(Prisma.sql`archived = cs.archived`)
-  const rows = await conn.$queryRaw<SettingsRow[]>`
+  await conn.$executeRaw`
     INSERT INTO conversation_settings AS cs (conversation_id, user_id, do_not_disturb_until, pinned_at, archived, marked_unread)
     VALUES (${conversationId}, ${userId}, ${patch.doNotDisturbUntil ?? null}, ${patch.pinned ? Prisma.sql`clock_timestamp()` : null},
       ${patch.archived ?? false}, ${patch.markedUnread ?? false})
-    ON CONFLICT (conversation_id, user_id) DO UPDATE SET ${Prisma.join(sets, ', ')}
-    RETURNING ${SETTINGS_COLUMNS}`
-  return toSettings(rows[0]!)
+    ON CONFLICT (conversation_id, user_id) DO UPDATE SET ${Prisma.join(sets, ', ')}`
 }
 
 /** Replaces (or with null clears) one member's draft: every part of it in one statement. */
