@@ -1,5 +1,5 @@
 import type { Tx } from '../db/client.ts'
-import { DomainError, badInput } from '../errors.ts'
+import { badInput, limitReached } from '../errors.ts'
 import { parseId } from '../ids.ts'
 import type { RealtimeEvent } from '../realtime/events.ts'
 import {
@@ -68,7 +68,7 @@ async function checkPinLimit(tx: Tx, app: App, viewer: Viewer, conversationId: n
   const limit = app.settings.pinnedConversationsLimit
   // Pinning a pinned conversation again is a no-op, so it is not counted against itself.
   if ((await countPinned(tx, viewer.userId, conversationId)) >= limit) {
-    throw new DomainError('LIMIT_REACHED', `at most ${limit} conversations can be pinned; unpin one first`, { limit })
+    throw limitReached(`at most ${limit} conversations can be pinned; unpin one first`, limit)
   }
 }
 
