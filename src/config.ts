@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { parseRateLimits } from './domain/rateLimitConfig.ts'
 
 /** A problem the operator fixes by configuration: main.ts prints its message as one line and exits 1. */
 export class StartupError extends Error {
@@ -45,6 +46,15 @@ const Env = z.object({
   OTEL_EXPORTER_OTLP_ENDPOINT: z.url({ error: 'must be a URL such as http://localhost:4318' }).optional(),
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.url({ error: 'must be a URL such as http://localhost:4318/v1/traces' }).optional(),
   OTEL_SERVICE_NAME: z.string().min(1).default('parley'),
+  TRUST_PROXY: booleanFlag.default(false),
+  RATE_LIMITS: z.string().optional(),
+}).transform((env, ctx) => {
+  try {
+    return { ...env, RATE_LIMITS: parseRateLimits(env.RATE_LIMITS, env.TRUST_PROXY) }
+  } catch (error) {
+    ctx.addIssue({ code: 'custom', path: ['RATE_LIMITS'], message: (error as Error).message })
+    return z.NEVER
+  }
 })
 
 export type Config = z.infer<typeof Env>

@@ -30,3 +30,6 @@ export const badInput = (message: string, field?: string) =>
   new DomainError('BAD_USER_INPUT', message, field ? { field } : {})
 export const limitReached = (message: string, limit: number) => new DomainError('LIMIT_REACHED', message, { limit })
 export const forbidden = (message: string) => new DomainError('FORBIDDEN', message)
+
+/** A refusal that passes if repeated after `retryAfterMs` (RATE_LIMITED, UNAVAILABLE): clients wait that long, then retry. */
+export const retryLater = (code: ErrorCode, message: string, retryAfterMs: number) => new DomainError(code, message, { retryAfterMs })

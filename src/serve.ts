@@ -1,3 +1,4 @@
+import { Redis } from 'ioredis'
 import { signToken } from './auth.ts'
 import type { Config } from './config.ts'
 import { createDb } from './db/client.ts'
@@ -16,6 +17,24 @@ import { createRealtime } from './realtime/pubsub.ts'
 import { createRedisRealtime } from './realtime/redis.ts'
 import { createParleyServer } from './server.ts'
 import { findUserByHandle } from './store/users.ts'
+
+/**
+ * The connection the rate limits count on: a command never waits for Redis (no offline queue, no
+ * resend), so while it is away each instance counts alone. Logged once per change, not per retry.
+ */
+function rateLimitRedis(url: string, logger: Logger): Redis {
+  const redis = new Redis(url, { enableOfflineQueue: false, autoResendUnfulfilledCommands: false, maxRetriesPerRequest: 0 })
+  let ready = false
+  redis.on('ready', () => {
+    ready = true
+    logger.info('rate limits: counting in Redis')
+  })
+  redis.on('error', () => {
+    if (ready) logger.warn('rate limits: Redis unreachable, each instance counts alone until it is back')
+    ready = false
+  })
+  return redis
+}
 
 export type ServeOptions = {
   config: Config
@@ -44,7 +63,9 @@ export async function serve({ config, authSecret, database, log, logger, opened 
   opened(() => realtime.close())
   if (tracing) log(`OpenTelemetry traces over OTLP/HTTP as service ${config.OTEL_SERVICE_NAME}`)
   log(config.REDIS_URL ? 'realtime events through Redis' : 'realtime events in process (set REDIS_URL for several instances)')
-  const app = createApp({ db, realtime, settings: settingsFromConfig(config, loadSensitiveWords(config.SENSITIVE_WORDS_FILE)) })
+  const rateLimitStore = config.REDIS_URL && config.RATE_LIMITS ? rateLimitRedis(config.REDIS_URL, logger) : undefined
+  if (rateLimitStore) opened(() => rateLimitStore.quit().catch(() => rateLimitStore.disconnect()))
+  const app = createApp({ db, realtime, rateLimitStore, settings: settingsFromConfig(config, loadSensitiveWords(config.SENSITIVE_WORDS_FILE)) })
 
   // A first embedded start gets demo data, so GraphiQL shows something real right away.
   if (database.embedded && !(await findUserByHandle(db, DEV_USER))) {

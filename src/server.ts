@@ -5,6 +5,8 @@ import { useServer } from 'graphql-ws/use/ws'
 import { WebSocket, WebSocketServer } from 'ws'
 import { authenticate } from './auth.ts'
 import type { App } from './domain/app.ts'
+import { tierOf } from './domain/rateLimits.ts'
+import { createViewerResolver } from './domain/users.ts'
 import { createHealth, databaseReadiness, type ReadinessCheck } from './ops/health.ts'
 import { requestIdFrom, withRequestId, yogaLogger, type Logger } from './ops/logger.ts'
 import type { Metrics } from './ops/metrics.ts'
@@ -24,6 +26,9 @@ export type ParleyServer = {
 
 /** WebSocket close code for a server going away: graphql-ws clients retry on it. */
 const GOING_AWAY = 1001
+
+/** Close code for a user over their open-WebSocket limit (graphql-ws's own "too many" code). */
+const TOO_MANY_SOCKETS = 4429
 
 /** Bytes a socket may hold unsent before a frame's sender waits for the network (backpressure). */
 const SEND_HIGH_WATER = 256 * 1024
@@ -71,7 +76,8 @@ export type ServerOptions = YogaOptions & {
 }
 
 export function createParleyServer(opts: ServerOptions): ParleyServer {
-  const yoga = createYogaServer({ ...opts, logger: opts.logger ?? (opts.log && yogaLogger(opts.log)) })
+  const resolveViewer = createViewerResolver(opts.app.db)
+  const yoga = createYogaServer({ ...opts, resolveViewer, logger: opts.logger ?? (opts.log && yogaLogger(opts.log)) })
   const health = createHealth([databaseReadiness(opts.app.db), ...(opts.readinessChecks ?? [])])
   opts.metrics?.bindApp(opts.app)
   const server = createServer((req, res) => {
@@ -102,7 +108,17 @@ export function createParleyServer(opts: ServerOptions): ParleyServer {
         opts.log?.debug({ requestId }, 'websocket connected')
         const authorization = ctx.connectionParams?.authorization
         if (typeof authorization !== 'string') return false
-        return authenticate(opts.authSecret, authorization).then((identity) => identity !== null, () => false)
+        const identity = await authenticate(opts.authSecret, authorization).catch(() => null)
+        if (!identity) return false
+        const tier = tierOf(await resolveViewer(identity))
+        const release = opts.app.limits.openSocket(tier, identity.handle)
+        if (!release) {
+          // graphql-ws clients do not retry this code: another socket must close first.
+          ctx.extra.socket.close(TOO_MANY_SOCKETS, `RATE_LIMITED: at most ${opts.app.limits.socketLimit(tier)} open WebSockets per user`)
+          return false
+        }
+        ctx.extra.socket.once('close', release)
+        return true
       },
       // The connection's request id reaches the logs of everything its operations run.
       execute: (args: any) => withRequestId(args.rootValue.requestId, () => args.rootValue.execute(args)),

@@ -1,7 +1,8 @@
+import type { IncomingMessage } from 'node:http'
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor'
 import { GraphQLError } from 'graphql'
 import { createLogger, createYoga, type Plugin, type YogaLogger } from 'graphql-yoga'
-import { authenticate } from './auth.ts'
+import { authenticate, type Identity } from './auth.ts'
 import type { App, Viewer } from './domain/app.ts'
 import { createLoaders } from './domain/loaders.ts'
 import { createViewerResolver } from './domain/users.ts'
@@ -12,13 +13,24 @@ import type { Metrics } from './ops/metrics.ts'
 import { useMetrics } from './ops/metricsPlugin.ts'
 import { useOperationSpans } from './ops/tracing.ts'
 import { useQueryLimits } from './queryLimits.ts'
+import { limitAnonymous, useRateLimits } from './rateLimitPlugin.ts'
 import type { Context } from './schema/context.ts'
 import { schema } from './schema/index.ts'
 
-export type YogaOptions = { app: App; authSecret: string; maxBodyBytes: number; production: boolean; logger?: YogaLogger; metrics?: Metrics; tracing?: boolean }
+export type YogaOptions = {
+  app: App
+  authSecret: string
+  maxBodyBytes: number
+  production: boolean
+  logger?: YogaLogger
+  metrics?: Metrics
+  tracing?: boolean
+  /** Shared with the WebSocket server's connection check (one viewer cache per server). */
+  resolveViewer?: (identity: Identity) => Promise<Viewer>
+}
 
-/** Where the viewer's token arrives: the HTTP header, or graphql-ws connectionParams. */
-type ServerContext = { request?: Request; connectionParams?: Record<string, unknown> }
+/** Where the viewer's token arrives: the HTTP header, or graphql-ws connectionParams; `req` is the node request (its address). */
+type ServerContext = { request?: Request; connectionParams?: Record<string, unknown>; req?: IncomingMessage }
 
 export const GRAPHQL_PATH = '/graphql'
 
@@ -60,7 +72,7 @@ function useBodyLimit(maxBytes: number): Plugin {
 }
 
 export function createYogaServer(opts: YogaOptions) {
-  const resolveViewer = createViewerResolver(opts.app.db)
+  const resolveViewer = opts.resolveViewer ?? createViewerResolver(opts.app.db)
   const logger = opts.logger ?? createLogger(opts.production ? 'info' : 'warn')
   const graphiql = parleyGraphiQL({ graphqlPath: GRAPHQL_PATH, authSecret: opts.authSecret, production: opts.production })
   return createYoga<ServerContext, Context>({
@@ -80,6 +92,8 @@ export function createYogaServer(opts: YogaOptions) {
       useBodyLimit(opts.maxBodyBytes),
       // Node, depth, alias, directive, token and nesting limits (README "Limits", docs/decisions/0060).
       useQueryLimits(),
+      // Per-user, per-connection rate limits by operation (decision 0130).
+      useRateLimits(),
       // graphql-armor only hides field suggestions in production; its limits answer "Syntax Error:".
       EnvelopArmorPlugin({
         maxDepth: { enabled: false },
@@ -94,9 +108,14 @@ export function createYogaServer(opts: YogaOptions) {
       ...(opts.tracing ? [useOperationSpans()] : []),
       ...(opts.metrics ? [useMetrics(opts.metrics)] : []),
     ],
-    context: async ({ request, connectionParams }): Promise<Context> => {
+    context: async ({ request, connectionParams, req }): Promise<Context> => {
       const authorization = request?.headers.get('authorization') ?? (connectionParams?.authorization as string | undefined)
-      const identity = await authenticate(opts.authSecret, authorization)
+      // Without a valid token the caller is counted by address, whether answered (the schema) or refused.
+      const identity = await authenticate(opts.authSecret, authorization).catch(async (error: unknown) => {
+        await limitAnonymous(opts.app, req)
+        throw error
+      })
+      if (!identity) await limitAnonymous(opts.app, req)
       const viewer: Viewer | null = identity ? await resolveViewer(identity) : null
       return { app: opts.app, viewer, loaders: createLoaders(opts.app.db, viewer) }
     },

@@ -1,9 +1,11 @@
+import type { Redis } from 'ioredis'
 import type { UserKind } from '../store/records.ts'
 import type { Db, Tx } from '../db/client.ts'
 import type { RealtimeEvent } from '../realtime/events.ts'
 import type { Realtime } from '../realtime/pubsub.ts'
 import { Hub } from './live/hub.ts'
 import type { SendQueues } from './messages.ts'
+import { createRateLimits, type RateLimits } from './rateLimits.ts'
 import type { Settings } from './settings.ts'
 import type { TypingThrottle } from './typing.ts'
 
@@ -12,15 +14,19 @@ export type Viewer = { userId: number; handle: string; kind: UserKind; isOperato
 
 /**
  * What domain actions run against: the database, the realtime bus and the behaviour settings, and
- * the state this instance keeps per app: live delivery, the send queues, the typing throttle.
+ * the state this instance keeps per app: live delivery, the send queues, the typing throttle, the
+ * rate limiters.
  */
-export type App = { db: Db; realtime: Realtime; settings: Settings; hub: Hub; sends: SendQueues; typing: TypingThrottle }
+export type App = { db: Db; realtime: Realtime; settings: Settings; hub: Hub; sends: SendQueues; typing: TypingThrottle; limits: RateLimits }
 
-/** An App around its parts; its live subscriptions end when its bus closes. */
-export function createApp(parts: { db: Db; realtime: Realtime; settings: Settings }): App {
+/**
+ * An App around its parts; its live subscriptions end when its bus closes. `rateLimitStore` (Redis)
+ * shares the rate limits' counts between instances.
+ */
+export function createApp({ rateLimitStore, ...parts }: { db: Db; realtime: Realtime; settings: Settings; rateLimitStore?: Redis }): App {
   const hub = new Hub(parts.db, parts.realtime)
   parts.realtime.onClose(() => hub.close())
-  return { ...parts, hub, sends: new Map(), typing: new Map() }
+  return { ...parts, hub, sends: new Map(), typing: new Map(), limits: createRateLimits(parts.db, parts.settings.rateLimits, rateLimitStore) }
 }
 
 export type Outcome<T> = { result: T; events: RealtimeEvent[] }

@@ -11,6 +11,7 @@ import { parseContent, readableText, snapshotContent, type ContentDraft, type Co
 import { LIMITS } from './limits.ts'
 import { recordSendBatch } from '../ops/metrics.ts'
 import { checkSender } from './policy.ts'
+import { callerOf } from './rateLimits.ts'
 import { messageDocument } from './searchIndex.ts'
 import { checkSensitiveWords } from './wordFilter.ts'
 import { settingsAfterSend } from './conversationSettings.ts'
@@ -187,6 +188,8 @@ async function sendOnce(app: App, send: PreparedSend): Promise<SendMessageResult
  */
 export async function sendMessage(app: App, viewer: Viewer, input: SendMessageInput): Promise<SendMessageResult> {
   const send = prepareSend(viewer, input)
+  // Before anything is read or written: a refused send costs no lock and stores nothing.
+  await app.limits.consumeSend(callerOf(viewer), send.conversationId)
   try {
     return await (app.settings.coalesceSends ? enqueueSend(app, send) : sendOnce(app, send))
   } catch (error) {

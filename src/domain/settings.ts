@@ -1,4 +1,5 @@
 import type { Config } from '../config.ts'
+import type { RateLimitSettings } from './rateLimitConfig.ts'
 
 /** Behaviour switches the domain reads (from the environment in production, set directly in tests). */
 export type Settings = {
@@ -20,6 +21,8 @@ export type Settings = {
   pinnedMessagesLimit: number
   /** Distinct emoji on one message, and emoji one user puts on one message (LIMIT_REACHED past them). */
   reactionLimits: { emojiPerMessage: number; perUser: number }
+  /** Per-tier rate limits (RATE_LIMITS), or null for none. */
+  rateLimits: RateLimitSettings | null
 }
 
 export const DEFAULT_SETTINGS: Settings = {
@@ -32,6 +35,9 @@ export const DEFAULT_SETTINGS: Settings = {
   searchIndexing: true,
   pinnedMessagesLimit: 10,
   reactionLimits: { emojiPerMessage: 20, perUser: 3 },
+  // Off here: tests and benchmarks drive one user far past human rates. A server reads RATE_LIMITS,
+  // whose defaults are DEFAULT_RATE_LIMITS; the rate-limit tests set their own.
+  rateLimits: null,
 }
 
 export function settingsFromConfig(config: Config, sensitiveWords: string[] = []): Settings {
@@ -45,5 +51,6 @@ export function settingsFromConfig(config: Config, sensitiveWords: string[] = []
     searchIndexing: true,
     pinnedMessagesLimit: config.PINNED_MESSAGES_LIMIT,
     reactionLimits: { emojiPerMessage: config.REACTION_EMOJI_LIMIT, perUser: config.REACTIONS_PER_USER_LIMIT },
+    rateLimits: config.RATE_LIMITS,
   }
 }

@@ -215,6 +215,13 @@ export async function findPeers(conn: Conn, conversationIds: readonly number[], 
   return rows.map((r) => ({ conversationId: Number(r.conversationId), user: toUser(r) }))
 }
 
+/** How many current members the conversation has. */
+export async function countMembers(conn: Conn, conversationId: number): Promise<number> {
+  const rows = await conn.$queryRaw<{ n: number }[]>`
+    SELECT count(*)::int AS n FROM conversation_members WHERE conversation_id = ${conversationId} AND left_at IS NULL`
+  return rows[0]!.n
+}
+
 /** How many of `userIds` are current members. */
 export async function countCurrentMembers(conn: Conn, conversationId: number, userIds: readonly number[]): Promise<number> {
   const rows = await conn.$queryRaw<{ n: number }[]>`
