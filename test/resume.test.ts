@@ -106,7 +106,7 @@ describe('resume with sincePts', () => {
     await waitForSubscriptions(instance.server.app, member!, 1)
     // Committed, but its event is lost (as when an instance dies between commit and publish).
     const app = testApp().app
-    const lost = await domainSend({ ...app, realtime: { ...app.realtime, publish: () => {} } }, owner!, group.id, 'lost event')
+    const lost = await domainSend({ ...app, realtime: { ...app.realtime, publish: async () => false } }, owner!, group.id, 'lost event')
     const next = await sendText(owner!, group.id, 'published')
     await stream.waitFor(2)
     expect(messageEvents(stream).map((e) => [e.message!.id, e.pts])).toEqual([

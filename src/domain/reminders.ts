@@ -1,29 +1,43 @@
 import { messageKeyText } from '../ids.ts'
 import type { RealtimeEvent } from '../realtime/events.ts'
 import { findVisibleMessages } from '../store/messages.ts'
-import { claimDueReminders, type ClaimedReminder } from '../store/userActions.ts'
-import { transact, type App } from './app.ts'
+import { claimDueReminders, markRemindersFired, type ClaimedReminder } from '../store/userActions.ts'
+import type { App } from './app.ts'
 import { isRecalled } from './policy.ts'
 
+/** How long a claim holds a due reminder: a scheduler that dies with it lets another fire it after this. */
+export const REMINDER_LEASE_MS = 30_000
+
 /**
- * One pass: claims up to `limit` due reminders (safe with any number of instances on one database)
- * and, after commit, publishes a reminderDue event on each owner's user topic. A reminder whose
- * message its owner can no longer see (deleted for them, left the conversation) or that was
- * recalled is used up without an event. Returns how many were claimed.
+ * The events of claimed reminders: a reminder whose message its owner can no longer see (deleted
+ * for them, left the conversation) or that was recalled is used up without one.
  */
-export async function fireDueReminders(app: App, limit = 100): Promise<number> {
-  return transact(app, async (tx) => {
-    const claimed = await claimDueReminders(tx, limit)
-    const byUser = new Map<number, ClaimedReminder[]>()
-    for (const r of claimed) byUser.set(r.userId, [...(byUser.get(r.userId) ?? []), r])
-    const events: RealtimeEvent[] = []
-    // One visibility read per owner: the shared rule is per reader.
-    for (const [userId, reminders] of byUser) {
-      const visible = new Set((await findVisibleMessages(tx, { userId }, reminders)).filter((m) => !isRecalled(m)).map(messageKeyText))
-      events.push(...reminders.filter((r) => visible.has(messageKeyText(r))).map(reminderDue))
-    }
-    return { result: claimed.length, events }
-  })
+async function dueEvents(app: App, claimed: readonly ClaimedReminder[]): Promise<RealtimeEvent[]> {
+  const byUser = new Map<number, ClaimedReminder[]>()
+  for (const r of claimed) byUser.set(r.userId, [...(byUser.get(r.userId) ?? []), r])
+  const events: RealtimeEvent[] = []
+  // One visibility read per owner: the shared rule is per reader.
+  for (const [userId, reminders] of byUser) {
+    const visible = new Set((await findVisibleMessages(app.db, { userId }, reminders)).filter((m) => !isRecalled(m)).map(messageKeyText))
+    events.push(...reminders.filter((r) => visible.has(messageKeyText(r))).map(reminderDue))
+  }
+  return events
+}
+
+/**
+ * One pass, at least once: leases up to `limit` due reminders (safe with any number of instances on
+ * one database), publishes a reminderDue event on each owner's user topic, and only once the bus has
+ * taken them marks them fired. A crash (or a publish Redis lost) between the steps leaves the lease to
+ * expire and the reminder to fire again; its event is the same (message, remindAt), which live
+ * delivery and clients deduplicate. Returns how many were claimed.
+ */
+export async function fireDueReminders(app: App, limit = 100, leaseMs = REMINDER_LEASE_MS): Promise<number> {
+  const claimed = await claimDueReminders(app.db, limit, leaseMs)
+  if (!claimed.length) return 0
+  const events = await dueEvents(app, claimed)
+  if (events.length && !(await app.realtime.publish(events))) throw new Error(`${events.length} reminder events not published; they fire again after the lease`)
+  await markRemindersFired(app.db, claimed)
+  return claimed.length
 }
 
 const reminderDue = (r: ClaimedReminder): RealtimeEvent => ({

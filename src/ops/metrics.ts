@@ -90,7 +90,7 @@ export function createMetrics() {
         ...realtime,
         publish(events: readonly RealtimeEvent[]) {
           for (const event of events) metrics.eventsPublished.inc({ type: event.type })
-          realtime.publish(events)
+          return realtime.publish(events)
         },
       }
     },

@@ -7,7 +7,11 @@ export type Listener = (event: RealtimeEvent) => void
  * publish (after commit); live delivery listens through realtime/topics.ts, one bus listener per topic and process.
  */
 export type Realtime = {
-  publish(events: readonly RealtimeEvent[]): void
+  /**
+   * Publishes; resolves true once the bus has taken every event (Redis: each PUBLISH answered), false
+   * if any was lost. Never rejects: callers that need no confirmation ignore it.
+   */
+  publish(events: readonly RealtimeEvent[]): Promise<boolean>
   /**
    * Calls `listener` for every event on `topic`. The promise resolves once the bus delivers every
    * event published from then on (Redis: the SUBSCRIBE is confirmed), which the gap-free resume needs.
@@ -62,19 +66,20 @@ export function createBus(
   opts: {
     subscriberBuffer?: number
     confirm?: (topic: string) => Promise<void>
-    publish?: (topic: string, event: RealtimeEvent) => void
+    publish?: (topic: string, event: RealtimeEvent) => Promise<boolean>
     close?: () => Promise<void>
   } = {},
 ): Realtime {
   // One target listener per (topic, listener), so unlisten finds the wrapper it registered.
   const wrappers = new Map<string, Map<Listener, (event: Event) => void>>()
   const closeHooks: (() => void)[] = []
-  const publishOne = opts.publish ?? ((topic, event) => target.dispatchEvent(new CustomEvent(topic, { detail: event })))
+  const publishOne = opts.publish ?? (async (topic, event) => (target.dispatchEvent(new CustomEvent(topic, { detail: event })), true))
 
   const bus: Realtime = {
     subscriberBuffer: opts.subscriberBuffer ?? DEFAULT_SUBSCRIBER_BUFFER,
-    publish(events) {
-      for (const event of events) for (const topic of topicsOf(event)) publishOne(topic, event)
+    async publish(events) {
+      const sent = events.flatMap((event) => topicsOf(event).map((topic) => publishOne(topic, event)))
+      return (await Promise.all(sent)).every(Boolean)
     },
     async listen(topic, listener) {
       let byListener = wrappers.get(topic)

@@ -33,10 +33,14 @@ export function createRedisRealtime(
     subscriberBuffer: opts.subscriberBuffer,
     publish: (topic: string, event: RealtimeEvent) => {
       opts.observer?.published()
-      publishClient.publish(topic, JSON.stringify(event)).catch((error: unknown) => {
-        opts.observer?.publishFailed()
-        log(`redis publish to ${topic} failed`, error)
-      })
+      return publishClient.publish(topic, JSON.stringify(event)).then(
+        () => true,
+        (error: unknown) => {
+          opts.observer?.publishFailed()
+          log(`redis publish to ${topic} failed`, error)
+          return false
+        },
+      )
     },
     // The target sent SUBSCRIBE when the topic's first listener came; commands on one connection run
     // in order, so the reply to this repeated SUBSCRIBE means the first one is in force too.

@@ -27,7 +27,7 @@ export async function activateActions(
     INSERT INTO message_user_actions AS ua (conversation_id, seq, user_id, action, status, remind_at)
     SELECT k.conversation_id, k.seq, ${userId}, ${action}::"UserAction", 'ACTIVE', ${remindAt}::timestamptz FROM ${keysTable(keys)}
     ON CONFLICT (conversation_id, seq, user_id, action) DO UPDATE
-      SET status = 'ACTIVE', remind_at = EXCLUDED.remind_at, fired_at = NULL, updated_at = now()
+      SET status = 'ACTIVE', remind_at = EXCLUDED.remind_at, fired_at = NULL, claimed_until = NULL, updated_at = now()
       WHERE ua.status <> 'ACTIVE' OR ua.remind_at IS DISTINCT FROM EXCLUDED.remind_at OR ua.fired_at IS NOT NULL
     RETURNING ua.conversation_id AS "conversationId", ua.seq`
   return rows.map(toKey)
@@ -107,18 +107,30 @@ export async function listActionMessages(
 export type ClaimedReminder = MessageKey & { userId: number; remindAt: Date }
 
 /**
- * Claims up to `limit` due, unfired reminders by setting fired_at, skipping rows another instance
- * holds (FOR UPDATE SKIP LOCKED): however many schedulers run, each reminder is claimed once.
+ * Leases up to `limit` due, unfired reminders for `leaseMs`, skipping rows another instance holds
+ * (FOR UPDATE SKIP LOCKED) or has leased: however many schedulers run, one fires each reminder at a
+ * time. A lease that expires unfired (its instance died before markRemindersFired) is claimed again.
  */
-export async function claimDueReminders(conn: Conn, limit: number): Promise<ClaimedReminder[]> {
+export async function claimDueReminders(conn: Conn, limit: number, leaseMs: number): Promise<ClaimedReminder[]> {
   const rows = await conn.$queryRaw<(KeyRow & { userId: bigint; remindAt: Date })[]>`
-    UPDATE message_user_actions ua SET fired_at = now()
+    UPDATE message_user_actions ua SET claimed_until = now() + ${leaseMs} * interval '1 millisecond'
     WHERE (ua.conversation_id, ua.seq, ua.user_id, ua.action) IN (
       SELECT d.conversation_id, d.seq, d.user_id, d.action FROM message_user_actions d
       WHERE d.action = 'REMINDER' AND d.status = 'ACTIVE' AND d.fired_at IS NULL AND d.remind_at <= now()
+        AND (d.claimed_until IS NULL OR d.claimed_until <= now())
       ORDER BY d.remind_at
       LIMIT ${limit}
       FOR UPDATE SKIP LOCKED)
     RETURNING ua.conversation_id AS "conversationId", ua.seq, ua.user_id AS "userId", ua.remind_at AS "remindAt"`
   return rows.map((r) => ({ ...toKey(r), userId: Number(r.userId), remindAt: r.remindAt }))
+}
+
+/** Marks claimed reminders fired, unless re-armed meanwhile (another remind_at: that one is due on its own). */
+export async function markRemindersFired(conn: Conn, reminders: readonly ClaimedReminder[]): Promise<void> {
+  await conn.$executeRaw`
+    UPDATE message_user_actions ua SET fired_at = now(), claimed_until = NULL
+    FROM unnest(${bigintArray(reminders.map((r) => r.conversationId))}, ${bigintArray(reminders.map((r) => r.seq))},
+                ${bigintArray(reminders.map((r) => r.userId))}, ${reminders.map((r) => r.remindAt.toISOString())}::timestamptz[]) AS k(conversation_id, seq, user_id, remind_at)
+    WHERE ua.conversation_id = k.conversation_id AND ua.seq = k.seq AND ua.user_id = k.user_id
+      AND ua.action = 'REMINDER' AND ua.remind_at = k.remind_at AND ua.fired_at IS NULL`
 }

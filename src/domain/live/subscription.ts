@@ -14,6 +14,9 @@ import { kindOf, type Delivery, type DeliveryBatch } from './payloads.ts'
 import { alerts, conversationVerdict, mayConcern, userTopicVerdict, type Scope } from './rules.ts'
 import type { ConversationBound, Wave } from './wave.ts'
 
+/** Reminder firings a subscription remembers to drop a repeat (one comes a lease, 30 s, after the first). */
+const REMINDERS_REMEMBERED = 1000
+
 /** Replay reads the missed changes this many at a time. */
 const REPLAY_PAGE = 100
 
@@ -26,6 +29,8 @@ export class Subscription {
   readonly queue: BoundedQueue<Wave>
   readonly delivered = new Map<number, number>()
   private readonly joined = new Set<number>()
+  /** Reminder firings delivered ("<conversation>:<seq>:<remindAt>"): a reminder fired again after a lost lease shows once. */
+  private readonly remindersDelivered = new Set<string>()
   opened = false
   private closed = false
 
@@ -200,8 +205,13 @@ export class Subscription {
         return { payload: { typename: 'ConversationJoinedEvent', conversation: access }, loaders }
       }
       case 'reminderDue': {
+        const firing = `${event.conversationId}:${event.seq}:${event.remindAt}`
+        if (this.remindersDelivered.has(firing)) return null
         const message = await loaders.messages.load(event)
-        return message ? { payload: { typename: 'ReminderDueEvent', message, remindAt: new Date(event.remindAt) }, loaders } : null
+        if (!message) return null
+        this.remindersDelivered.add(firing)
+        if (this.remindersDelivered.size > REMINDERS_REMEMBERED) this.remindersDelivered.delete(this.remindersDelivered.values().next().value!)
+        return { payload: { typename: 'ReminderDueEvent', message, remindAt: new Date(event.remindAt) }, loaders }
       }
       case 'messageAction': {
         const key = { conversationId: event.conversationId, seq: event.seq }
