@@ -47,6 +47,7 @@ const Env = z.object({
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.url({ error: 'must be a URL such as http://localhost:4318/v1/traces' }).optional(),
   OTEL_SERVICE_NAME: z.string().min(1).default('parley'),
   TRUST_PROXY: booleanFlag.default(false),
+  SHUTDOWN_GRACE_MS: wholeNumber(0).default(10_000),
   RATE_LIMITS: z.string().optional(),
 }).transform((env, ctx) => {
   try {

@@ -84,6 +84,7 @@ export async function serve({ config, authSecret, database, log, logger, opened 
     tracing: tracing !== undefined,
     serveMetrics: config.METRICS && !config.METRICS_PORT,
     readinessChecks: redis ? [redisReadiness(redis)] : [],
+    shutdownGraceMs: config.SHUTDOWN_GRACE_MS,
   })
   const url = await server.listen(config.PORT, config.HOST)
   const metricsServer = metrics && config.METRICS_PORT ? await listenMetrics(metrics, config.METRICS_PORT, config.HOST) : undefined
@@ -100,7 +101,12 @@ export async function serve({ config, authSecret, database, log, logger, opened 
   async function shutdown(signal: string) {
     if (stopping) return
     stopping = true
-    log(`${signal}: draining connections`)
+    log(`${signal}: draining connections (at most ${config.SHUTDOWN_GRACE_MS} ms)`)
+    // The drain is bounded; should closing a dependency hang after it, the process still ends.
+    setTimeout(() => {
+      logger.error('shutdown did not finish in time; exiting')
+      process.exit(1)
+    }, config.SHUTDOWN_GRACE_MS + 10_000).unref()
     await server.close()
     metricsServer?.close()
     await reminders.stop()

@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http'
+import { createServer, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
 import { GraphQLError } from 'graphql'
 import { useServer } from 'graphql-ws/use/ws'
@@ -18,11 +18,16 @@ export type ParleyServer = {
   /** Listens on `port` (0 = any free port) and resolves with the GraphQL URL. */
   listen(port: number, host?: string): Promise<string>
   /**
-   * Stops accepting, tells WebSocket clients to reconnect elsewhere (1001), ends SSE streams, drains
-   * HTTP, then resolves. Clients resume with sincePts, so nothing committed is lost to them.
+   * Stops accepting work (/readyz and every new request answer 503, no new WebSockets), tells
+   * WebSocket clients to reconnect elsewhere (1001), ends SSE streams, lets running requests finish
+   * for at most the grace period, then cuts what remains (sockets that stopped reading, half-sent
+   * requests) and resolves. Clients resume with sincePts, so nothing committed is lost to them.
    */
   close(): Promise<void>
 }
+
+/** How long a shutdown waits for running requests by default. */
+export const DEFAULT_SHUTDOWN_GRACE_MS = 10_000
 
 /** WebSocket close code for a server going away: graphql-ws clients retry on it. */
 const GOING_AWAY = 1001
@@ -73,6 +78,14 @@ export type ServerOptions = YogaOptions & {
   serveMetrics?: boolean
   /** Dependencies /readyz checks besides the database (Redis when configured). */
   readinessChecks?: ReadinessCheck[]
+  /** How long close() lets running requests and closing sockets finish (SHUTDOWN_GRACE_MS). */
+  shutdownGraceMs?: number
+}
+
+/** A request arriving while the server drains: try another instance. */
+function refuseStopping(res: ServerResponse): void {
+  res.writeHead(503, { 'content-type': 'application/json', connection: 'close', 'retry-after': '1' })
+  res.end(JSON.stringify({ errors: [{ message: 'this instance is shutting down; retry', extensions: { code: 'UNAVAILABLE', retryAfterMs: 1000 } }] }))
 }
 
 export function createParleyServer(opts: ServerOptions): ParleyServer {
@@ -80,8 +93,14 @@ export function createParleyServer(opts: ServerOptions): ParleyServer {
   const yoga = createYogaServer({ ...opts, resolveViewer, logger: opts.logger ?? (opts.log && yogaLogger(opts.log)) })
   const health = createHealth([databaseReadiness(opts.app.db), ...(opts.readinessChecks ?? [])])
   opts.metrics?.bindApp(opts.app)
+  let stopping = false
+  // Requests running, so the drain knows when it is done.
+  let running = 0
   const server = createServer((req, res) => {
+    running++
+    res.once('close', () => running--)
     if (health.handle(req, res)) return
+    if (stopping) return refuseStopping(res)
     if (opts.serveMetrics && opts.metrics && req.url === '/metrics') return void opts.metrics.serve(req, res)
     const requestId = requestIdFrom(req.headers['x-request-id'])
     res.setHeader('x-request-id', requestId)
@@ -166,18 +185,26 @@ export function createParleyServer(opts: ServerOptions): ParleyServer {
         })
       }),
     async close() {
+      if (stopping) return
+      stopping = true
       health.stopAccepting()
+      // No new upgrades; open sockets get 1001 and their subscriptions (and SSE streams) end.
+      const wsClosed = new Promise<void>((resolve) => wss.close(() => resolve()))
       for (const socket of wss.clients) socket.close(GOING_AWAY, 'server shutting down')
-      await new Promise<void>((resolve) => wss.close(() => resolve()))
       opts.app.hub.close()
-      const drained = new Promise<void>((resolve) => server.close(() => resolve()))
-      // Keep-alive sockets go idle as their last response ends (the SSE streams just ended finish a
-      // moment later), so sweep them until drained; requests still running after the grace period are cut off.
-      const sweep = setInterval(() => server.closeIdleConnections(), 50)
-      const timer = setTimeout(() => server.closeAllConnections(), 5_000)
-      await drained
-      clearInterval(sweep)
-      clearTimeout(timer)
+      const deadline = Date.now() + (opts.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS)
+      // Keep-alive connections go idle as their last response ends: sweep them while requests finish.
+      while ((running > 0 || wss.clients.size > 0) && Date.now() < deadline) {
+        server.closeIdleConnections()
+        await new Promise((resolve) => setTimeout(resolve, 25))
+      }
+      // What is left did not finish in time: a socket that stopped reading never answers the close
+      // handshake, a half-sent request never completes.
+      for (const socket of wss.clients) socket.terminate()
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()))
+      server.closeAllConnections()
+      await Promise.all([wsClosed, closed])
     },
+
   }
 }

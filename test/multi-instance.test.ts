@@ -1,11 +1,7 @@
-import { spawn } from 'node:child_process'
-import { once } from 'node:events'
-import { fileURLToPath } from 'node:url'
 import type { Client } from 'graphql-ws'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { inject } from 'vitest'
-import { AUTH_SECRET, newUsers, type TestUser } from './support/harness.ts'
-import { post, sharedBuses, startInstance, subscribeWs, testRedisUrl, waitForSubscriptions, wsClient, type Received, type TestServer } from './support/server.ts'
+import { newUsers, type TestUser } from './support/harness.ts'
+import { post, sharedBuses, spawnInstance, startInstance, subscribeWs, testRedisUrl, waitForSubscriptions, wsClient, type Received, type TestServer } from './support/server.ts'
 import { ConversationEvents, InboxEvents, SendTyping } from './support/live.ts'
 import { createGroup, SendMessage } from './support/operations.ts'
 import { SaveDraft, SettingsEvents } from './support/settings.ts'
@@ -99,28 +95,6 @@ describe(`several instances (events through ${testRedisUrl ? 'Redis' : 'a shared
     device.dispose()
   })
 })
-
-const ROOT = fileURLToPath(new URL('..', import.meta.url))
-
-/** Starts `npm start`'s entry point as its own process on the test database, and resolves with its URL. */
-async function spawnInstance() {
-  const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: inject('databaseUrl'), PORT: '0', HOST: '127.0.0.1', AUTH_SECRET, NODE_ENV: 'test' }
-  delete env.REDIS_URL
-  if (testRedisUrl) env.REDIS_URL = testRedisUrl
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] })
-  const exited = once(child, 'exit').then(([code]) => code as number)
-  let output = ''
-  child.stderr.on('data', (d) => (output += d))
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout.on('data', (d) => {
-      output += d
-      const match = /GraphQL[^:]*: (http:\/\/[^\s"]+)/.exec(output)
-      if (match) resolve(match[1]!)
-    })
-    void exited.then((code) => reject(new Error(`instance exited with ${code} before listening:\n${output}`)))
-  })
-  return { wsUrl: url.replace(/^http/, 'ws'), child, exited }
-}
 
 describe('shutdown', () => {
   it('closes sockets on SIGTERM with 1001, the client reconnects elsewhere, and resuming loses nothing committed', async () => {

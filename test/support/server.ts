@@ -1,4 +1,7 @@
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core'
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { fileURLToPath } from 'node:url'
 import { print } from 'graphql'
 import { createClient, type Client, type ClientOptions } from 'graphql-ws'
 import { afterAll, beforeAll, inject } from 'vitest'
@@ -88,6 +91,31 @@ export async function startInstance(realtime: Realtime): Promise<TestServer> {
       await db.$disconnect()
     },
   }
+}
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+
+/**
+ * Starts `npm start`'s entry point as its own process on the test database (with TEST_REDIS_URL's
+ * Redis when set; `env` adds or overrides variables) and resolves with its URLs once it listens.
+ */
+export async function spawnInstance(env: NodeJS.ProcessEnv = {}) {
+  const base: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: inject('databaseUrl'), PORT: '0', HOST: '127.0.0.1', AUTH_SECRET, NODE_ENV: 'test' }
+  delete base.REDIS_URL
+  if (testRedisUrl) base.REDIS_URL = testRedisUrl
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: ROOT, env: { ...base, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const exited = once(child, 'exit').then(([code]) => code as number)
+  let output = ''
+  child.stderr.on('data', (d) => (output += d))
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout.on('data', (d) => {
+      output += d
+      const match = /GraphQL[^:]*: (http:\/\/[^\s"]+)/.exec(output)
+      if (match) resolve(match[1]!)
+    })
+    void exited.then((code) => reject(new Error(`instance exited with ${code} before listening:\n${output}`)))
+  })
+  return { url, wsUrl: url.replace(/^http/, 'ws'), child, exited, output: () => output }
 }
 
 /** Sends one operation over real HTTP to a started server. */
