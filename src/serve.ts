@@ -1,4 +1,3 @@
-import { Redis } from 'ioredis'
 import { signToken } from './auth.ts'
 import type { Config } from './config.ts'
 import { createDb } from './db/client.ts'
@@ -14,27 +13,9 @@ import type { Logger } from './ops/logger.ts'
 import { createMetrics, listenMetrics } from './ops/metrics.ts'
 import { startTracing, traceRealtime } from './ops/tracing.ts'
 import { createRealtime } from './realtime/pubsub.ts'
-import { createRedisRealtime } from './realtime/redis.ts'
+import { createRateLimitRedis, createRedisRealtime } from './realtime/redis.ts'
 import { createParleyServer } from './server.ts'
 import { findUserByHandle } from './store/users.ts'
-
-/**
- * The connection the rate limits count on: a command never waits for Redis (no offline queue, no
- * resend), so while it is away each instance counts alone. Logged once per change, not per retry.
- */
-function rateLimitRedis(url: string, logger: Logger): Redis {
-  const redis = new Redis(url, { enableOfflineQueue: false, autoResendUnfulfilledCommands: false, maxRetriesPerRequest: 0 })
-  let ready = false
-  redis.on('ready', () => {
-    ready = true
-    logger.info('rate limits: counting in Redis')
-  })
-  redis.on('error', () => {
-    if (ready) logger.warn('rate limits: Redis unreachable, each instance counts alone until it is back')
-    ready = false
-  })
-  return redis
-}
 
 export type ServeOptions = {
   config: Config
@@ -63,7 +44,7 @@ export async function serve({ config, authSecret, database, log, logger, opened 
   opened(() => realtime.close())
   if (tracing) log(`OpenTelemetry traces over OTLP/HTTP as service ${config.OTEL_SERVICE_NAME}`)
   log(config.REDIS_URL ? 'realtime events through Redis' : 'realtime events in process (set REDIS_URL for several instances)')
-  const rateLimitStore = config.REDIS_URL && config.RATE_LIMITS ? rateLimitRedis(config.REDIS_URL, logger) : undefined
+  const rateLimitStore = config.REDIS_URL && config.RATE_LIMITS ? createRateLimitRedis(config.REDIS_URL, (message) => logger.warn(message)) : undefined
   if (rateLimitStore) opened(() => rateLimitStore.quit().catch(() => rateLimitStore.disconnect()))
   const app = createApp({ db, realtime, rateLimitStore, settings: settingsFromConfig(config, loadSensitiveWords(config.SENSITIVE_WORDS_FILE)) })
 

@@ -1,9 +1,9 @@
 import type { Client } from 'graphql-ws'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { newUsers, type TestUser } from './support/harness.ts'
-import { post, sharedBuses, spawnInstance, startInstance, subscribeWs, testRedisUrl, waitForSubscriptions, wsClient, type Received, type TestServer } from './support/server.ts'
+import { post, sendVia, sharedBuses, spawnInstance, startInstance, subscribeWs, testRedisUrl, waitForSubscriptions, wsClient, type Received, type TestServer } from './support/server.ts'
 import { ConversationEvents, InboxEvents, SendTyping } from './support/live.ts'
-import { createGroup, SendMessage } from './support/operations.ts'
+import { createGroup } from './support/operations.ts'
 import { SaveDraft, SettingsEvents } from './support/settings.ts'
 
 /**
@@ -27,15 +27,6 @@ function connect(server: TestServer | (() => string), user: TestUser, opts: Para
   const client = wsClient(typeof server === 'function' ? server : server.wsUrl, user.token, opts)
   clients.push(client)
   return client
-}
-
-let counter = 0
-async function sendVia(server: TestServer, user: TestUser, conversationId: string, text: string) {
-  const response = await post(server.url, user.token, SendMessage, {
-    input: { conversationId, clientMessageId: `multi-${++counter}-${Math.random()}`, content: { text: { text } } },
-  })
-  if (response.errors) throw new Error(JSON.stringify(response.errors))
-  return response.data!.sendMessage.message
 }
 
 type MessageEvents = { conversationEvents: { __typename: string; pts?: number; message?: { id: string } } }[]

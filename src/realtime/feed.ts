@@ -82,12 +82,23 @@ export class ConversationFeed<S> extends Fanout<S> {
     }
   }
 
-  /** Reads the changes still missing up to the newest held one, then emits everything up to it in order. */
-  private async fill(): Promise<void> {
+  /**
+   * After the bus was away (Redis reconnected): reads and emits, in order, every change stored past the
+   * head, since their events may have been lost and no later event may come to reveal the gap.
+   */
+  async catchUp(): Promise<void> {
+    if (this.early || this.filling) return
+    const newest = await this.source.startPts(this.conversationId)
+    if (newest <= this.head || this.filling) return
+    if (this.timer) clearTimeout(this.timer)
+    await this.fill(Math.max(newest, ...this.held.keys()))
+  }
+
+  /** Reads the changes still missing up to `until` (the newest held one), then emits everything up to it in order. */
+  private async fill(until = Math.max(...this.held.keys())): Promise<void> {
     this.timer = null
     this.filling = true
     try {
-      const until = Math.max(...this.held.keys())
       for (const change of await this.source.readGap(this.conversationId, this.head, until)) {
         if (change.pts > this.head && !this.held.has(change.pts)) this.held.set(change.pts, change)
       }

@@ -22,6 +22,8 @@ export type Realtime = {
   readonly subscriberBuffer: number
   /** Runs `hook` first when the bus closes (delivery ends its local subscriptions). */
   onClose(hook: () => void): void
+  /** Runs `hook` each time the bus is back after an outage, its topics listened to again (Redis; never in process). */
+  onReconnect(hook: () => void): void
   close(): Promise<void>
 }
 
@@ -68,6 +70,8 @@ export function createBus(
     confirm?: (topic: string) => Promise<void>
     publish?: (topic: string, event: RealtimeEvent) => Promise<boolean>
     close?: () => Promise<void>
+    /** Registers the reconnect hook with the transport (Redis). */
+    onReconnect?: (hook: () => void) => void
   } = {},
 ): Realtime {
   // One target listener per (topic, listener), so unlisten finds the wrapper it registered.
@@ -102,6 +106,7 @@ export function createBus(
     onClose(hook) {
       closeHooks.push(hook)
     },
+    onReconnect: opts.onReconnect ?? (() => {}),
     async close() {
       for (const hook of closeHooks.splice(0)) hook()
       await opts.close?.()

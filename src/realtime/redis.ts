@@ -12,33 +12,59 @@ export type RedisRealtime = Realtime & { connected(): boolean }
 /**
  * Several instances: every event goes through Redis pub/sub (one channel per topic), and each
  * instance subscribes only to the topics its local subscribers need. An instance hears its own
- * publishes back through Redis, so there is one delivery path. A publish that fails (Redis away) is
- * logged, not thrown: the write is committed, and clients recover the change by resuming with sincePts.
+ * publishes back through Redis, so there is one delivery path. While Redis is away a publish fails at
+ * once (no offline queue, so memory stays bounded) and is not retried: the write is committed, and
+ * once Redis is back every conversation feed reads what it missed from the database (onReconnect);
+ * typing and read events of the outage are lost. Outages are logged once each way, not per event.
  */
 export function createRedisRealtime(
   url: string,
   opts: { subscriberBuffer?: number; log?: (message: string, error?: unknown) => void; observer?: RedisObserver } = {},
 ): RedisRealtime {
   const log = opts.log ?? ((message, error) => console.error(`[parley] ${message}`, error ?? ''))
+  // Queued until first connected (start-up), then never: a publish while Redis is away fails at once.
   const publishClient = new Redis(url, { lazyConnect: false })
+  publishClient.once('ready', () => (publishClient.options.enableOfflineQueue = false))
   const subscribeClient = new Redis(url, { lazyConnect: false })
-  for (const client of [publishClient, subscribeClient]) client.on('error', (error) => log('redis connection error', error))
+  for (const [name, client] of [['publish', publishClient], ['subscribe', subscribeClient]] as const) {
+    let state: 'connecting' | 'up' | 'down' = 'connecting'
+    client.on('ready', () => {
+      if (state === 'down') log(`redis ${name} connection back`)
+      state = 'up'
+    })
+    client.on('error', (error) => {
+      if (state !== 'down') log(`redis ${name} connection error; reconnecting`, error)
+      state = 'down'
+    })
+  }
   if (opts.observer) {
     const observer = opts.observer
     for (const client of [publishClient, subscribeClient]) client.on('reconnecting', () => observer.reconnecting())
     subscribeClient.on('message', () => observer.received())
   }
+  const reconnectHooks: (() => void)[] = []
+  let subscribedBefore = false
+  subscribeClient.on('ready', () => {
+    if (!subscribedBefore) return void (subscribedBefore = true)
+    // ioredis re-sent the SUBSCRIBEs on reconnecting; a PING answered after them means they are in
+    // force, so whatever the database shows from then on is also delivered live.
+    void subscribeClient.ping().then(
+      () => reconnectHooks.forEach((hook) => hook()),
+      () => {},
+    )
+  })
   const target = createRedisEventTarget<CustomEvent>({ publishClient, subscribeClient })
+  let publishing = true
   const bus = createBus(target, {
     subscriberBuffer: opts.subscriberBuffer,
     publish: (topic: string, event: RealtimeEvent) => {
       opts.observer?.published()
       return publishClient.publish(topic, JSON.stringify(event)).then(
-        () => true,
+        () => (publishing = true),
         (error: unknown) => {
           opts.observer?.publishFailed()
-          log(`redis publish to ${topic} failed`, error)
-          return false
+          if (publishing) log('redis publish failed; events are lost until Redis is back (conversation changes are read from the database then)', error)
+          return (publishing = false)
         },
       )
     },
@@ -50,6 +76,25 @@ export function createRedisRealtime(
     close: async () => {
       await Promise.allSettled([subscribeClient.quit(), publishClient.quit()])
     },
+    onReconnect: (hook) => reconnectHooks.push(hook),
   })
   return { ...bus, connected: () => publishClient.status === 'ready' && subscribeClient.status === 'ready' }
+}
+
+/**
+ * The connection the rate limits count on (domain/rateLimits.ts): a command never waits for Redis (no
+ * offline queue, no resend), so while it is away each instance counts alone. Logged once each way.
+ */
+export function createRateLimitRedis(url: string, log: (message: string) => void): Redis {
+  const redis = new Redis(url, { enableOfflineQueue: false, autoResendUnfulfilledCommands: false, maxRetriesPerRequest: 0 })
+  let up = false
+  redis.on('ready', () => {
+    up = true
+    log('rate limits: counting in Redis')
+  })
+  redis.on('error', () => {
+    if (up) log('rate limits: Redis unreachable, each instance counts alone until it is back')
+    up = false
+  })
+  return redis
 }

@@ -35,6 +35,11 @@ export class Topics<S> {
     this.leave(this.users, userId, subscriber)
   }
 
+  /** Every conversation feed reads what it may have missed (the bus was away); see ConversationFeed.catchUp. */
+  catchUp(): Promise<void>[] {
+    return [...this.conversations.values()].map((feed) => feed.catchUp().catch((error: unknown) => this.source.log('could not catch up a live stream', error)))
+  }
+
   get counts() {
     return { conversationTopics: this.conversations.size, userTopics: this.users.size }
   }

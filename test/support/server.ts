@@ -4,16 +4,18 @@ import { once } from 'node:events'
 import { fileURLToPath } from 'node:url'
 import { print } from 'graphql'
 import { createClient, type Client, type ClientOptions } from 'graphql-ws'
+import type { Redis } from 'ioredis'
 import { afterAll, beforeAll, inject } from 'vitest'
 import WebSocket from 'ws'
 import { createDb } from '../../src/db/client.ts'
 import { createApp, type App } from '../../src/domain/app.ts'
-import { DEFAULT_SETTINGS } from '../../src/domain/settings.ts'
+import { DEFAULT_SETTINGS, type Settings } from '../../src/domain/settings.ts'
 import { parseId } from '../../src/ids.ts'
 import { createRealtime, type EventTargetLike, type Realtime } from '../../src/realtime/pubsub.ts'
 import { createRedisRealtime } from '../../src/realtime/redis.ts'
 import { createParleyServer, type ParleyServer, type ServerOptions } from '../../src/server.ts'
 import { AUTH_SECRET, testApp, type GraphQLResponse } from './harness.ts'
+import { SendMessage } from './operations.ts'
 
 /** A started server (real HTTP and WebSocket on a free port) for subscription tests. */
 export type TestServer = { app: App; server: ParleyServer; url: string; wsUrl: string; close(): Promise<void> }
@@ -78,10 +80,13 @@ export function sharedBuses(opts: { subscriberBuffer?: number } = {}): { kind: '
   return { kind: 'memory', create: () => createRealtime({ ...opts, eventTarget: target }) }
 }
 
-/** An instance with its own database pool and bus, on the shared test database. */
-export async function startInstance(realtime: Realtime): Promise<TestServer> {
-  const db = createDb(inject('databaseUrl'), { poolSize: 10 })
-  const app = createApp({ db, realtime, settings: structuredClone(DEFAULT_SETTINGS) })
+/**
+ * An instance with its own database pool and bus, on the shared test database; `parts` overrides
+ * settings, the pool size or gives it a rate-limit store.
+ */
+export async function startInstance(realtime: Realtime, parts: { settings?: Partial<Settings>; poolSize?: number; rateLimitStore?: Redis } = {}): Promise<TestServer> {
+  const db = createDb(inject('databaseUrl'), { poolSize: parts.poolSize ?? 10 })
+  const app = createApp({ db, realtime, rateLimitStore: parts.rateLimitStore, settings: { ...structuredClone(DEFAULT_SETTINGS), ...parts.settings } })
   const started = await startServer(app)
   return {
     ...started,
@@ -126,6 +131,16 @@ export async function post<T, V>(url: string, token: string, document: TypedDocu
     body: JSON.stringify({ query: print(document), variables }),
   })
   return (await response.json()) as GraphQLResponse<T>
+}
+
+let sent = 0
+/** Sends a text message over real HTTP to a started server; throws on errors. */
+export async function sendVia(server: { url: string }, user: { token: string }, conversationId: string, text: string) {
+  const response = await post(server.url, user.token, SendMessage, {
+    input: { conversationId, clientMessageId: `via-${process.pid}-${++sent}-${Math.random()}`, content: { text: { text } } },
+  })
+  if (response.errors) throw new Error(JSON.stringify(response.errors))
+  return response.data!.sendMessage.message
 }
 
 /** A graphql-ws client (no retries unless asked; retries come at once). */

@@ -48,6 +48,8 @@ export class Hub {
         (await findChangeKeys(db, conversationId, afterPts, untilPts)).map((change) => ({ type: 'message', kind: kindOf(change), conversationId, seq: change.seq, pts: change.pts })),
       log,
     })
+    // Events published while the bus was away are gone; the database still has every change.
+    realtime.onReconnect(() => void Promise.all(this.topics.catchUp()))
   }
 
   /** Subscriptions that finished opening (listening, resume position taken), and the topics listened to. */
