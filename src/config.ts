@@ -25,6 +25,7 @@ const Env = z.object({
   DATA_DIR: z.string().default('.data'),
   EMBEDDED_PG_PORT: wholeNumber(1, 65535).default(54329),
   DATABASE_POOL_SIZE: wholeNumber(1, 500).default(20),
+  DATABASE_POOL_TIMEOUT_MS: wholeNumber(1).default(10_000),
   AUTH_SECRET: z.string().min(32, { error: 'must be at least 32 characters (for example: openssl rand -base64 32)' }).optional(),
   MAX_BODY_BYTES: wholeNumber(1024).default(1_000_000),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error'], { error: 'must be one of debug, info, warn, error' }).default('info'),

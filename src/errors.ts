@@ -15,6 +15,7 @@ export type ErrorCode =
   | 'RATE_LIMITED'
   | 'RESYNC_REQUIRED'
   | 'LIMIT_REACHED'
+  | 'UNAVAILABLE'
 
 /** An expected failure: passes the error mask unchanged, so the client sees message and code. */
 export class DomainError extends GraphQLError {

@@ -32,7 +32,7 @@ export async function serve({ config, authSecret, database, log, logger, opened 
   const metrics = config.METRICS || config.METRICS_PORT ? createMetrics() : undefined
   const tracing = config.OTEL_EXPORTER_OTLP_ENDPOINT || config.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ? startTracing({ serviceName: config.OTEL_SERVICE_NAME }) : undefined
   if (tracing) opened(() => tracing.shutdown())
-  const db = createDb(database.url, { poolSize: config.DATABASE_POOL_SIZE })
+  const db = createDb(database.url, { poolSize: config.DATABASE_POOL_SIZE, poolTimeoutMs: config.DATABASE_POOL_TIMEOUT_MS })
   opened(() => db.$disconnect())
   // Several instances share events through Redis; a single one keeps them in process.
   const redis = config.REDIS_URL

@@ -6,7 +6,8 @@ import { authenticate, type Identity } from './auth.ts'
 import type { App, Viewer } from './domain/app.ts'
 import { createLoaders } from './domain/loaders.ts'
 import { createViewerResolver } from './domain/users.ts'
-import { DomainError } from './errors.ts'
+import { isPoolTimeout } from './db/client.ts'
+import { DomainError, retryLater } from './errors.ts'
 import { useCompiledExecution } from './execution.ts'
 import { parleyGraphiQL } from './graphiql.ts'
 import type { Metrics } from './ops/metrics.ts'
@@ -34,6 +35,9 @@ type ServerContext = { request?: Request; connectionParams?: Record<string, unkn
 
 export const GRAPHQL_PATH = '/graphql'
 
+/** What a request that found every database connection busy is told to wait before retrying. */
+const POOL_BUSY_RETRY_MS = 1_000
+
 /**
  * Expected failures (DomainError) pass unchanged; GraphQL's own parse/validation/coercion errors
  * keep or get a code; anything else is logged and masked.
@@ -47,6 +51,8 @@ function maskError(logger: YogaLogger) {
       if (!error.extensions.code) (error.extensions as Record<string, unknown>).code = 'BAD_USER_INPUT'
       return error
     }
+    // An exhausted pool is load, not a bug: the client is told to retry, and nothing is logged per request.
+    if (isPoolTimeout(original)) return retryLater('UNAVAILABLE', 'the database is busy; retry shortly', POOL_BUSY_RETRY_MS)
     logger.error('unexpected error', original)
     return new GraphQLError('Unexpected error.', { extensions: { code: 'INTERNAL_SERVER_ERROR' } })
   }

@@ -23,12 +23,24 @@ function statementNames(): (query: { sql: string }) => string {
   }
 }
 
+/**
+ * pg-pool's errors when no connection was had within connectionTimeoutMillis: none came free, or a new
+ * one did not connect in time (Prisma passes both through as they are).
+ */
+const POOL_TIMEOUT_MESSAGES = new Set(['timeout exceeded when trying to connect', 'Connection terminated due to connection timeout'])
+/** The request gave up waiting for a pooled connection. */
+export const isPoolTimeout = (error: unknown): boolean => error instanceof Error && POOL_TIMEOUT_MESSAGES.has(error.message)
+
 /** Each client's pg pool, for the pool size/idle/waiting metrics. */
 const pools = new WeakMap<Db, pg.Pool>()
 export const poolOf = (db: Db): pg.Pool | undefined => pools.get(db)
 
-export function createDb(databaseUrl: string, opts: { poolSize?: number; onQuery?: (sql: string) => void } = {}): Db {
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: opts.poolSize ?? 20 })
+/**
+ * A Prisma client on a pg pool of `poolSize`; a query waits at most `poolTimeoutMs` for a free
+ * connection, then fails (isPoolTimeout), so no request waits forever on an exhausted pool.
+ */
+export function createDb(databaseUrl: string, opts: { poolSize?: number; poolTimeoutMs?: number; onQuery?: (sql: string) => void } = {}): Db {
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: opts.poolSize ?? 20, connectionTimeoutMillis: opts.poolTimeoutMs ?? 10_000 })
   const adapter = new PrismaPg(pool, { statementNameGenerator: statementNames(), disposeExternalPool: true })
   const db = new PrismaClient({
     adapter,

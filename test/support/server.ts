@@ -82,10 +82,10 @@ export function sharedBuses(opts: { subscriberBuffer?: number } = {}): { kind: '
 
 /**
  * An instance with its own database pool and bus, on the shared test database; `parts` overrides
- * settings, the pool size or gives it a rate-limit store.
+ * settings, the pool (size, wait) or gives it a rate-limit store.
  */
-export async function startInstance(realtime: Realtime, parts: { settings?: Partial<Settings>; poolSize?: number; rateLimitStore?: Redis } = {}): Promise<TestServer> {
-  const db = createDb(inject('databaseUrl'), { poolSize: parts.poolSize ?? 10 })
+export async function startInstance(realtime: Realtime, parts: { settings?: Partial<Settings>; poolSize?: number; poolTimeoutMs?: number; rateLimitStore?: Redis } = {}): Promise<TestServer> {
+  const db = createDb(inject('databaseUrl'), { poolSize: parts.poolSize ?? 10, poolTimeoutMs: parts.poolTimeoutMs })
   const app = createApp({ db, realtime, rateLimitStore: parts.rateLimitStore, settings: { ...structuredClone(DEFAULT_SETTINGS), ...parts.settings } })
   const started = await startServer(app)
   return {
