@@ -56,6 +56,9 @@ function subscribe(wsUrl: string, call: GraphQLCall, onEvent: (data: any) => voi
 /** Fan-out subscribers, matched to sends by the message's text. */
 const fanout = { clients: [] as Client[], pending: new Map<string, { sentAt: number; left: number; received: number[]; resolve(): void }>() }
 
+/** The soak's subscribers and senders (bench/soak.ts): counters only, so memory stays flat however long it runs. */
+const soak = { clients: [] as Client[], events: 0, streamErrors: 0, sent: 0, sendErrors: 0 }
+
 const jobs = {
   /** One call: its data. */
   async request(a: { endpoint: string; call: GraphQLCall }) {
@@ -112,6 +115,41 @@ const jobs = {
     await delivered
     fanout.pending.delete(a.text)
     return wait.received
+  },
+
+  /** Opens one subscription per call, counting the events they receive and the streams that fail. */
+  async soakSubscribe(a: { wsUrl: string; calls: GraphQLCall[] }) {
+    for (const call of a.calls) {
+      const sub = subscribe(a.wsUrl, call, () => void soak.events++)
+      sub.done.catch(() => void soak.streamErrors++)
+      soak.clients.push(sub.client)
+    }
+  },
+
+  /**
+   * Each sender sends `rate` messages a second, round-robin over `conversationIds`, until `durationMs`
+   * has passed (a refused or failed send is counted and the sender goes on).
+   */
+  async soakSend(a: { endpoint: string; query: string; tokens: string[]; conversationIds: string[]; rate: number; durationMs: number }) {
+    const deadline = Date.now() + a.durationMs
+    await Promise.all(
+      a.tokens.map(async (token, s) => {
+        for (let i = 0; Date.now() < deadline; i++) {
+          const next = Date.now() + 1000 / a.rate
+          const variables = { input: { conversationId: a.conversationIds[(s + i) % a.conversationIds.length], clientMessageId: `soak-${s}-${i}`, content: { text: { text: `soak ${s}.${i}` } } } }
+          await graphqlRequest(a.endpoint, { token, query: a.query, variables }).then(() => void soak.sent++, () => void soak.sendErrors++)
+          await new Promise((resolve) => setTimeout(resolve, Math.max(0, next - Date.now())))
+        }
+      }),
+    )
+  },
+
+  async soakCounters() {
+    return { subscriptions: soak.clients.length, events: soak.events, streamErrors: soak.streamErrors, sent: soak.sent, sendErrors: soak.sendErrors }
+  },
+
+  async closeSoak() {
+    await Promise.all(soak.clients.splice(0).map((c) => c.dispose()))
   },
 
   async closeSubscribers() {

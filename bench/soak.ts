@@ -1,0 +1,90 @@
+// npm run soak: SOAK_SUBSCRIBERS (1,000) graphql-ws subscribers and SOAK_SENDERS (16) senders against one
+// Parley for SOAK_MINUTES (10), printing its RSS and event-loop delay each minute. Not part of npm test.
+// Bounded: the senders stop at the deadline, then the run waits at most 30 s for the last deliveries.
+import { monitorEventLoopDelay } from 'node:perf_hooks'
+import { encodeGlobalId } from '../src/ids.ts'
+import { startClient } from './client.ts'
+import { insertGroups, insertUsers, withClient } from './setup.ts'
+import { createScenarioDatabase, machine, openDatabaseHost, startParley, tokenFor } from './support.ts'
+
+const setting = (name: string, fallback: number) => {
+  const value = Number(process.env[name] ?? fallback)
+  if (!(value > 0)) throw new Error(`${name} must be a positive number`)
+  return value
+}
+const MINUTES = setting('SOAK_MINUTES', 10)
+const SUBSCRIBERS = setting('SOAK_SUBSCRIBERS', 1000)
+const SENDERS = setting('SOAK_SENDERS', 16)
+/** Messages per second per sender. */
+const RATE = setting('SOAK_RATE', 5)
+/** Readers per group: every message reaches this many subscribers. */
+const GROUP_READERS = 20
+
+const SEND = `mutation SoakSend($input: SendMessageInput!) { sendMessage(input: $input) { message { id } } }`
+const FOLLOW = `subscription SoakFollow($id: ID!) { conversationEvents(conversationId: $id) { ... on MessageEvent { pts message { id } } } }`
+
+const host = await openDatabaseHost()
+const database = await createScenarioDatabase(host, 'soak')
+// The production pool size: the soak also shows what 1,000 open subscriptions cost it (nothing while idle).
+const parley = await startParley(database.url, 20)
+const client = startClient()
+const mib = (bytes: number) => Math.round(bytes / 2 ** 20)
+
+try {
+  const groups = Math.ceil(SUBSCRIBERS / GROUP_READERS)
+  const fixture = await withClient(database.url, async (pg) => {
+    const readers = await insertUsers(pg, 'soak-reader', SUBSCRIBERS)
+    const senders = await insertUsers(pg, 'soak-sender', SENDERS)
+    const conversations: number[] = []
+    for (let g = 0; g < groups; g++) conversations.push(...(await insertGroups(pg, 1, [...readers.slice(g * GROUP_READERS, (g + 1) * GROUP_READERS), ...senders])))
+    return { conversations }
+  })
+  const conversationIds = fixture.conversations.map((id) => encodeGlobalId('Conversation', id))
+  const wsUrl = parley.endpoint.replace(/^http/, 'ws')
+  const calls = await Promise.all(
+    Array.from({ length: SUBSCRIBERS }, async (_, r) => ({ token: await tokenFor(`soak-reader-${r}`), query: FOLLOW, variables: { id: conversationIds[Math.floor(r / GROUP_READERS)] } })),
+  )
+  await client.soakSubscribe({ wsUrl, calls })
+  while (parley.app.hub.stats().subscriptions < SUBSCRIBERS) await new Promise((resolve) => setTimeout(resolve, 100))
+  console.error(`[soak] ${SUBSCRIBERS} subscriptions open in ${groups} groups; ${SENDERS} senders at ${RATE}/s each for ${MINUTES} min`)
+
+  const delay = monitorEventLoopDelay({ resolution: 10 })
+  delay.enable()
+  const tokens = await Promise.all(Array.from({ length: SENDERS }, (_, s) => tokenFor(`soak-sender-${s}`)))
+  const sending = client.soakSend({ endpoint: parley.endpoint, query: SEND, tokens, conversationIds, rate: RATE, durationMs: MINUTES * 60_000 })
+  const rows: string[] = []
+  let last = await client.soakCounters()
+  for (let minute = 1; minute <= Math.ceil(MINUTES); minute++) {
+    await Promise.race([new Promise((resolve) => setTimeout(resolve, 60_000)), minute === Math.ceil(MINUTES) ? sending : new Promise(() => {})])
+    const now = await client.soakCounters()
+    const ms = (ns: number) => (ns / 1e6).toFixed(1)
+    const memory = process.memoryUsage()
+    const row = `| ${minute} | ${mib(memory.rss)} | ${mib(memory.heapUsed)} | ${ms(delay.percentile(50))} | ${ms(delay.percentile(99))} | ${ms(delay.max)} | ${now.sent - last.sent} | ${now.events - last.events} | ${now.sendErrors + now.streamErrors} |`
+    rows.push(row)
+    console.error(`[soak] ${row}`)
+    delay.reset()
+    last = now
+  }
+  await sending
+  // Every message reaches the GROUP_READERS subscribers of its group.
+  const expected = (await client.soakCounters()).sent * GROUP_READERS
+  const settle = Date.now() + 30_000
+  while ((await client.soakCounters()).events < expected && Date.now() < settle) await new Promise((resolve) => setTimeout(resolve, 200))
+  const final = await client.soakCounters()
+  const m = machine()
+  console.log(`Soak: ${SUBSCRIBERS} graphql-ws subscribers (${groups} groups of ${GROUP_READERS}), ${SENDERS} senders at ${RATE} messages/s each, ${MINUTES} min, pool of 20;
+${m.cores} cores (${m.cpu}), Node.js ${m.node}, PostgreSQL ${host.version}; Parley in this process, the clients in another.
+
+| minute | RSS MiB | heap MiB | event-loop delay p50 ms | p99 ms | max ms | sent | delivered | errors |
+|---|---|---|---|---|---|---|---|---|
+${rows.join('\n')}
+
+Sent ${final.sent}, delivered ${final.events} of ${expected} expected, ${final.sendErrors} failed sends, ${final.streamErrors} failed streams; ${parley.app.hub.stats().subscriptions} subscriptions open at the end.`)
+  if (final.events !== expected || final.sendErrors || final.streamErrors) process.exitCode = 1
+} finally {
+  await client.closeSoak().catch(() => {})
+  client.close()
+  await parley.close()
+  await database.drop()
+  await host.stop()
+}
