@@ -1,11 +1,11 @@
 // npm run soak: SOAK_SUBSCRIBERS (1,000) graphql-ws subscribers and SOAK_SENDERS (16) senders against one
 // Parley for SOAK_MINUTES (10), printing its RSS and event-loop delay each minute. Not part of npm test.
 // Bounded: the senders stop at the deadline, then the run waits at most 30 s for the last deliveries.
-import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { encodeGlobalId } from '../src/ids.ts'
 import { startClient } from './client.ts'
 import { insertGroups, insertUsers, withClient } from './setup.ts'
-import { createScenarioDatabase, machine, openDatabaseHost, startParley, tokenFor } from './support.ts'
+import { startParleyProcess } from './server-process.ts'
+import { createScenarioDatabase, machine, openDatabaseHost, tokenFor } from './support.ts'
 
 const setting = (name: string, fallback: number) => {
   const value = Number(process.env[name] ?? fallback)
@@ -25,16 +25,26 @@ const FOLLOW = `subscription SoakFollow($id: ID!) { conversationEvents(conversat
 
 const host = await openDatabaseHost()
 const database = await createScenarioDatabase(host, 'soak')
-// The production pool size: the soak also shows what 1,000 open subscriptions cost it (nothing while idle).
-const parley = await startParley(database.url, 20)
+// As a user runs it (its own process, production defaults, rate limits on), with the default pool
+// size and metrics on for its own event-loop delay.
+const parley = await startParleyProcess(database.url, { poolSize: 20, env: { METRICS: 'true' } })
 const client = startClient()
 const mib = (bytes: number) => Math.round(bytes / 2 ** 20)
+
+/** The server's own samples from /metrics (prom-client resets the event-loop histogram at each scrape). */
+async function scrape(): Promise<Map<string, number>> {
+  const text = await (await fetch(new URL('/metrics', parley.endpoint))).text()
+  return new Map(text.split('\n').filter((l) => l && !l.startsWith('#')).map((l) => [l.slice(0, l.lastIndexOf(' ')), Number(l.slice(l.lastIndexOf(' ') + 1))]))
+}
+const openSubscriptions = async () => (await scrape()).get('parley_subscriptions_open{field="conversationEvents"}') ?? 0
 
 try {
   const groups = Math.ceil(SUBSCRIBERS / GROUP_READERS)
   const fixture = await withClient(database.url, async (pg) => {
     const readers = await insertUsers(pg, 'soak-reader', SUBSCRIBERS)
     const senders = await insertUsers(pg, 'soak-sender', SENDERS)
+    // Agents: the default limits let them send faster than people (README "Rate limits").
+    await pg.query(`UPDATE users SET kind = 'AGENT' WHERE id = ANY($1::bigint[])`, [senders])
     const conversations: number[] = []
     for (let g = 0; g < groups; g++) conversations.push(...(await insertGroups(pg, 1, [...readers.slice(g * GROUP_READERS, (g + 1) * GROUP_READERS), ...senders])))
     return { conversations }
@@ -45,11 +55,10 @@ try {
     Array.from({ length: SUBSCRIBERS }, async (_, r) => ({ token: await tokenFor(`soak-reader-${r}`), query: FOLLOW, variables: { id: conversationIds[Math.floor(r / GROUP_READERS)] } })),
   )
   await client.soakSubscribe({ wsUrl, calls })
-  while (parley.app.hub.stats().subscriptions < SUBSCRIBERS) await new Promise((resolve) => setTimeout(resolve, 100))
+  while ((await openSubscriptions()) < SUBSCRIBERS) await new Promise((resolve) => setTimeout(resolve, 200))
   console.error(`[soak] ${SUBSCRIBERS} subscriptions open in ${groups} groups; ${SENDERS} senders at ${RATE}/s each for ${MINUTES} min`)
 
-  const delay = monitorEventLoopDelay({ resolution: 10 })
-  delay.enable()
+  await scrape()
   const tokens = await Promise.all(Array.from({ length: SENDERS }, (_, s) => tokenFor(`soak-sender-${s}`)))
   const sending = client.soakSend({ endpoint: parley.endpoint, query: SEND, tokens, conversationIds, rate: RATE, durationMs: MINUTES * 60_000 })
   const rows: string[] = []
@@ -57,12 +66,11 @@ try {
   for (let minute = 1; minute <= Math.ceil(MINUTES); minute++) {
     await Promise.race([new Promise((resolve) => setTimeout(resolve, 60_000)), minute === Math.ceil(MINUTES) ? sending : new Promise(() => {})])
     const now = await client.soakCounters()
-    const ms = (ns: number) => (ns / 1e6).toFixed(1)
-    const memory = process.memoryUsage()
-    const row = `| ${minute} | ${mib(memory.rss)} | ${mib(memory.heapUsed)} | ${ms(delay.percentile(50))} | ${ms(delay.percentile(99))} | ${ms(delay.max)} | ${now.sent - last.sent} | ${now.events - last.events} | ${now.sendErrors + now.streamErrors} |`
+    const server = await scrape()
+    const ms = (name: string) => ((server.get(name) ?? NaN) * 1000).toFixed(1)
+    const row = `| ${minute} | ${mib(parley.rssBytes())} | ${mib(server.get('nodejs_heap_size_used_bytes') ?? NaN)} | ${ms('nodejs_eventloop_lag_p50_seconds')} | ${ms('nodejs_eventloop_lag_p99_seconds')} | ${ms('nodejs_eventloop_lag_max_seconds')} | ${now.sent - last.sent} | ${now.events - last.events} | ${now.sendErrors + now.streamErrors} |`
     rows.push(row)
     console.error(`[soak] ${row}`)
-    delay.reset()
     last = now
   }
   await sending
@@ -73,13 +81,13 @@ try {
   const final = await client.soakCounters()
   const m = machine()
   console.log(`Soak: ${SUBSCRIBERS} graphql-ws subscribers (${groups} groups of ${GROUP_READERS}), ${SENDERS} senders at ${RATE} messages/s each, ${MINUTES} min, pool of 20;
-${m.cores} cores (${m.cpu}), Node.js ${m.node}, PostgreSQL ${host.version}; Parley in this process, the clients in another.
+${m.cores} cores (${m.cpu}), Node.js ${m.node}, PostgreSQL ${host.version}; Parley in its own process as \`npm start\` runs it (production, default rate limits; the senders are AGENT users), the clients in another.
 
 | minute | RSS MiB | heap MiB | event-loop delay p50 ms | p99 ms | max ms | sent | delivered | errors |
 |---|---|---|---|---|---|---|---|---|
 ${rows.join('\n')}
 
-Sent ${final.sent}, delivered ${final.events} of ${expected} expected, ${final.sendErrors} failed sends, ${final.streamErrors} failed streams; ${parley.app.hub.stats().subscriptions} subscriptions open at the end.`)
+Sent ${final.sent}, delivered ${final.events} of ${expected} expected, ${final.sendErrors} failed sends, ${final.streamErrors} failed streams; ${await openSubscriptions()} subscriptions open at the end.`)
   if (final.events !== expected || final.sendErrors || final.streamErrors) process.exitCode = 1
 } finally {
   await client.closeSoak().catch(() => {})

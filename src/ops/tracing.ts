@@ -80,9 +80,9 @@ export function traceRealtime(realtime: Realtime): Realtime {
   return {
     ...realtime,
     publish(events) {
-      tracer.startActiveSpan('parley.publish', { kind: SpanKind.PRODUCER, attributes: { 'parley.events': events.length } }, (span) => {
+      return tracer.startActiveSpan('parley.publish', { kind: SpanKind.PRODUCER, attributes: { 'parley.events': events.length } }, (span) => {
         try {
-          realtime.publish(events)
+          return realtime.publish(events)
         } finally {
           span.end()
         }
