@@ -4,6 +4,7 @@ import path from 'node:path'
 import { SignJWT, jwtVerify } from 'jose'
 import { LRUCache } from 'lru-cache'
 import { DomainError } from './errors.ts'
+import { isStorable } from './inputHygiene.ts'
 
 /** Claims Parley reads: `sub` is the user's handle; `role: "operator"` marks an operator; `name` seeds the display name. */
 export type Identity = { handle: string; isOperator: boolean; name: string | null }
@@ -46,8 +47,12 @@ export async function authenticate(secret: string, authorization: string | null 
   if (known) return known
   try {
     const { payload } = await jwtVerify(token, key, { algorithms: [ALG] })
-    if (typeof payload.sub !== 'string' || !payload.sub || payload.sub.length > 128) throw new Error('sub')
-    const identity = { handle: payload.sub, isOperator: payload.role === 'operator', name: typeof payload.name === 'string' ? payload.name.slice(0, 128) : null }
+    // The handle and the name are stored on the user's first request.
+    if (typeof payload.sub !== 'string' || !payload.sub || payload.sub.length > 128 || !isStorable(payload.sub)) throw new Error('sub')
+    if (typeof payload.name === 'string' && !isStorable(payload.name)) throw new Error('name')
+    // Cut at 128 UTF-16 units, never inside a surrogate pair.
+    const name = typeof payload.name === 'string' ? payload.name.slice(0, 128).replace(/[\ud800-\udbff]$/, '') : null
+    const identity = { handle: payload.sub, isOperator: payload.role === 'operator', name }
     const ttl = payload.exp === undefined ? undefined : payload.exp * 1000 - Date.now()
     // lru-cache reads a ttl of 0 as "forever": a token expiring this very millisecond is not kept.
     if (ttl === undefined || ttl > 0) verified.set(token, identity, { ttl })

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer'
 import { createServer, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
 import { GraphQLError } from 'graphql'
@@ -69,6 +70,26 @@ class BatchingWebSocket extends WebSocket {
   }
 }
 
+/** Close code for a frame that is not valid UTF-8 (RFC 6455), as ws itself uses for text frames. */
+const INVALID_PAYLOAD = 1007
+
+/**
+ * graphql-ws reads a binary frame with String(data), which turns bytes that are not UTF-8 into
+ * U+FFFD unseen; ws checks text frames itself, and this closes the socket on such binary frames too.
+ * A client's malformed frame (ws's WS_ERR_* errors: bad UTF-8, too large) is not the server's error:
+ * ws closes that socket with the matching code, and graphql-ws would log a stack for each one.
+ */
+class Utf8WebSocket extends BatchingWebSocket {
+  override emit(event: string | symbol, ...args: any[]): boolean {
+    if (event === 'message' && args[1] === true && Buffer.isBuffer(args[0]) && !isUtf8(args[0])) {
+      this.close(INVALID_PAYLOAD, 'frames must be UTF-8')
+      return false
+    }
+    if (event === 'error' && String((args[0] as { code?: unknown } | undefined)?.code).startsWith('WS_ERR_')) return false
+    return super.emit(event, ...args)
+  }
+}
+
 export type ServerOptions = YogaOptions & {
   app: App
   /** Structured logs (pino); Yoga's own messages go to it too unless `logger` is given. */
@@ -106,7 +127,7 @@ export function createParleyServer(opts: ServerOptions): ParleyServer {
     res.setHeader('x-request-id', requestId)
     withRequestId(requestId, () => yoga(req, res))
   })
-  const wss = new WebSocketServer({ server, path: GRAPHQL_PATH, maxPayload: opts.maxBodyBytes, WebSocket: BatchingWebSocket })
+  const wss = new WebSocketServer({ server, path: GRAPHQL_PATH, maxPayload: opts.maxBodyBytes, WebSocket: Utf8WebSocket })
   if (opts.metrics) wss.on('connection', (socket) => opts.metrics!.trackWebSocket(socket))
 
   /** Errors graphql-ws answers before execution, counted like HTTP's (execution errors count in useMetrics). */

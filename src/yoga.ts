@@ -10,6 +10,7 @@ import { isPoolTimeout } from './db/client.ts'
 import { DomainError, retryLater } from './errors.ts'
 import { useCompiledExecution } from './execution.ts'
 import { parleyGraphiQL } from './graphiql.ts'
+import { useInputHygiene } from './inputHygiene.ts'
 import type { Metrics } from './ops/metrics.ts'
 import { useMetrics } from './ops/metricsPlugin.ts'
 import { useOperationSpans } from './ops/tracing.ts'
@@ -96,6 +97,8 @@ export function createYogaServer(opts: YogaOptions) {
     plugins: [
       graphiql.assets,
       useBodyLimit(opts.maxBodyBytes),
+      // Bodies and parameters that are not UTF-8 or JSON, strings PostgreSQL cannot store (README "Limits").
+      useInputHygiene(),
       // Node, depth, alias, directive, token and nesting limits (README "Limits", docs/decisions/0060).
       useQueryLimits(),
       // Per-user, per-connection rate limits by operation (decision 0130).

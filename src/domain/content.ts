@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { badInput, notFound } from '../errors.ts'
 import { messageKeyText, parseMessageId, type MessageKey } from '../ids.ts'
+import { findInJson } from '../jsonWalk.ts'
 import { findVisibleMessages } from '../store/messages.ts'
 import { findConversationsForUser } from '../store/conversations.ts'
 import type { ForwardOriginRecord, MessageKind, MessageRecord } from '../store/records.ts'
@@ -35,8 +36,14 @@ const pixels = range(1, LIMITS.mediaPixels)
 const durationMs = range(1, LIMITS.mediaDurationMs)
 const jsonBytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value), 'utf8')
 
+/** Objects and arrays nested deeper than `max` (the root is level 1), found without recursion. */
+const nestedDeeperThan = (value: unknown, max: number) => findInJson(value, (v, depth) => depth >= max && typeof v === 'object' && v !== null) !== null
+
+// The depth is checked first, without recursion, and aborts: JSON.stringify (the size) recurses and
+// would overflow the stack on data nested thousands of levels deep.
 const cardData = z
   .custom<Record<string, unknown>>((v) => typeof v === 'object' && v !== null && !Array.isArray(v), 'must be a JSON object')
+  .refine((v) => !nestedDeeperThan(v, LIMITS.cardDataDepth), { message: `must nest objects and arrays at most ${LIMITS.cardDataDepth} levels deep`, abort: true })
   .refine((v) => jsonBytes(v) <= LIMITS.cardDataBytes, `must be at most ${LIMITS.cardDataBytes} bytes as JSON`)
 
 /** Validators per input member (GraphQL already checked types and required fields). */

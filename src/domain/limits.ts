@@ -29,6 +29,8 @@ export const LIMITS = {
   cardTypeLength: 64,
   /** CARD data: a JSON object of at most this many bytes (UTF-8 of its JSON text). */
   cardDataBytes: 16 * 1024,
+  /** CARD data: objects and arrays nested at most this deep (the data object itself is level 1). */
+  cardDataDepth: 32,
   materialTitleLength: 200,
   materialDigestLength: 1000,
   /** Merged forward: 1..100 source messages, and the snapshot's JSON at most 1 MiB (nested forwards count fully). */

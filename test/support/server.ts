@@ -223,10 +223,10 @@ export function receiver<T>(): { received: Received<T>; push(event: T): void; fa
 }
 
 /** Subscribes over graphql-ws and records everything that arrives. */
-export function subscribeWs<T, V>(client: Client, document: TypedDocumentNode<T, V>, variables?: V): Received<T> {
+export function subscribeWs<T, V>(client: Client, document: TypedDocumentNode<T, V> | string, variables?: V): Received<T> {
   const r = receiver<T>()
   const unsubscribe = client.subscribe<T>(
-    { query: print(document), variables: variables as Record<string, unknown> | undefined },
+    { query: typeof document === 'string' ? document : print(document), variables: variables as Record<string, unknown> | undefined },
     {
       next: (result) => (result.errors ? r.fail(result.errors as Errors) : r.push(result.data as T)),
       error: (error) => {
