@@ -1,7 +1,27 @@
 import { describe, expect, it } from 'vitest'
 import { encodeGlobalId } from '../src/ids.ts'
-import { codes, newUser, newUsers, request } from './support/harness.ts'
-import { AddMembers, ConversationState, CreateChannel, createGroup, History, LeaveConversation, OpenPrivate, SendMessage, sendText, UpsertUsers, WhoAmI } from './support/operations.ts'
+import { codes, newUser, newUsers, request, type TestUser } from './support/harness.ts'
+import { EditMessage, RecallMessage, SetFavorite, SetReminder } from './support/lifecycle.ts'
+import { ConversationEvents, SendTyping } from './support/live.ts'
+import {
+  AddMembers,
+  ConversationState,
+  CreateChannel,
+  createGroup,
+  History,
+  LeaveConversation,
+  MarkRead,
+  OpenPrivate,
+  RemoveMember,
+  SendMessage,
+  sendText,
+  SetTitle,
+  SubscribeChannel,
+  UnsubscribeChannel,
+  UpsertUsers,
+  WhoAmI,
+} from './support/operations.ts'
+import { liveServer, subscribeWs, waitForSubscriptions } from './support/server.ts'
 import { NodeById } from './support/views.ts'
 
 describe('access for non-members', () => {
@@ -46,6 +66,63 @@ describe('access for non-members', () => {
     const group = await createGroup(alice!, [bob!])
     await bob!.run(LeaveConversation, { conversationId: group.id })
     expect(codes(await bob!.try(History, { id: group.id }))).toEqual(['NOT_FOUND'])
+  })
+})
+
+describe('access after a membership change', () => {
+  const live = liveServer()
+
+  /** Every action a member could take on `conversationId` and their message `messageId`; each must be NOT_FOUND. */
+  const actions = (user: TestUser, conversationId: string, messageId: string) => ({
+    sendTyping: user.try(SendTyping, { id: conversationId }),
+    sendMessage: user.try(SendMessage, { input: { conversationId, clientMessageId: `after-${Math.random()}`, content: { text: { text: 'still here?' } } } }),
+    history: user.try(History, { id: conversationId }),
+    markRead: user.try(MarkRead, { conversationId }),
+    edit: user.try(EditMessage, { messageId, text: 'edited after' }),
+    recall: user.try(RecallMessage, { messageId }),
+    favorite: user.try(SetFavorite, { messageId, favorite: true }),
+    reminder: user.try(SetReminder, { messageId, remindAt: new Date(Date.now() + 60_000).toISOString() }),
+    title: user.try(SetTitle, { conversationId, title: 'mine now' }),
+    node: user.try(NodeById, { id: messageId }),
+  })
+
+  async function expectNotFoundEverywhere(user: TestUser, conversationId: string, messageId: string) {
+    for (const [name, response] of Object.entries(actions(user, conversationId, messageId))) expect(codes(await response), name).toEqual(['NOT_FOUND'])
+  }
+
+  it('refuses every action at once after removal or leave, typing inside its throttle interval included', async () => {
+    const [alice, bob, carol, erin] = await newUsers(4)
+    const group = await createGroup(alice!, [bob!, carol!, erin!])
+    const events = subscribeWs(live.connect(alice!.token), ConversationEvents, { conversationId: group.id })
+    await waitForSubscriptions(live.server.app, alice!, 1)
+    const bobs = await sendText(bob!, group.id, 'from bob')
+    const carols = await sendText(carol!, group.id, 'from carol')
+    // Typed just before losing access: the next call falls inside the 2 s throttle interval.
+    expect((await bob!.run(SendTyping, { id: group.id })).sendTyping).toBe(true)
+    expect((await carol!.run(SendTyping, { id: group.id })).sendTyping).toBe(true)
+    await alice!.run(RemoveMember, { conversationId: group.id, userId: bob!.id })
+    await carol!.run(LeaveConversation, { conversationId: group.id })
+    const before = (await alice!.run(ConversationState, { id: group.id })).conversation
+    await expectNotFoundEverywhere(bob!, group.id, bobs.message.id)
+    await expectNotFoundEverywhere(carol!, group.id, carols.message.id)
+    expect((await alice!.run(ConversationState, { id: group.id })).conversation).toEqual(before)
+    // Alice saw bob's and carol's typing from before, then only erin's.
+    expect((await erin!.run(SendTyping, { id: group.id })).sendTyping).toBe(true)
+    const typists = (all: typeof events.events) => all.flatMap((e) => (e.conversationEvents.__typename === 'TypingEvent' ? [e.conversationEvents.user.id] : []))
+    await events.waitUntil((all) => typists(all).length >= 3)
+    expect(typists(events.events)).toEqual([bob!.id, carol!.id, erin!.id])
+  })
+
+  it('refuses a channel subscriber who unsubscribed', async () => {
+    const [operator, reader] = [await newUser({ operator: true }), await newUser()]
+    const channel = (await operator.run(CreateChannel, { title: 'news' })).createChannel
+    await reader.run(SubscribeChannel, { conversationId: channel.id })
+    const post = await sendText(operator, channel.id, 'post')
+    expect((await reader.run(SendTyping, { id: channel.id })).sendTyping).toBe(true)
+    await reader.run(UnsubscribeChannel, { conversationId: channel.id })
+    expect(codes(await reader.try(SendTyping, { id: channel.id }))).toEqual(['NOT_FOUND'])
+    expect(codes(await reader.try(History, { id: channel.id }))).toEqual(['NOT_FOUND'])
+    expect(codes(await reader.try(SetFavorite, { messageId: post.message.id, favorite: true }))).toEqual(['NOT_FOUND'])
   })
 })
 

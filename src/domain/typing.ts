@@ -24,16 +24,17 @@ function remember(times: TypingThrottle, key: string, now: number): void {
 
 /**
  * "The viewer is typing": published to the conversation's topic, never stored. Members only
- * (NOT_FOUND otherwise). A call within TYPING_INTERVAL_MS of the last published one, or from a muted
- * member, answers true and publishes nothing, so clients may call on every keystroke.
+ * (NOT_FOUND otherwise), checked against the current membership on every call: the throttle only
+ * decides whether to publish, never whether the caller may (docs/decisions/0080-access-caches.md). A
+ * call within TYPING_INTERVAL_MS of the last published one, or from a muted member, answers true and
+ * publishes nothing, so clients may call on every keystroke.
  */
 export async function sendTyping(app: App, viewer: Viewer, conversationId: string): Promise<boolean> {
   const id = parseId(conversationId, 'Conversation')
   const key = `${viewer.userId}:${id}`
-  const now = Date.now()
-  if (publishedRecently(app.typing, key, now)) return true
   const { member } = await accessConversation(app.db, viewer, id, { lock: false })
-  if (isMuted(member, new Date(now))) return true
+  const now = Date.now()
+  if (publishedRecently(app.typing, key, now) || isMuted(member, new Date(now))) return true
   remember(app.typing, key, now)
   app.realtime.publish([{ type: 'typing', conversationId: id, userId: viewer.userId, expiresAt: new Date(now + TYPING_TTL_MS).toISOString() }])
   return true
