@@ -3,8 +3,10 @@ import { createServer, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
 import { GraphQLError } from 'graphql'
 import { useServer } from 'graphql-ws/use/ws'
+import { createLogger } from 'graphql-yoga'
 import { WebSocket, WebSocketServer } from 'ws'
 import { authenticate } from './auth.ts'
+import { DatabaseAvailability, isDatabaseOutage } from './db/availability.ts'
 import type { App } from './domain/app.ts'
 import { tierOf } from './domain/rateLimits.ts'
 import { createViewerResolver } from './domain/users.ts'
@@ -110,9 +112,11 @@ function refuseStopping(res: ServerResponse): void {
 }
 
 export function createParleyServer(opts: ServerOptions): ParleyServer {
+  const logger = opts.logger ?? (opts.log ? yogaLogger(opts.log) : createLogger(opts.production ? 'info' : 'warn'))
+  const availability = new DatabaseAvailability(() => opts.app.db.$queryRaw`SELECT 1`, logger)
   const resolveViewer = createViewerResolver(opts.app.db)
-  const yoga = createYogaServer({ ...opts, resolveViewer, logger: opts.logger ?? (opts.log && yogaLogger(opts.log)) })
-  const health = createHealth([databaseReadiness(opts.app.db), ...(opts.readinessChecks ?? [])])
+  const yoga = createYogaServer({ ...opts, resolveViewer, logger, availability })
+  const health = createHealth([databaseReadiness(opts.app.db, { availability }), ...(opts.readinessChecks ?? [])])
   opts.metrics?.bindApp(opts.app)
   let stopping = false
   // Requests running, so the drain knows when it is done.
@@ -184,9 +188,10 @@ export function createParleyServer(opts: ServerOptions): ParleyServer {
           if (errors.length) return refused(errors)
           return args
         } catch (error) {
-          // A syntax error or a token refused by the context (e.g. expired since connecting) is this
-          // operation's error; thrown, graphql-ws would close the whole socket with 4500.
+          // A syntax error, a token refused by the context (e.g. expired since connecting) or a
+          // database outage is this operation's error; thrown, graphql-ws would close the whole socket with 4500.
           if (error instanceof GraphQLError) return refused([error])
+          if (isDatabaseOutage(error)) return refused([availability.refuse(error)])
           throw error
         }
       },
@@ -209,6 +214,7 @@ export function createParleyServer(opts: ServerOptions): ParleyServer {
       if (stopping) return
       stopping = true
       health.stopAccepting()
+      availability.close()
       // No new upgrades; open sockets get 1001 and their subscriptions (and SSE streams) end.
       const wsClosed = new Promise<void>((resolve) => wss.close(() => resolve()))
       for (const socket of wss.clients) socket.close(GOING_AWAY, 'server shutting down')

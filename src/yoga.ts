@@ -3,6 +3,7 @@ import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor'
 import { GraphQLError } from 'graphql'
 import { createLogger, createYoga, type Plugin, type YogaLogger } from 'graphql-yoga'
 import { authenticate, type Identity } from './auth.ts'
+import { isDatabaseOutage, type DatabaseAvailability } from './db/availability.ts'
 import type { App, Viewer } from './domain/app.ts'
 import { createLoaders } from './domain/loaders.ts'
 import { createViewerResolver } from './domain/users.ts'
@@ -29,6 +30,8 @@ export type YogaOptions = {
   tracing?: boolean
   /** Shared with the WebSocket server's connection check (one viewer cache per server). */
   resolveViewer?: (identity: Identity) => Promise<Viewer>
+  /** Turns database outage errors into UNAVAILABLE (else they are masked like any unexpected error). */
+  availability?: DatabaseAvailability
 }
 
 /** Where the viewer's token arrives: the HTTP header, or graphql-ws connectionParams; `req` is the node request (its address). */
@@ -41,12 +44,18 @@ const POOL_BUSY_RETRY_MS = 1_000
 
 /**
  * Expected failures (DomainError) pass unchanged; GraphQL's own parse/validation/coercion errors
- * keep or get a code; anything else is logged and masked.
+ * keep or get a code; a database outage is UNAVAILABLE (logged once per outage, not per request);
+ * anything else is logged and masked.
  */
-function maskError(logger: YogaLogger) {
+function maskError(logger: YogaLogger, availability: DatabaseAvailability | undefined) {
   return (error: unknown): Error => {
     const original = error instanceof GraphQLError ? error.originalError : error
     if (original instanceof DomainError) return error as GraphQLError
+    if (availability && isDatabaseOutage(original)) {
+      const refused = availability.refuse(original)
+      // Keeps the field path, so a client sees which part of its operation could not be answered.
+      return error instanceof GraphQLError ? new GraphQLError(refused.message, { nodes: error.nodes, path: error.path, originalError: refused, extensions: refused.extensions }) : refused
+    }
     // Parse, validation and input-coercion errors (graphql-js wraps some in a second GraphQLError).
     if (error instanceof GraphQLError && (!original || original instanceof GraphQLError)) {
       if (!error.extensions.code) (error.extensions as Record<string, unknown>).code = 'BAD_USER_INPUT'
@@ -58,6 +67,17 @@ function maskError(logger: YogaLogger) {
     return new GraphQLError('Unexpected error.', { extensions: { code: 'INTERNAL_SERVER_ERROR' } })
   }
 }
+
+/**
+ * Yoga logs the original of every error the mask replaced, stack and all; a database outage is
+ * logged once per outage by DatabaseAvailability instead, so those are left out here.
+ */
+const withoutOutageErrors = (logger: YogaLogger): YogaLogger => ({
+  ...logger,
+  error: (...args: unknown[]) => {
+    if (!args.some(isDatabaseOutage)) logger.error(...args)
+  },
+})
 
 /** Refuses bodies over the limit before they are read (413 with a GraphQL-shaped error). */
 function useBodyLimit(maxBytes: number): Plugin {
@@ -85,11 +105,11 @@ export function createYogaServer(opts: YogaOptions) {
   return createYoga<ServerContext, Context>({
     schema,
     graphqlEndpoint: GRAPHQL_PATH,
-    logging: logger,
+    logging: opts.availability ? withoutOutageErrors(logger) : logger,
     landingPage: false,
     graphiql: graphiql.options,
     renderGraphiQL: graphiql.render,
-    maskedErrors: { isDev: false, maskError: maskError(logger) },
+    maskedErrors: { isDev: false, maskError: maskError(logger, opts.availability) },
     // useBodyLimit below refuses by Content-Length and refuses bodies without one, and Node's HTTP
     // parser reads no more than Content-Length; Yoga's own limit would pipe every body through an
     // extra TransformStream (about 4 % of the server CPU of a send) to count bytes that can no longer exceed it.

@@ -2,7 +2,7 @@ import { mkdtempSync, mkdirSync, readdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { parse, print } from 'graphql'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { createDb } from '../src/db/client.ts'
 import { createApp } from '../src/domain/app.ts'
 import { openConversationEvents, type Delivery } from '../src/domain/delivery.ts'
@@ -54,8 +54,8 @@ describe('health and readiness', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'parley-migrations-'))
     for (const name of readdirSync(shipped, { withFileTypes: true }).filter((e) => e.isDirectory())) mkdirSync(path.join(dir, name.name))
     mkdirSync(path.join(dir, '29991231000000_from_the_future'))
-    expect(await databaseReadiness(testApp().db, dir).check()).toBe('pending migrations: 29991231000000_from_the_future')
-    expect(await databaseReadiness(testApp().db, shipped).check()).toBeNull()
+    expect(await databaseReadiness(testApp().db, { migrationsDir: dir }).check()).toBe('pending migrations: 29991231000000_from_the_future')
+    expect(await databaseReadiness(testApp().db, { migrationsDir: shipped }).check()).toBeNull()
   })
 
   it('during close() /readyz answers 503 at once, before the drain ends', async () => {
@@ -174,8 +174,8 @@ describe('logs', () => {
     const lines: Record<string, unknown>[] = []
     const log: Logger = createLogger('debug', { write: (line: string) => void lines.push(JSON.parse(line)) })
     const [user] = await newUsers(1)
-    // A database that cannot be reached makes the query fail unexpectedly: the masked error is logged.
-    const db = createDb('postgresql://nobody:nothing@127.0.0.1:9/none', { poolSize: 1 })
+    // A database without Parley's tables makes the query fail unexpectedly: the masked error is logged.
+    const db = createDb(inject('adminDatabaseUrl'), { poolSize: 1 })
     const server = await startServer(createApp({ db, realtime: createRealtime(), settings: DEFAULT_SETTINGS }), { log })
     try {
       const response = await fetch(server.url, {

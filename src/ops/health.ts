@@ -1,6 +1,7 @@
 import { readdirSync } from 'node:fs'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import path from 'node:path'
+import { isDatabaseOutage, type DatabaseAvailability } from '../db/availability.ts'
 import type { Db } from '../db/client.ts'
 import { PROJECT_ROOT } from '../projectRoot.ts'
 import type { RedisRealtime } from '../realtime/redis.ts'
@@ -20,26 +21,39 @@ function shippedMigrations(dir = MIGRATIONS_DIR): string[] {
 /**
  * The database answers a trivial query and has applied every shipped migration without failure.
  * Once the migrations are seen applied they stay applied, so only the cheap query runs after that.
+ * During an outage the requests have seen (`availability`), it answers at once with since when, and
+ * an outage this check meets first starts the same outage state.
  */
-export function databaseReadiness(db: Db, migrationsDir?: string): ReadinessCheck {
-  const expected = shippedMigrations(migrationsDir)
+export function databaseReadiness(db: Db, opts: { availability?: DatabaseAvailability; migrationsDir?: string } = {}): ReadinessCheck {
+  const expected = shippedMigrations(opts.migrationsDir)
   let migrated = false
+  const check = async () => {
+    if (migrated) {
+      await db.$queryRaw`SELECT 1`
+      return null
+    }
+    const rows = await db.$queryRaw<{ migration_name: string; finished_at: Date | null; rolled_back_at: Date | null }[]>`
+      SELECT migration_name, finished_at, rolled_back_at FROM _prisma_migrations`
+    const applied = new Set(rows.filter((r) => r.finished_at && !r.rolled_back_at).map((r) => r.migration_name))
+    const failed = rows.filter((r) => !r.finished_at && !r.rolled_back_at).map((r) => r.migration_name)
+    if (failed.length) return `failed or unfinished migrations: ${failed.join(', ')}`
+    const pending = expected.filter((name) => !applied.has(name))
+    if (pending.length) return `pending migrations: ${pending.join(', ')}`
+    migrated = true
+    return null
+  }
   return {
     name: 'database',
     async check() {
-      if (migrated) {
-        await db.$queryRaw`SELECT 1`
-        return null
+      const { availability } = opts
+      const state = availability?.state
+      if (state && !state.available) return `unavailable since ${state.since.toISOString()} (${state.reason})`
+      try {
+        return await check()
+      } catch (error) {
+        if (availability && isDatabaseOutage(error)) availability.refuse(error)
+        throw error
       }
-      const rows = await db.$queryRaw<{ migration_name: string; finished_at: Date | null; rolled_back_at: Date | null }[]>`
-        SELECT migration_name, finished_at, rolled_back_at FROM _prisma_migrations`
-      const applied = new Set(rows.filter((r) => r.finished_at && !r.rolled_back_at).map((r) => r.migration_name))
-      const failed = rows.filter((r) => !r.finished_at && !r.rolled_back_at).map((r) => r.migration_name)
-      if (failed.length) return `failed or unfinished migrations: ${failed.join(', ')}`
-      const pending = expected.filter((name) => !applied.has(name))
-      if (pending.length) return `pending migrations: ${pending.join(', ')}`
-      migrated = true
-      return null
     },
   }
 }
