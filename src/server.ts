@@ -190,7 +190,11 @@ export function createParleyServer(opts: ServerOptions): ParleyServer {
         } catch (error) {
           // A syntax error, a token refused by the context (e.g. expired since connecting) or a
           // database outage is this operation's error; thrown, graphql-ws would close the whole socket with 4500.
-          if (error instanceof GraphQLError) return refused([error])
+          if (error instanceof GraphQLError) {
+            // Only a syntax error comes without a code here; HTTP answers it with this one.
+            ;(error.extensions as Record<string, unknown>).code ??= 'GRAPHQL_PARSE_FAILED'
+            return refused([error])
+          }
           if (isDatabaseOutage(error)) return refused([availability.refuse(error)])
           throw error
         }

@@ -58,7 +58,8 @@ function maskError(logger: YogaLogger, availability: DatabaseAvailability | unde
     }
     // Parse, validation and input-coercion errors (graphql-js wraps some in a second GraphQLError).
     if (error instanceof GraphQLError && (!original || original instanceof GraphQLError)) {
-      if (!error.extensions.code) (error.extensions as Record<string, unknown>).code = 'BAD_USER_INPUT'
+      // Yoga's own request checks say BAD_REQUEST, which is not a contract code.
+      if (!error.extensions.code || error.extensions.code === 'BAD_REQUEST') (error.extensions as Record<string, unknown>).code = 'BAD_USER_INPUT'
       return error
     }
     // An exhausted pool is load, not a bug: the client is told to retry, and nothing is logged per request.
