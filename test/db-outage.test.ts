@@ -1,6 +1,7 @@
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { isDatabaseOutage, RETRY_AFTER_MS } from '../src/db/availability.ts'
+import { parseId } from '../src/ids.ts'
 import { createDb } from '../src/db/client.ts'
 import { withPgClient } from '../src/db/pg.ts'
 import { createApp } from '../src/domain/app.ts'
@@ -11,7 +12,7 @@ import { startDbProxy } from './support/dbProxy.ts'
 import { newUsers, type GraphQLResponse } from './support/harness.ts'
 import { ConversationEvents, SendTyping } from './support/live.ts'
 import { ConversationState, createGroup, History, SendMessage } from './support/operations.ts'
-import { post, startServer, subscribeWs, wsClient, type TestServer } from './support/server.ts'
+import { post, startServer, subscribeWs, waitForSubscriptions, wsClient, type TestServer } from './support/server.ts'
 
 type Line = { level: number; msg: string; err?: unknown }
 
@@ -55,7 +56,17 @@ describe('a database outage', () => {
     const before = (await alice!.run(ConversationState, { id: group.id })).conversation!
 
     for (const [round, how] of [[1, 'refuse'], [2, 'drop']] as const) {
+      // A stream opened before the outage, and an event (as from another instance) it cannot read.
+      const watcher = wsClient(server.wsUrl, bob!.token)
+      const open = subscribeWs(watcher, ConversationEvents, { conversationId: group.id })
+      await waitForSubscriptions(server.app, bob!, 1)
       await proxy.down(how)
+      server.app.realtime.publish([{ type: 'typing', conversationId: parseId(group.id, 'Conversation'), userId: parseId(alice!.id, 'User'), expiresAt: new Date().toISOString() }])
+      await open.ended()
+      await watcher.dispose()
+      // The open stream ends UNAVAILABLE too; its client resubscribes with sincePts once the database is back.
+      expect(open.errors.map((e) => e.extensions?.code)).toEqual(['UNAVAILABLE'])
+      expect(open.events).toEqual([])
       const answers: GraphQLResponse<unknown>[] = await Promise.all([
         ...Array.from({ length: 12 }, (_, i) => send(round * 100 + i)),
         ...Array.from({ length: 6 }, () => post(server.url, bob!.token, History, { id: group.id })),
