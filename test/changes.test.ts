@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { codes, newUsers, type TestUser } from './support/harness.ts'
 import { Changes, EditMessage, RecallMessage } from './support/lifecycle.ts'
 import { AddMembers, ConversationState, createGroup, SendMessage, sendText } from './support/operations.ts'
+import { seededRandom } from './support/random.ts'
 
 type Batch = { lastPts: number; hasMore: boolean; messages: { seq: number; pts: number; status: string; content: { text?: string } | null }[] }
 
@@ -21,18 +22,6 @@ async function drain(user: TestUser, conversationId: string, sincePts: number, f
     seen.push(...batch.messages)
     since = batch.lastPts
     if (!batch.hasMore) return { seen, lastPts: since }
-  }
-}
-
-/** A small seeded generator, so a failing run can be replayed from its seed. */
-function random(seed: number) {
-  let s = seed >>> 0
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0
-    let t = s
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
   }
 }
 
@@ -93,7 +82,7 @@ describe('Conversation.changes', () => {
 
   it('matches a brute-force model over a long random mix of sends, edits and recalls, while a client syncs with small pages', async () => {
     const seed = Date.now()
-    const rand = random(seed)
+    const rand = seededRandom(seed).next
     const pick = <T>(items: readonly T[]) => items[Math.floor(rand() * items.length)]
     const [alice, bob, carol] = await newUsers(3)
     const group = await createGroup(alice!, [bob!, carol!])

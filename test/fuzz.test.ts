@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { encodeGlobalId } from '../src/ids.ts'
 import { newUsers, request, testApp, type GraphQLResponse, type TestUser } from './support/harness.ts'
 import { createGroup, sendText } from './support/operations.ts'
+import { seededRandom } from './support/random.ts'
 import { liveServer } from './support/server.ts'
 
 /**
@@ -14,19 +15,6 @@ import { liveServer } from './support/server.ts'
  */
 const SEED = Number(process.env.FUZZ_SEED ?? 20261201)
 const CASES = Number(process.env.FUZZ_CASES ?? 400)
-
-/** mulberry32: a small seeded generator, so a failing seed replays exactly. */
-function random(seed: number) {
-  let a = seed >>> 0
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-  return { next, pick: <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)]! }
-}
 
 /** Raw bytes that are not UTF-8, spliced into an HTTP body where this marker string stands. */
 const INVALID_UTF8 = '\u{1F9EA}invalid-utf8\u{1F9EA}'
@@ -237,7 +225,8 @@ describe('fuzzing the public API', () => {
 
   it(`answers ${CASES} hostile requests without a 5xx or INTERNAL_SERVER_ERROR, refusing each, changing nothing`, { timeout: 180_000 }, async () => {
     console.log(`fuzz seed ${SEED} (FUZZ_SEED=${SEED} replays it), ${CASES} cases`)
-    const rng = random(SEED)
+    const random = seededRandom(SEED)
+    const pick = <T>(items: readonly T[]): T => random.pick(items)!
     const [alice, bob, carol] = await newUsers(3)
     const group = await createGroup(alice!, [bob!])
     const other = await createGroup(carol!, [bob!])
@@ -249,25 +238,25 @@ describe('fuzzing the public API', () => {
     const failures: string[] = []
     const seen = new Map<string, number>()
     for (let i = 0; i < CASES; i++) {
-      const shape = rng.next()
+      const shape = random.next()
       let outcome: Outcome
       let label: string
       if (shape < 0.08) {
-        const document = rng.pick(MALFORMED_DOCUMENTS)
-        const ws = rng.next() < 0.5
+        const document = pick(MALFORMED_DOCUMENTS)
+        const ws = random.next() < 0.5
         label = `document ${JSON.stringify(document.slice(0, 60))}`
         outcome = ws ? await overWs(client, document, {}) : await overHttp(alice!.token, bodyBytes({ query: document }))
       } else if (shape < 0.13) {
-        const body = rng.pick(MALFORMED_BODIES)
+        const body = pick(MALFORMED_BODIES)
         label = `body ${JSON.stringify(body)}`
         outcome = await overHttp(alice!.token, Buffer.from(body))
       } else {
-        const template = rng.pick(TEMPLATES)
-        const [path, kind] = rng.pick(Object.entries(template.fields))
-        const value = rng.pick(BAD[kind] as readonly unknown[])
+        const template = pick(TEMPLATES)
+        const [path, kind] = pick(Object.entries(template.fields))
+        const value = pick(BAD[kind] as readonly unknown[])
         const variables = withValue(template.variables(ids), path, value)
         const raw = JSON.stringify(variables).includes('\u{1F9EA}')
-        const transport = template.ws && !raw && rng.next() < 0.4 ? 'ws' : template.document.startsWith('query') && !raw && rng.next() < 0.3 ? 'GET' : 'POST'
+        const transport = template.ws && !raw && random.next() < 0.4 ? 'ws' : template.document.startsWith('query') && !raw && random.next() < 0.3 ? 'GET' : 'POST'
         label = `${template.document.slice(0, 40)} ${path}=${JSON.stringify(value)?.slice(0, 60)}`
         if (transport === 'ws') outcome = await overWs(client, template.document, variables)
         else if (transport === 'GET') outcome = await overHttp(alice!.token, new Uint8Array(), 'GET', `?query=${encodeURIComponent(template.document)}&variables=${encodeURIComponent(JSON.stringify(variables))}`)
