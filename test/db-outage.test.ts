@@ -12,7 +12,7 @@ import { startDbProxy } from './support/dbProxy.ts'
 import { newUsers, type GraphQLResponse } from './support/harness.ts'
 import { ConversationEvents, SendTyping } from './support/live.ts'
 import { ConversationState, createGroup, History, SendMessage } from './support/operations.ts'
-import { post, startServer, subscribeWs, waitForSubscriptions, wsClient, type TestServer } from './support/server.ts'
+import { post, startServer, subscribeSse, subscribeWs, waitForSubscriptions, wsClient, type TestServer } from './support/server.ts'
 
 type Line = { level: number; msg: string; err?: unknown }
 
@@ -74,9 +74,10 @@ describe('a database outage', () => {
       ])
       const client = wsClient(server.wsUrl, bob!.token)
       const live = subscribeWs(client, ConversationEvents, { conversationId: group.id })
-      await live.ended()
+      const sse = subscribeSse(server.url, bob!.token, ConversationEvents, { conversationId: group.id })
+      await Promise.all([live.ended(), sse.ended()])
       await client.dispose()
-      for (const answer of [...answers, { errors: live.errors }]) {
+      for (const answer of [...answers, { errors: live.errors }, { errors: sse.errors }]) {
         expect(answer.errors?.map((e) => e.extensions?.code), how).toEqual(['UNAVAILABLE'])
         expect(answer.errors![0]!.extensions).toMatchObject({ retryAfterMs: RETRY_AFTER_MS })
       }
