@@ -74,7 +74,9 @@ function maskError(logger: YogaLogger, availability: DatabaseAvailability | unde
  * logged once per outage by DatabaseAvailability instead, so those are left out here.
  */
 const withoutOutageErrors = (logger: YogaLogger): YogaLogger => ({
-  ...logger,
+  debug: (...args: unknown[]) => logger.debug(...args),
+  info: (...args: unknown[]) => logger.info(...args),
+  warn: (...args: unknown[]) => logger.warn(...args),
   error: (...args: unknown[]) => {
     if (!args.some(isDatabaseOutage)) logger.error(...args)
   },
