@@ -63,26 +63,25 @@ async function parsePost(request: Request, original: (request: Request) => unkno
   return body
 }
 
-const literalProblems = new WeakMap<DocumentNode, string | null>()
+const literalChecked = new WeakMap<DocumentNode, boolean>()
 
-/** The first string literal of a document that cannot be stored, once per document. */
-function unstorableLiteral(document: DocumentNode): string | null {
-  let found = literalProblems.get(document)
+/** Whether a string literal of the document cannot be stored, once per document. */
+function hasUnstorableLiteral(document: DocumentNode): boolean {
+  let found = literalChecked.get(document)
   if (found !== undefined) return found
-  found = null
+  found = false
   visit(document, {
     StringValue(node) {
-      if (found === null && !isStorable(node.value)) found = JSON.stringify(node.value.slice(0, 40))
+      if (!isStorable(node.value)) found = true
     },
   })
-  literalProblems.set(document, found)
+  literalChecked.set(document, found)
   return found
 }
 
 /** BAD_USER_INPUT for the first variable or literal string (or object key) that cannot be stored, else null. */
 export function unstorableInput(args: Pick<ExecutionArgs, 'document' | 'variableValues'>): GraphQLError | null {
-  const literal = unstorableLiteral(args.document)
-  if (literal !== null) return badInput(`a string literal in the document ${UNSTORABLE_MESSAGE}`)
+  if (hasUnstorableLiteral(args.document)) return badInput(`a string literal in the document ${UNSTORABLE_MESSAGE}`)
   const path = args.variableValues ? findInJson(args.variableValues, (value) => typeof value === 'string' && !isStorable(value)) : null
   if (!path) return null
   const field = path.map((step) => (typeof step === 'string' && !isStorable(step) ? '<key>' : step)).join('.')
