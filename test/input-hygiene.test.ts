@@ -134,7 +134,7 @@ describe('strings PostgreSQL cannot store', () => {
     }
   })
 
-  it('inside a coalesced batch: only the bad send fails, the others commit together', async () => {
+  it('among concurrent sends to one conversation (coalesced): only the bad send fails, refused before it joins a batch; the other 23 commit', async () => {
     const [alice, bob] = await newUsers(2)
     const group = await createGroup(alice!, [bob!])
     const before = await state(alice!, group.id)
