@@ -119,6 +119,12 @@ const TEMPLATES: Template[] = [
     ws: false,
   },
   {
+    document: `mutation($messageId: ID!, $emoji: String!) { addReaction(messageId: $messageId, emoji: $emoji) { id } }`,
+    variables: (ids) => ({ messageId: ids.message, emoji: '👍' }),
+    fields: { messageId: 'id', emoji: 'key' },
+    ws: true,
+  },
+  {
     document: `mutation($id: ID!) { sendTyping(conversationId: $id) }`,
     variables: (ids) => ({ id: ids.other }),
     fields: { id: 'id' },
@@ -212,7 +218,7 @@ async function snapshot(user: TestUser, ids: Ids) {
     `query($id: ID!) {
       viewer { conversations(first: 100) { edges { node { id title lastSeq lastPts } } } }
       conversation(id: $id) { title lastSeq lastPts members(first: 100) { edges { node { role lastReadSeq user { id } } } }
-        messages(last: 100) { edges { node { seq status editedAt content { __typename ... on TextContent { text } } } } } }
+        messages(last: 100) { edges { node { seq status editedAt reactions { emoji count } content { __typename ... on TextContent { text } } } } } }
     }`,
     { id: ids.group },
   )
