@@ -119,6 +119,12 @@ const TEMPLATES: Template[] = [
     ws: false,
   },
   {
+    document: `mutation($id: ID!, $draft: DraftInput) { saveDraft(conversationId: $id, draft: $draft) { id } }`,
+    variables: (ids) => ({ id: ids.group, draft: { text: 'a draft' } }),
+    fields: { id: 'id', 'draft.text': 'text', 'draft.mentionUserIds': 'ids', 'draft.quotedMessageId': 'id' },
+    ws: true,
+  },
+  {
     document: `mutation($messageId: ID!, $emoji: String!) { addReaction(messageId: $messageId, emoji: $emoji) { id } }`,
     variables: (ids) => ({ messageId: ids.message, emoji: '👍' }),
     fields: { messageId: 'id', emoji: 'key' },
@@ -217,7 +223,7 @@ async function snapshot(user: TestUser, ids: Ids) {
     user.token,
     `query($id: ID!) {
       viewer { conversations(first: 100) { edges { node { id title lastSeq lastPts } } } }
-      conversation(id: $id) { title lastSeq lastPts members(first: 100) { edges { node { role lastReadSeq user { id } } } }
+      conversation(id: $id) { title lastSeq lastPts viewerSettings { archived doNotDisturb draft { text } } members(first: 100) { edges { node { role lastReadSeq user { id } } } }
         messages(last: 100) { edges { node { seq status editedAt reactions { emoji count } content { __typename ... on TextContent { text } } } } } }
     }`,
     { id: ids.group },

@@ -27,6 +27,7 @@ describe('bad input to sendMessage', () => {
       ['no content kind', { input: { conversationId: group.id, clientMessageId: 'e', content: {} } }, 'BAD_USER_INPUT'],
       ['two content kinds', { input: { conversationId: group.id, clientMessageId: 'f', content: { ...text('x'), sticker: { stickerId: 's', url: 'https://x.test/s.png' } } } }, 'BAD_USER_INPUT'],
       ['malformed mention id', { input: { conversationId: group.id, clientMessageId: 'g', content: text('x'), mentionUserIds: ['???'] } }, 'BAD_USER_INPUT'],
+      ['empty quoted message id', { input: { conversationId: group.id, clientMessageId: 'h', content: text('x'), quotedMessageId: '' } }, 'BAD_USER_INPUT'],
     ]
     for (const [name, variables, code] of cases) {
       const response = await alice!.try(SendMessage, variables as never)

@@ -17,7 +17,8 @@ export function parseUserIds(ids: readonly string[] | null | undefined, field: s
 
 /** A quoted message's key; one of another conversation is NOT_FOUND, like one the viewer cannot see. */
 export function parseQuoted(quotedMessageId: string | null | undefined, conversationId: number): MessageKey | null {
-  const quoted = quotedMessageId ? parseMessageId(quotedMessageId) : null
+  // An empty string is a malformed id (BAD_USER_INPUT), not the absence of one.
+  const quoted = quotedMessageId != null ? parseMessageId(quotedMessageId) : null
   if (quoted && quoted.conversationId !== conversationId) throw notFound('Quoted message')
   return quoted
 }
