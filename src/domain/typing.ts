@@ -25,7 +25,7 @@ function remember(times: TypingThrottle, key: string, now: number): void {
 /**
  * "The viewer is typing": published to the conversation's topic, never stored. Members only
  * (NOT_FOUND otherwise), checked against the current membership on every call: the throttle only
- * decides whether to publish, never whether the caller may (docs/decisions/0130-access-caches.md). A
+ * decides whether to publish, never whether the caller may (docs/decisions/0132-access-caches.md). A
  * call within TYPING_INTERVAL_MS of the last published one, or from a muted member, answers true and
  * publishes nothing, so clients may call on every keystroke.
  */
