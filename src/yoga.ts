@@ -71,14 +71,15 @@ function maskError(logger: YogaLogger, availability: DatabaseAvailability | unde
 
 /**
  * Yoga logs the original of every error the mask replaced, stack and all; a database outage is
- * logged once per outage by DatabaseAvailability instead, so those are left out here.
+ * logged once per outage by DatabaseAvailability instead, and a wait for a pool connection that
+ * timed out is load (counted in the metrics as UNAVAILABLE), so those are left out here.
  */
 const withoutOutageErrors = (logger: YogaLogger): YogaLogger => ({
   debug: (...args: unknown[]) => logger.debug(...args),
   info: (...args: unknown[]) => logger.info(...args),
   warn: (...args: unknown[]) => logger.warn(...args),
   error: (...args: unknown[]) => {
-    if (!args.some(isDatabaseOutage)) logger.error(...args)
+    if (!args.some((arg) => isDatabaseOutage(arg) || isPoolTimeout(arg))) logger.error(...args)
   },
 })
 

@@ -1,6 +1,7 @@
 import type { Client } from 'graphql-ws'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { poolOf } from '../src/db/client.ts'
+import { createLogger } from '../src/ops/logger.ts'
 import { createRealtime } from '../src/realtime/pubsub.ts'
 import { newUsers, type GraphQLResponse } from './support/harness.ts'
 import { ConversationEvents, Position } from './support/live.ts'
@@ -11,11 +12,13 @@ import { post, startInstance, subscribeWs, waitForSubscriptions, wsClient, type 
 const POOL_SIZE = 20
 let server: TestServer
 let impatient: TestServer
+/** The impatient instance's log lines. */
+const lines: { level: number; msg: string }[] = []
 const clients: Client[] = []
 beforeAll(async () => {
   ;[server, impatient] = await Promise.all([
     startInstance(createRealtime(), { poolSize: POOL_SIZE }),
-    startInstance(createRealtime(), { poolSize: POOL_SIZE, poolTimeoutMs: 1_000 }),
+    startInstance(createRealtime(), { poolSize: POOL_SIZE, poolTimeoutMs: 1_000, log: createLogger('info', { write: (line: string) => void lines.push(JSON.parse(line)) }) }),
   ])
 })
 afterAll(async () => {
@@ -93,6 +96,8 @@ describe('pool exhaustion', () => {
     }
     // Read through the test process's own pool: nothing was stored.
     expect(await lastSeqOf(owner!, group.id)).toBe(group.lastSeq)
+    // Load, not a bug: no error line (with its stack) per refused request.
+    expect(lines.filter((l) => l.level >= 50)).toEqual([])
 
     release()
     await Promise.all(holders)

@@ -11,6 +11,7 @@ import { createDb } from '../../src/db/client.ts'
 import { createApp, type App } from '../../src/domain/app.ts'
 import { DEFAULT_SETTINGS, type Settings } from '../../src/domain/settings.ts'
 import { parseId } from '../../src/ids.ts'
+import type { Logger } from '../../src/ops/logger.ts'
 import { createRealtime, type EventTargetLike, type Realtime } from '../../src/realtime/pubsub.ts'
 import { createRedisRealtime } from '../../src/realtime/redis.ts'
 import { createParleyServer, type ParleyServer, type ServerOptions } from '../../src/server.ts'
@@ -84,10 +85,13 @@ export function sharedBuses(opts: { subscriberBuffer?: number } = {}): { kind: '
  * An instance with its own database pool and bus, on the shared test database; `parts` overrides
  * settings, the pool (size, wait) or gives it a rate-limit store.
  */
-export async function startInstance(realtime: Realtime, parts: { settings?: Partial<Settings>; poolSize?: number; poolTimeoutMs?: number; rateLimitStore?: Redis } = {}): Promise<TestServer> {
+export async function startInstance(
+  realtime: Realtime,
+  parts: { settings?: Partial<Settings>; poolSize?: number; poolTimeoutMs?: number; rateLimitStore?: Redis; log?: Logger } = {},
+): Promise<TestServer> {
   const db = createDb(inject('databaseUrl'), { poolSize: parts.poolSize ?? 10, poolTimeoutMs: parts.poolTimeoutMs })
   const app = createApp({ db, realtime, rateLimitStore: parts.rateLimitStore, settings: { ...structuredClone(DEFAULT_SETTINGS), ...parts.settings } })
-  const started = await startServer(app)
+  const started = await startServer(app, parts.log ? { log: parts.log } : {})
   return {
     ...started,
     async close() {
