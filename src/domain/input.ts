@@ -4,7 +4,8 @@ import { LIMITS } from './limits.ts'
 /**
  * The integers clients pass, under one convention (README "Limits"):
  * - a connection's page (`first`/`last` of a Relay connection): 0..100, 20 when omitted;
- * - a window or batch that always answers something (`messagesAround.count`, `changes.first`): 1..100;
+ * - a window or batch that always answers something (`messagesAround.count`, `changes.first`): 1..100
+ *   (`sync.first`: 1..500, the batch a device catches up with);
  * - a position (`seq`, `sincePts`): a non-negative safe integer.
  * Anything else is BAD_USER_INPUT naming the argument.
  */
@@ -19,6 +20,9 @@ export const pageSize = (size: number | null | undefined, field: string): number
 
 /** `fallback` is the argument's default, for a client that passes null explicitly. */
 export const windowSize = (size: number | null | undefined, field: string, fallback: number): number => inRange(size ?? fallback, field, 1, LIMITS.pageSize)
+
+/** Query.sync's batch: 1..500 changes. */
+export const syncBatchSize = (size: number | null | undefined, field: string): number => inRange(size ?? LIMITS.defaultSyncBatch, field, 1, LIMITS.syncBatch)
 
 export function position(value: number, field: string): number {
   if (!Number.isSafeInteger(value) || value < 0) throw badInput(`${field} must be a non-negative integer`, field)

@@ -2,6 +2,9 @@
 export const LIMITS = {
   pageSize: 100,
   defaultPageSize: 20,
+  /** Query.sync's `first`: 1..500, 100 when omitted. */
+  syncBatch: 500,
+  defaultSyncBatch: 100,
   clientMessageIdLength: 128,
   textLength: 10_000,
   titleLength: 200,

@@ -20,6 +20,7 @@ import './reactions.ts'
 import './stickers.ts'
 import './conversationSettings.ts'
 import './subscription.ts'
+import './sync.ts'
 
 builder.queryType({})
 builder.mutationType({})

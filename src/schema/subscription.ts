@@ -59,7 +59,7 @@ const ConversationJoinedEventRef = builder.objectRef<Payload<'ConversationJoined
   }),
 })
 
-const MessageActionEventRef = builder.objectRef<Payload<'MessageActionEvent'>>('MessageActionEvent').implement({
+export const MessageActionEventRef = builder.objectRef<Payload<'MessageActionEvent'>>('MessageActionEvent').implement({
   description: "The viewer's own delete-for-me, favourite or reminder changed (for their other devices)",
   fields: (t) => ({
     messageId: t.id({ resolve: (e) => messageGlobalId(e.key) }),
@@ -70,9 +70,16 @@ const MessageActionEventRef = builder.objectRef<Payload<'MessageActionEvent'>>('
 })
 
 const ConversationUpdatedEventRef = builder.objectRef<Payload<'ConversationUpdatedEvent'>>('ConversationUpdatedEvent').implement({
-  description: "The viewer's own settings or draft of a conversation changed (for their other devices)",
+  description: "The viewer's own settings or draft of a conversation changed (from another device); in viewerUpdates, anything sync lists for it (see lastPts, then Conversation.changes)",
   fields: (t) => ({
     conversation: t.field({ type: ConversationRef, resolve: (e) => e.conversation }),
+  }),
+})
+
+const ConversationRemovedEventRef = builder.objectRef<Payload<'ConversationRemovedEvent'>>('ConversationRemovedEvent').implement({
+  description: 'The viewer left, was removed, or unsubscribed: nothing of the conversation follows',
+  fields: (t) => ({
+    conversationId: t.id({ resolve: (e) => encodeGlobalId('Conversation', e.conversationId) }),
   }),
 })
 
@@ -92,8 +99,20 @@ const ConversationEventBatchRef = builder.objectRef<DeliveryBatch>('Conversation
   }),
 })
 
-const InboxEventUnion = builder.unionType('InboxEvent', {
-  types: [MessageEventRef, ReadEventRef, TypingEventRef, ReminderDueEventRef, ConversationJoinedEventRef, MessageActionEventRef, ConversationUpdatedEventRef],
+/** What an InboxEvent resolves from: every payload but the stream's own signals. */
+export type InboxPayload = Payload<Exclude<EventPayload['typename'], 'Error' | 'AccountChanged'>>
+
+export const InboxEventUnion = builder.unionType('InboxEvent', {
+  types: [
+    MessageEventRef,
+    ReadEventRef,
+    TypingEventRef,
+    ReminderDueEventRef,
+    ConversationJoinedEventRef,
+    MessageActionEventRef,
+    ConversationUpdatedEventRef,
+    ConversationRemovedEventRef,
+  ],
   resolveType,
 })
 
@@ -102,7 +121,7 @@ const InboxEventUnion = builder.unionType('InboxEvent', {
  * nested fields resolve through them. Events of one subscription execute one after another, so
  * swapping the context's loaders here is safe. An Error payload ends the stream with that error.
  */
-function deliver<N extends EventPayload['typename']>(delivery: Delivery, ctx: Context): Payload<N> {
+export function deliver<N extends EventPayload['typename']>(delivery: Delivery, ctx: Context): Payload<N> {
   ctx.loaders = delivery.loaders
   if (delivery.payload.typename === 'Error') throw delivery.payload.error
   return delivery.payload as Payload<N>
@@ -143,7 +162,7 @@ builder.subscriptionFields((t) => {
       type: InboxEventUnion,
       description: 'Everything for the viewer across all their conversations',
       subscribe: (_root, _args, ctx) => openInboxEvents(ctx.app, viewerOf(ctx)),
-      resolve: (delivery: Delivery, _args, ctx) => deliver<Exclude<EventPayload['typename'], 'Error'>>(delivery, ctx),
+      resolve: (delivery: Delivery, _args, ctx) => deliver<InboxPayload['typename']>(delivery, ctx),
     }),
   }
 })

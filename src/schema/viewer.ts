@@ -4,6 +4,7 @@ import { encodeGlobalId } from '../ids.ts'
 import { builder } from './builder.ts'
 import { ConversationConnection } from './conversation.ts'
 import { ConversationTypeEnum } from './enums.ts'
+import { prepareSyncToken } from './syncToken.ts'
 import { UserRef } from './user.ts'
 
 export const ViewerRef = builder.objectRef<Viewer>('Viewer')
@@ -26,4 +27,12 @@ builder.objectType(ViewerRef, {
   }),
 })
 
-builder.queryField('viewer', (t) => t.withAuth({ authenticated: true }).field({ type: ViewerRef, resolve: (_r, _a, ctx) => ctx.viewer }))
+builder.queryField('viewer', (t) =>
+  t.withAuth({ authenticated: true }).field({
+    type: ViewerRef,
+    resolve: async (_r, _a, ctx, info) => {
+      await prepareSyncToken(ctx, info)
+      return ctx.viewer
+    },
+  }),
+)

@@ -15,6 +15,9 @@ export type EventPayload =
   | { typename: 'ConversationJoinedEvent'; conversation: ConversationAccess }
   | { typename: 'MessageActionEvent'; key: MessageKey; state: ViewerState }
   | { typename: 'ConversationUpdatedEvent'; conversation: ConversationAccess }
+  | { typename: 'ConversationRemovedEvent'; conversationId: number }
+  // Never sent: tells the account stream to read the sync difference, which carries the change.
+  | { typename: 'AccountChanged' }
   | { typename: 'Error'; error: Error }
 
 /** One event for one subscriber, with the loaders its fields resolve through (primed from the shared reads). */

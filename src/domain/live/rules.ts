@@ -8,8 +8,14 @@ import type { ConversationBound, WaveReads } from './wave.ts'
  * and the reads the event's wave shares, so they are tested without a database.
  */
 
-/** A conversation stream, or the inbox (every conversation of the viewer). */
-export type Scope = { conversationId: number } | 'inbox'
+/**
+ * A conversation stream, the inbox (every conversation of the viewer), or the account stream
+ * (viewerUpdates: the inbox, but the viewer's own changes are read from the sync difference).
+ */
+export type Scope = { conversationId: number } | 'inbox' | 'account'
+
+/** Whether the scope follows every conversation of the viewer. */
+export const followsAll = (scope: Scope): scope is 'inbox' | 'account' => scope === 'inbox' || scope === 'account'
 
 /**
  * Before any read: whether a conversation event can concern this viewer. `delivered` is the pts the
@@ -62,22 +68,25 @@ export function alerts(
 
 /**
  * What an event on the viewer's own topic means for a subscription of `scope`: deliver it, skip it,
- * follow a conversation the viewer joined (inbox), stop following one the viewer left (inbox), or end
- * the stream because the viewer left its conversation.
+ * follow a conversation the viewer joined (inbox, account), stop following one the viewer left
+ * (inbox, account), end the stream because the viewer left its conversation, or (account) read the
+ * sync difference, which carries this change with everything else of the viewer's own.
  */
-export function userTopicVerdict(event: RealtimeEvent, scope: Scope): 'deliver' | 'skip' | 'join' | 'leave' | 'lostAccess' {
-  const scoped = scope === 'inbox' ? null : scope.conversationId
+export function userTopicVerdict(event: RealtimeEvent, scope: Scope): 'deliver' | 'skip' | 'join' | 'leave' | 'lostAccess' | 'sync' {
+  const scoped = followsAll(scope) ? null : scope.conversationId
   switch (event.type) {
     case 'read':
+      if (scope === 'account') return 'sync'
       return scoped === null || event.conversationId === scoped ? 'deliver' : 'skip'
     case 'removed':
       return scoped === null ? 'leave' : event.conversationId === scoped ? 'lostAccess' : 'skip'
     case 'joined':
       return scoped === null ? 'join' : 'skip'
     case 'reminderDue':
+      return scoped === null ? 'deliver' : 'skip'
     case 'messageAction':
     case 'conversationUpdated':
-      return scoped === null ? 'deliver' : 'skip'
+      return scope === 'account' ? 'sync' : scoped === null ? 'deliver' : 'skip'
     case 'message':
     case 'typing':
       return 'skip'

@@ -11,7 +11,7 @@ import { createLoaders, type Loaders } from '../loaders.ts'
 import { shownViewerState } from '../policy.ts'
 import type { Hub } from './hub.ts'
 import { kindOf, type Delivery, type DeliveryBatch } from './payloads.ts'
-import { alerts, conversationVerdict, mayConcern, userTopicVerdict, type Scope } from './rules.ts'
+import { alerts, conversationVerdict, followsAll, mayConcern, userTopicVerdict, type Scope } from './rules.ts'
 import type { ConversationBound, Wave } from './wave.ts'
 
 /** Reminder firings a subscription remembers to drop a repeat (one comes a lease, 30 s, after the first). */
@@ -152,7 +152,7 @@ export class Subscription {
 
   /** The viewer is no longer a member: a conversation stream ends with NOT_FOUND, the inbox just stops listening there. */
   private lostAccess(conversationId: number): Delivery | null {
-    if (this.scope === 'inbox') {
+    if (followsAll(this.scope)) {
       this.leave(conversationId)
       return null
     }
@@ -190,16 +190,19 @@ export class Subscription {
     const verdict = userTopicVerdict(event, this.scope)
     if (verdict === 'skip') return null
     const loaders = this.loaders(wave)
+    const accountChanged: Delivery = { payload: { typename: 'AccountChanged' }, loaders }
     switch (event.type) {
       case 'removed':
         if (verdict === 'lostAccess') return this.lostAccess(event.conversationId)
         this.leave(event.conversationId)
-        return null
+        return this.scope === 'account' ? accountChanged : null
       case 'read':
+        if (verdict === 'sync') return accountChanged
         return { payload: { typename: 'ReadEvent', conversationId: event.conversationId, userId: event.userId, lastReadSeq: event.lastReadSeq }, loaders }
       case 'joined': {
         // Listen first: the conversation as resolved below is at least as new as the first live event.
         await this.join(event.conversationId)
+        if (this.scope === 'account') return accountChanged
         const access = await loaders.conversations.load(event.conversationId)
         if (!access?.member) return this.lostAccess(event.conversationId)
         return { payload: { typename: 'ConversationJoinedEvent', conversation: access }, loaders }
@@ -214,12 +217,14 @@ export class Subscription {
         return { payload: { typename: 'ReminderDueEvent', message, remindAt: new Date(event.remindAt) }, loaders }
       }
       case 'messageAction': {
+        if (verdict === 'sync') return accountChanged
         const key = { conversationId: event.conversationId, seq: event.seq }
         // A message deleted for the viewer is invisible to them, but its state still goes to their devices.
         const [message, stored] = await Promise.all([loaders.messages.load(key), loaders.viewerStates.load(key)])
         return { payload: { typename: 'MessageActionEvent', key, state: message ? shownViewerState(message, stored) : stored }, loaders }
       }
       case 'conversationUpdated': {
+        if (verdict === 'sync') return accountChanged
         const access = await loaders.conversations.load(event.conversationId)
         return access?.member ? { payload: { typename: 'ConversationUpdatedEvent', conversation: access }, loaders } : null
       }

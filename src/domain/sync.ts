@@ -1,0 +1,105 @@
+import type { Db } from '../db/client.ts'
+import { DomainError } from '../errors.ts'
+import { messageKeyText, type MessageKey } from '../ids.ts'
+import type { ConversationAccess } from '../store/conversations.ts'
+import { findConversationsForUser } from '../store/conversations.ts'
+import { findVisibleMessages } from '../store/messages.ts'
+import { CONVERSATION_CHANGE, MEMBERSHIP_CHANGE, MESSAGE_STATE_CHANGE, listSyncChanges, readSnapshot, type Snapshot, type SyncChange, type SyncRange } from '../store/sync.ts'
+import { findViewerStates, NO_ACTIONS, type ViewerState } from '../store/userActions.ts'
+import type { App, Viewer } from './app.ts'
+import { syncBatchSize } from './input.ts'
+import { shownViewerState } from './policy.ts'
+import { decodeSyncToken, encodeSyncToken, tokenAt } from './syncToken.ts'
+
+/**
+ * Account-level sync (docs/sync.md, decision 0080): the viewer's changes after a token, read in one
+ * REPEATABLE READ transaction so the rows and the snapshot the next token names are the same state.
+ */
+
+export type MessageState = { key: MessageKey; state: ViewerState }
+
+/** A difference read at `snapshot`: its changes in order, with the rows they name as of that snapshot. */
+export type Difference = {
+  snapshot: Snapshot
+  changes: SyncChange[]
+  hasMore: boolean
+  conversations: Map<number, ConversationAccess>
+  states: Map<string, ViewerState>
+}
+
+export type SyncBatch = {
+  token: string
+  hasMore: boolean
+  conversations: ConversationAccess[]
+  removedConversationIds: number[]
+  messageStates: MessageState[]
+}
+
+export const isConversationChange = (change: SyncChange): boolean =>
+  change.kind === CONVERSATION_CHANGE || (change.kind === MEMBERSHIP_CHANGE && !change.left)
+export const isRemoval = (change: SyncChange): boolean => change.kind === MEMBERSHIP_CHANGE && change.left
+export const isStateChange = (change: SyncChange): boolean => change.kind === MESSAGE_STATE_CHANGE
+
+export async function currentSyncToken(app: App, viewer: Viewer): Promise<string> {
+  return tokenAt(viewer.userId, (await readSnapshot(app.db, null)).snapshot)
+}
+
+export async function readDifference(db: Db, viewer: Viewer, range: SyncRange, limit: number): Promise<Difference> {
+  return db.$transaction(
+    async (tx) => {
+      const { snapshot, ahead } = await readSnapshot(tx, range.since)
+      if (ahead) throw new DomainError('RESYNC_REQUIRED', 'this sync token is from another database state; refetch, then take a new Viewer.syncToken')
+      const found = await listSyncChanges(tx, viewer.userId, range, limit + 1)
+      const changes = found.slice(0, limit)
+      const conversationIds = [...new Set(changes.filter(isConversationChange).map((c) => c.conversationId))]
+      const keys = uniqueKeys(changes.filter(isStateChange))
+      const [accesses, messages, stored] = await Promise.all([
+        findConversationsForUser(tx, conversationIds, viewer.userId),
+        findVisibleMessages(tx, { userId: viewer.userId }, keys),
+        findViewerStates(tx, viewer.userId, keys),
+      ])
+      const storedByKey = new Map<string, ViewerState>(stored.map((s) => [messageKeyText(s), s]))
+      const messageByKey = new Map(messages.map((m) => [messageKeyText(m), m]))
+      const states = new Map<string, ViewerState>()
+      for (const key of keys) {
+        const text = messageKeyText(key)
+        const state = storedByKey.get(text) ?? NO_ACTIONS
+        // A message deleted for the viewer is invisible to them, but its state still goes to their devices.
+        const message = messageByKey.get(text)
+        states.set(text, message ? shownViewerState(message, state) : state)
+      }
+      const conversations = new Map(accesses.filter((a) => a.member).map((a) => [a.conversation.id, a]))
+      return { snapshot, changes, hasMore: found.length > limit, conversations, states }
+    },
+    { isolationLevel: 'RepeatableRead' },
+  )
+}
+
+export function uniqueKeys(changes: readonly SyncChange[]): MessageKey[] {
+  const keys = new Map(changes.map((c) => [`${c.conversationId}:${c.seq}`, { conversationId: c.conversationId, seq: c.seq }]))
+  return [...keys.values()]
+}
+
+/** The token after the difference's change at `index`: the snapshot itself once nothing is left. */
+export function tokenAfter(userId: number, range: SyncRange, diff: Difference, index: number): string {
+  if (index === diff.changes.length - 1 && !diff.hasMore) return tokenAt(userId, diff.snapshot)
+  const change = diff.changes[index]!
+  const after = { xid: change.xid, kind: change.kind, conversationId: change.conversationId, seq: change.seq, action: change.action }
+  return encodeSyncToken({ userId, range: { since: range.since, mid: diff.snapshot, after, floors: range.floors } })
+}
+
+/** Query.sync: one batch of the difference after `since`, each conversation and message once. */
+export async function sync(app: App, viewer: Viewer, since: string, first: number | null | undefined): Promise<SyncBatch> {
+  const limit = syncBatchSize(first, 'first')
+  const { range } = decodeSyncToken(since, viewer.userId, 'since')
+  const diff = await readDifference(app.db, viewer, range, limit)
+  if (!diff.changes.length) return { token: since, hasMore: false, conversations: [], removedConversationIds: [], messageStates: [] }
+  const conversationIds = new Set(diff.changes.filter(isConversationChange).map((c) => c.conversationId))
+  return {
+    token: tokenAfter(viewer.userId, range, diff, diff.changes.length - 1),
+    hasMore: diff.hasMore,
+    conversations: [...conversationIds].flatMap((id) => diff.conversations.get(id) ?? []),
+    removedConversationIds: [...new Set(diff.changes.filter(isRemoval).map((c) => c.conversationId))],
+    messageStates: uniqueKeys(diff.changes.filter(isStateChange)).map((key) => ({ key, state: diff.states.get(messageKeyText(key))! })),
+  }
+}

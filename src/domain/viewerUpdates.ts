@@ -1,0 +1,101 @@
+import { messageKeyText } from '../ids.ts'
+import { readSnapshot, type SyncRange } from '../store/sync.ts'
+import { listMemberConversationIds } from '../store/delivery.ts'
+import type { App, Viewer } from './app.ts'
+import type { Delivery } from './live/payloads.ts'
+import { guardedStream, opening } from './live/stream.ts'
+import { Subscription } from './live/subscription.ts'
+import { isConversationChange, isRemoval, readDifference, tokenAfter, type Difference } from './sync.ts'
+import { decodeSyncToken, encodeSyncToken } from './syncToken.ts'
+
+/** One viewerUpdates payload: an InboxEvent and the token after it. */
+export type ViewerUpdateDelivery = { delivery: Delivery; token: string }
+
+/** The difference is read this many changes at a time. */
+const DIFFERENCE_PAGE = 100
+/** Past this many conversations delivered live since the token's snapshot, the stream re-reads the difference (tokens stay short). */
+const FLOOR_LIMIT = 50
+
+/**
+ * Subscription.viewerUpdates (docs/sync.md, decision 0080). It listens like inboxEvents (the user's
+ * topic, every conversation's feed), then streams the sync difference after `since` and after that
+ * the live events. Messages come live from the feeds, in pts order; the viewer's own changes (reads,
+ * joins, removals, message states, settings) only wake it: it reads them from the difference, so
+ * every payload's token is exact. A token is the difference's snapshot plus, for conversations
+ * whose MessageEvents went out after it, the pts delivered (`floors`): a resume skips exactly those.
+ */
+export async function openViewerUpdates(app: App, viewer: Viewer, since: string | null | undefined): Promise<AsyncIterableIterator<ViewerUpdateDelivery>> {
+  const start = since == null ? null : decodeSyncToken(since, viewer.userId, 'since').range
+  const subscription = new Subscription(app.hub, viewer, 'account')
+  let range: SyncRange = await opening(subscription, async () => {
+    // Listen first: whatever commits after the snapshot below then arrives live or wakes the stream.
+    await subscription.listenUser()
+    const ids = await listMemberConversationIds(app.db, viewer.userId)
+    await Promise.all(ids.map((id) => subscription.join(id)))
+    return start ?? { since: (await readSnapshot(app.db, null)).snapshot, mid: null, after: null, floors: [] }
+  })
+  const floors = new Map(range.floors)
+  const token = () => encodeSyncToken({ userId: viewer.userId, range: { ...range, floors: [...floors] } })
+
+  /** The difference after `range` as events; afterwards `range` is its snapshot with nothing pending. */
+  async function* difference(): AsyncGenerator<ViewerUpdateDelivery> {
+    const base: SyncRange = { ...range, floors: [...floors] }
+    let page = base
+    for (;;) {
+      const diff = await readDifference(app.db, viewer, page, DIFFERENCE_PAGE)
+      yield* events(diff, page)
+      if (!diff.hasMore) {
+        range = { since: diff.snapshot, mid: null, after: null, floors: [] }
+        floors.clear()
+        return
+      }
+      page = { ...base, mid: diff.snapshot, after: diff.changes.at(-1)! }
+    }
+  }
+
+  /** One event per conversation and message, at its last change in the page, so each token covers what came before it. */
+  async function* events(diff: Difference, page: SyncRange): AsyncGenerator<ViewerUpdateDelivery> {
+    const lastIndex = new Map(diff.changes.map((c, i) => [isConversationChange(c) || isRemoval(c) ? `c${c.conversationId}` : `m${messageKeyText(c)}`, i]))
+    for (const [i, change] of diff.changes.entries()) {
+      const key = isConversationChange(change) || isRemoval(change) ? `c${change.conversationId}` : `m${messageKeyText(change)}`
+      if (lastIndex.get(key) !== i) continue
+      const loaders = subscription.loaders()
+      const id = change.conversationId
+      let delivery: Delivery | null = null
+      if (isRemoval(change)) {
+        subscription.leave(id)
+        floors.delete(id)
+        delivery = { payload: { typename: 'ConversationRemovedEvent', conversationId: id }, loaders }
+      } else if (isConversationChange(change)) {
+        const access = diff.conversations.get(id)
+        if (access) {
+          // Live MessageEvents up to this state are covered by this event: the feed skips them.
+          if (!subscription.delivered.has(id)) await subscription.join(id)
+          subscription.delivered.set(id, Math.max(subscription.delivered.get(id) ?? 0, access.conversation.lastPts))
+          loaders.conversations.prime(id, access)
+          delivery = { payload: { typename: 'ConversationUpdatedEvent', conversation: access }, loaders }
+        }
+      } else {
+        const messageKey = { conversationId: id, seq: change.seq }
+        delivery = { payload: { typename: 'MessageActionEvent', key: messageKey, state: diff.states.get(messageKeyText(messageKey))! }, loaders }
+      }
+      if (delivery) yield { delivery, token: tokenAfter(viewer.userId, page, diff, i) }
+    }
+  }
+
+  async function* stream(): AsyncGenerator<ViewerUpdateDelivery> {
+    if (start) yield* difference()
+    for await (const delivery of subscription.live()) {
+      const payload = delivery.payload
+      if (payload.typename === 'AccountChanged') {
+        yield* difference()
+        continue
+      }
+      if (payload.typename === 'MessageEvent') floors.set(payload.message.conversationId, subscription.delivered.get(payload.message.conversationId) ?? payload.pts)
+      yield { delivery, token: token() }
+      if (floors.size >= FLOOR_LIMIT) yield* difference()
+    }
+  }
+
+  return guardedStream(subscription, stream, (error) => ({ delivery: subscription.fail(error), token: token() }))
+}

@@ -1,0 +1,88 @@
+import { Prisma, bigintArray, type Conn } from './sql.ts'
+
+/**
+ * Account-level sync (decision 0080): what changed for one user between two database snapshots.
+ * Rows carry `sync_xid`, the transaction that last changed them (set by triggers, see the sync
+ * migration). A change is "after" a snapshot when that snapshot does not see its transaction: the
+ * test is visibility, not a number's order, so a transaction that took its id early and committed
+ * late is still after a snapshot taken before it committed.
+ */
+
+/** A snapshot as PostgreSQL writes it (`xmin:xmax:xip,…`). */
+export type Snapshot = string
+
+/** Where a batch stopped, in the order changes are returned (their transaction, then what changed). */
+export type SyncKey = { xid: string; kind: number; conversationId: number; seq: number; action: string }
+
+/**
+ * "After `since`": seen by neither `since` nor, for what sorts at or before `after`, `mid` (the
+ * snapshot the previous batch of the same difference was read at). `floors` are conversations
+ * already delivered up to exactly that pts (a live stream's MessageEvents).
+ */
+export type SyncRange = { since: Snapshot; mid: Snapshot | null; after: SyncKey | null; floors: readonly (readonly [number, number])[] }
+
+/** One changed thing: a conversation's pts (0), the viewer's membership (1), or a message state (2). */
+export type SyncChange = SyncKey & { left: boolean }
+
+export const CONVERSATION_CHANGE = 0
+export const MEMBERSHIP_CHANGE = 1
+export const MESSAGE_STATE_CHANGE = 2
+
+/** The current snapshot, and whether `since` is ahead of it (a token from another or a restored database). */
+export async function readSnapshot(conn: Conn, since: Snapshot | null): Promise<{ snapshot: Snapshot; ahead: boolean }> {
+  const rows = await conn.$queryRaw<{ snapshot: string; ahead: boolean | null }[]>`
+    SELECT pg_current_snapshot()::text AS snapshot,
+           pg_snapshot_xmax(${since}::pg_snapshot) > pg_snapshot_xmax(pg_current_snapshot()) AS ahead`
+  return { snapshot: rows[0]!.snapshot, ahead: rows[0]!.ahead === true }
+}
+
+/** The range condition on one source's xid and sort key. */
+function after(range: SyncRange, xid: Prisma.Sql, key: Prisma.Sql): Prisma.Sql {
+  const since = Prisma.sql`${range.since}::pg_snapshot`
+  const base = Prisma.sql`${xid} >= pg_snapshot_xmin(${since}) AND NOT pg_visible_in_snapshot(${xid}, ${since})`
+  if (!range.mid || !range.after) return base
+  const k = range.after
+  return Prisma.sql`${base} AND ((${xid}, ${key}) > (${k.xid}::xid8, ${k.kind}::int, ${k.conversationId}::bigint, ${k.seq}::bigint, ${k.action}::text)
+    OR NOT pg_visible_in_snapshot(${xid}, ${range.mid}::pg_snapshot))`
+}
+
+/**
+ * Up to `limit` changes for `userId` in `range`, oldest transaction first. Each source is an index
+ * range scan from the snapshot's xmin: the viewer's own rows by (user_id, sync_xid), conversations
+ * by sync_xid joined to the viewer's current memberships (or the memberships probed, whichever the
+ * planner finds smaller), so the cost follows the changes, not the viewer's conversations.
+ */
+export async function listSyncChanges(conn: Conn, userId: number, range: SyncRange, limit: number): Promise<SyncChange[]> {
+  const floorIds = bigintArray(range.floors.map(([id]) => id))
+  const floorPts = bigintArray(range.floors.map(([, pts]) => pts))
+  const rows = await conn.$queryRaw<{ xid: string; kind: number; conversationId: bigint; seq: bigint; action: string; left: boolean }[]>`
+    SELECT x::text AS xid, kind, "conversationId", seq, action, "left" FROM (
+      (SELECT c.sync_xid AS x, 0 AS kind, c.id AS "conversationId", 0::bigint AS seq, ''::text AS action, false AS "left"
+       FROM conversations c JOIN conversation_members m ON m.conversation_id = c.id AND m.user_id = ${userId} AND m.left_at IS NULL
+       WHERE ${after(range, Prisma.sql`c.sync_xid`, Prisma.sql`0, c.id, 0::bigint, ''::text`)}
+         AND NOT EXISTS (SELECT 1 FROM unnest(${floorIds}, ${floorPts}) f(id, pts) WHERE f.id = c.id AND f.pts = c.last_pts)
+       ORDER BY c.sync_xid, c.id LIMIT ${limit})
+      UNION ALL
+      (SELECT m.sync_xid, 1, m.conversation_id, 0::bigint, ''::text, m.left_at IS NOT NULL
+       FROM conversation_members m
+       WHERE m.user_id = ${userId} AND ${after(range, Prisma.sql`m.sync_xid`, Prisma.sql`1, m.conversation_id, 0::bigint, ''::text`)}
+       ORDER BY m.sync_xid, m.conversation_id LIMIT ${limit})
+      UNION ALL
+      (SELECT a.sync_xid, 2, a.conversation_id, a.seq, a.action::text, false
+       FROM message_user_actions a
+       WHERE a.user_id = ${userId} AND ${after(range, Prisma.sql`a.sync_xid`, Prisma.sql`2, a.conversation_id, a.seq, a.action::text`)}
+       ORDER BY a.sync_xid, a.conversation_id, a.seq, a.action::text LIMIT ${limit})
+    ) changes
+    ORDER BY x, kind, "conversationId", seq, action
+    LIMIT ${limit}`
+  return rows.map((r) => ({ xid: r.xid, kind: r.kind, conversationId: Number(r.conversationId), seq: Number(r.seq), action: r.action, left: r.left }))
+}
+
+/**
+ * The hook for state kept beside the member row (settings, drafts): marks the viewer's membership
+ * of the conversation changed in this transaction, so sync and viewerUpdates deliver it.
+ */
+export async function touchMembership(conn: Conn, conversationId: number, userId: number): Promise<void> {
+  await conn.$executeRaw`
+    UPDATE conversation_members SET sync_xid = pg_current_xact_id() WHERE conversation_id = ${conversationId} AND user_id = ${userId}`
+}
