@@ -4,6 +4,7 @@ import { messageGlobalId, messageKeyText, parseMessageId, type MessageKey } from
 import type { RealtimeEvent } from '../realtime/events.ts'
 import { findVisibleMessages } from '../store/messages.ts'
 import type { MessageRecord } from '../store/records.ts'
+import { touchMemberships } from '../store/sync.ts'
 import { activateActions, deactivateActions, listActionMessages, type UserAction } from '../store/userActions.ts'
 import { transact, type App, type Viewer } from './app.ts'
 import { keysetCursor } from './cursors.ts'
@@ -43,8 +44,10 @@ export async function deleteMessagesForMe(app: App, viewer: Viewer, messageIds: 
   const keys = parseMessageIds(messageIds)
   return transact(app, async (tx) => {
     const wasDeleted = new Set((await restoreVisible(tx, viewer, keys)).map(messageKeyText))
-    const deleted = await activateActions(tx, viewer.userId, keys, 'DELETE')
-    return { result: keys.map(messageGlobalId), events: actionEvents(viewer, deleted.filter((k) => !wasDeleted.has(messageKeyText(k)))) }
+    const deleted = (await activateActions(tx, viewer.userId, keys, 'DELETE')).filter((k) => !wasDeleted.has(messageKeyText(k)))
+    // Their conversations' unread counts and last messages changed for the viewer's devices too.
+    await touchMemberships(tx, viewer.userId, deleted.map((k) => k.conversationId))
+    return { result: keys.map(messageGlobalId), events: actionEvents(viewer, deleted) }
   })
 }
 
@@ -53,6 +56,7 @@ export async function restoreMessagesForMe(app: App, viewer: Viewer, messageIds:
   const keys = parseMessageIds(messageIds)
   return transact(app, async (tx) => {
     const restored = await restoreVisible(tx, viewer, keys)
+    await touchMemberships(tx, viewer.userId, restored.map((k) => k.conversationId))
     return { result: keys.map(messageGlobalId), events: actionEvents(viewer, restored) }
   })
 }

@@ -79,10 +79,13 @@ export async function listSyncChanges(conn: Conn, userId: number, range: SyncRan
 }
 
 /**
- * The hook for state kept beside the member row (settings, drafts): marks the viewer's membership
- * of the conversation changed in this transaction, so sync and viewerUpdates deliver it.
+ * Marks the viewer's view of these conversations changed in this transaction, so sync and
+ * viewerUpdates list them: for what changes it without touching the member row (delete-for-me moves
+ * unread counts and lastMessage), and the hook for per-viewer state kept beside it (settings, drafts).
  */
-export async function touchMembership(conn: Conn, conversationId: number, userId: number): Promise<void> {
+export async function touchMemberships(conn: Conn, userId: number, conversationIds: readonly number[]): Promise<void> {
+  if (!conversationIds.length) return
   await conn.$executeRaw`
-    UPDATE conversation_members SET sync_xid = pg_current_xact_id() WHERE conversation_id = ${conversationId} AND user_id = ${userId}`
+    UPDATE conversation_members SET sync_xid = pg_current_xact_id()
+    WHERE user_id = ${userId} AND conversation_id = ANY(${bigintArray([...new Set(conversationIds)])})`
 }
