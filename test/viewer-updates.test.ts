@@ -1,0 +1,136 @@
+import type { Client } from 'graphql-ws'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type WebSocket from 'ws'
+import { newUsers, type TestUser } from './support/harness.ts'
+import { SetFavorite } from './support/lifecycle.ts'
+import { createGroup, RemoveMember, SendMessage } from './support/operations.ts'
+import { random } from './support/random.ts'
+import { post, sharedBuses, startInstance, subscribeWs, testRedisUrl, waitForSubscriptions, wsClient, type TestServer } from './support/server.ts'
+import { FreshState, SyncToken, ViewerUpdates } from './support/sync.ts'
+
+/** Subscription.viewerUpdates on two instances sharing one database and (with TEST_REDIS_URL) Redis. */
+const buses = sharedBuses()
+let a: TestServer
+let b: TestServer
+const clients: Client[] = []
+
+beforeAll(async () => {
+  ;[a, b] = await Promise.all([startInstance(buses.create()), startInstance(buses.create())])
+})
+afterAll(async () => {
+  await Promise.all(clients.map((c) => c.dispose()))
+  await Promise.all([a.close(), b.close()])
+})
+
+/** A client whose socket the test can cut without a close handshake. */
+function connect(server: TestServer, user: TestUser): { client: Client; cut(): void } {
+  let socket: WebSocket | undefined
+  const client = wsClient(server.wsUrl, user.token, { on: { connected: (s) => (socket = s as WebSocket) } })
+  clients.push(client)
+  return { client, cut: () => socket?.terminate() }
+}
+
+let counter = 0
+async function send(server: TestServer, user: TestUser, conversationId: string) {
+  const response = await post(server.url, user.token, SendMessage, { input: { conversationId, clientMessageId: `vu-${++counter}-${Math.random()}`, content: { text: { text: 'hi' } } } })
+  if (response.errors) throw new Error(JSON.stringify(response.errors))
+  return response.data!.sendMessage.message
+}
+
+type Update = { viewerUpdates: { token: string; event: Record<string, any> } }
+
+describe(`viewerUpdates (instances through ${testRedisUrl ? 'Redis' : 'a shared in-process target'})`, () => {
+  it('with since: the difference first, then live events; a removal ends that conversation at once', async () => {
+    const [viewer, owner] = (await newUsers(2)) as [TestUser, TestUser]
+    const [kept, left] = [await createGroup(owner, [viewer]), await createGroup(owner, [viewer])]
+    const since = (await viewer.run(SyncToken)).viewer.syncToken
+    const missed = await send(a, owner, kept.id)
+    await viewer.run(SetFavorite, { messageId: missed.id, favorite: true })
+    await owner.run(RemoveMember, { conversationId: left.id, userId: viewer.id })
+
+    const updates = subscribeWs(connect(b, viewer).client, ViewerUpdates, { since }) as ReturnType<typeof subscribeWs<Update, unknown>>
+    await updates.waitFor(3)
+    await waitForSubscriptions(b.app, viewer, 1)
+    expect(updates.events.map((u) => u.viewerUpdates.event)).toEqual([
+      { __typename: 'ConversationUpdatedEvent', conversation: { id: kept.id, lastPts: missed.pts } },
+      { __typename: 'MessageActionEvent', messageId: missed.id, deletedForMe: false, favorite: true, remindAt: null },
+      { __typename: 'ConversationRemovedEvent', conversationId: left.id },
+    ])
+    await send(a, owner, left.id)
+    const live = await send(a, owner, kept.id)
+    await updates.waitFor(4)
+    expect(updates.events.slice(3).map((u) => u.viewerUpdates.event)).toEqual([{ __typename: 'MessageEvent', kind: 'ADDED', pts: live.pts, message: { id: live.id, conversation: { id: kept.id } } }])
+    updates.dispose()
+  })
+
+  it('resumed after abrupt disconnects, alternating instances while writers run, delivers every change exactly once', async () => {
+    const rnd = random(15)
+    const [viewer, x, y] = (await newUsers(3)) as [TestUser, TestUser, TestUser]
+    const groups = [await createGroup(x, [viewer, y]), await createGroup(y, [viewer, x]), await createGroup(x, [viewer, y])].map((g) => g.id)
+    const { viewer: start } = await viewer.run(FreshState)
+    const known = new Map(start.conversations.edges.map((e) => [e.node.id, e.node.lastPts]))
+    const favourited = new Map<string, number>()
+    const sent: string[] = []
+
+    let writing = true
+    const writers = [x, y, viewer].map(async (user, i) => {
+      while (writing) {
+        const server = rnd.chance(0.5) ? a : b
+        if (user === viewer) {
+          const id = sent.find((m) => !favourited.has(m))
+          if (id) {
+            favourited.set(id, 0)
+            await post(server.url, viewer.token, SetFavorite, { messageId: id, favorite: true })
+          }
+        } else sent.push((await send(server, user, groups[(i + rnd.int(2)) % 3]!)).id)
+        await new Promise((resolve) => setTimeout(resolve, user === viewer ? 40 + rnd.int(40) : rnd.int(15)))
+      }
+    })
+
+    /** Checks one event against what the device knew: nothing repeated, nothing skipped. */
+    const apply = (event: Record<string, any>) => {
+      if (event.__typename === 'MessageEvent') {
+        const id = event.message.conversation.id
+        expect(event.pts, `MessageEvent in ${id}`).toBe(known.get(id)! + 1)
+        known.set(id, event.pts)
+      } else if (event.__typename === 'ConversationUpdatedEvent') {
+        expect(event.conversation.lastPts).toBeGreaterThan(known.get(event.conversation.id)!)
+        known.set(event.conversation.id, event.conversation.lastPts)
+      } else if (event.__typename === 'MessageActionEvent') {
+        favourited.set(event.messageId, favourited.get(event.messageId)! + 1)
+      }
+    }
+
+    let token = start.syncToken
+    const session = async (server: TestServer, until: (events: Update[]) => boolean) => {
+      const { client, cut } = connect(server, viewer)
+      const updates = subscribeWs(client, ViewerUpdates, { since: token }) as ReturnType<typeof subscribeWs<Update, unknown>>
+      await updates.waitUntil(until)
+      cut()
+      await updates.ended()
+      for (const u of updates.events) apply(u.viewerUpdates.event)
+      if (updates.events.length) token = updates.events.at(-1)!.viewerUpdates.token
+      return updates.events.length
+    }
+    let delivered = 0
+    for (let i = 0; i < 10; i++) delivered += await session(i % 2 ? a : b, (events) => events.length >= 4 + rnd.int(8))
+    writing = false
+    await Promise.all(writers)
+
+    const final = (await viewer.run(FreshState)).viewer
+    const done = () => final.conversations.edges.every((e) => known.get(e.node.id) === e.node.lastPts) && [...favourited.values()].every((n) => n === 1)
+    // The last session catches up on what the cuts left unsent; its events are checked like the others.
+    const caughtUp = (events: Update[]) => {
+      const before = new Map(known)
+      const counts = new Map(favourited)
+      for (const u of events) apply(u.viewerUpdates.event)
+      const ok = done()
+      for (const [k, v] of before) known.set(k, v)
+      for (const [k, v] of counts) favourited.set(k, v)
+      return ok
+    }
+    delivered += await session(a, caughtUp)
+    expect(done(), JSON.stringify({ known: [...known], final: final.conversations.edges.map((e) => e.node) })).toBe(true)
+    expect(delivered).toBeGreaterThan(20)
+  }, 60_000)
+})
