@@ -101,4 +101,8 @@ describe('MessageEvent.alert', () => {
     ]
     expect(cases.map(([kind, m, until]) => alerts(kind, m, VIEWER, until, NOW))).toEqual(cases.map((c) => c[3]))
   })
+
+  it('has the account stream follow joins and removals like the inbox, and read the viewer’s own state from the sync difference', () => {
+    expect(events.map((e) => userTopicVerdict(e, 'account'))).toEqual(['sync', 'leave', 'join', 'deliver', 'sync'])
+  })
 })
