@@ -8,6 +8,7 @@ import { inbox } from './scenarios/inbox.ts'
 import { replay } from './scenarios/replay.ts'
 import { search } from './scenarios/search.ts'
 import { hotConversation, sendThroughput } from './scenarios/send-throughput.ts'
+import { syncScenario } from './scenarios/sync.ts'
 import { startClient, type LoadClient } from './client.ts'
 import { machine, openDatabaseHost, type DatabaseHost, type Figure } from './support.ts'
 
@@ -20,6 +21,7 @@ const SCENARIOS: Record<string, (host: DatabaseHost, client: LoadClient) => Prom
   replay,
   search,
   build,
+  sync: syncScenario,
 }
 
 const chosen = process.argv.slice(2).filter((a) => !a.startsWith('-'))

@@ -4,7 +4,7 @@ import { messageKeyText, type MessageKey } from '../ids.ts'
 import type { ConversationAccess } from '../store/conversations.ts'
 import { findConversationsForUser } from '../store/conversations.ts'
 import { findVisibleMessages } from '../store/messages.ts'
-import { CONVERSATION_CHANGE, MEMBERSHIP_CHANGE, MESSAGE_STATE_CHANGE, listSyncChanges, readSnapshot, type Snapshot, type SyncChange, type SyncRange } from '../store/sync.ts'
+import { CONVERSATION_CHANGE, MEMBERSHIP_CHANGE, MESSAGE_STATE_CHANGE, listSyncChanges, planForValues, readSnapshot, type Snapshot, type SyncChange, type SyncRange } from '../store/sync.ts'
 import { findViewerStates, NO_ACTIONS, type ViewerState } from '../store/userActions.ts'
 import type { App, Viewer } from './app.ts'
 import { syncBatchSize } from './input.ts'
@@ -47,6 +47,7 @@ export async function currentSyncToken(app: App, viewer: Viewer): Promise<string
 export async function readDifference(db: Db, viewer: Viewer, range: SyncRange, limit: number): Promise<Difference> {
   return db.$transaction(
     async (tx) => {
+      await planForValues(tx)
       const { snapshot, ahead } = await readSnapshot(tx, range.since)
       if (ahead) throw new DomainError('RESYNC_REQUIRED', 'this sync token is from another database state; refetch, then take a new Viewer.syncToken')
       const found = await listSyncChanges(tx, viewer.userId, range, limit + 1)

@@ -36,6 +36,14 @@ export async function readSnapshot(conn: Conn, since: Snapshot | null): Promise<
   return { snapshot: rows[0]!.snapshot, ahead: rows[0]!.ahead === true }
 }
 
+/**
+ * Plans this transaction's statements for their actual values: a generic plan cannot know that
+ * `sync_xid >= xmin` selects a handful of rows, and would scan every membership instead.
+ */
+export async function planForValues(conn: Conn): Promise<void> {
+  await conn.$executeRaw`SET LOCAL plan_cache_mode = force_custom_plan`
+}
+
 /** The range condition on one source's xid and sort key. */
 function after(range: SyncRange, xid: Prisma.Sql, key: Prisma.Sql): Prisma.Sql {
   const since = Prisma.sql`${range.since}::pg_snapshot`
