@@ -1,12 +1,15 @@
 import { messageKeyText } from '../ids.ts'
-import { readSnapshot, type SyncRange } from '../store/sync.ts'
+import { readSnapshot, type SyncChange, type SyncRange } from '../store/sync.ts'
 import { listMemberConversationIds } from '../store/delivery.ts'
 import type { App, Viewer } from './app.ts'
 import type { Delivery } from './live/payloads.ts'
 import { guardedStream, opening } from './live/stream.ts'
 import { Subscription } from './live/subscription.ts'
-import { isConversationChange, isRemoval, readDifference, tokenAfter, type Difference } from './sync.ts'
+import { isConversationChange, isRemoval, isStateChange, readDifference, tokenAfter, type Difference } from './sync.ts'
 import { decodeSyncToken, encodeSyncToken } from './syncToken.ts'
+
+/** What one event of the difference is about: a conversation (changed or removed), or a message's state. */
+const eventKey = (change: SyncChange): string => (isStateChange(change) ? `m${messageKeyText(change)}` : `c${change.conversationId}`)
 
 /** One viewerUpdates payload: an InboxEvent and the token after it. */
 export type ViewerUpdateDelivery = { delivery: Delivery; token: string }
@@ -55,10 +58,9 @@ export async function openViewerUpdates(app: App, viewer: Viewer, since: string 
 
   /** One event per conversation and message, at its last change in the page, so each token covers what came before it. */
   async function* events(diff: Difference, page: SyncRange): AsyncGenerator<ViewerUpdateDelivery> {
-    const lastIndex = new Map(diff.changes.map((c, i) => [isConversationChange(c) || isRemoval(c) ? `c${c.conversationId}` : `m${messageKeyText(c)}`, i]))
+    const lastIndex = new Map(diff.changes.map((c, i) => [eventKey(c), i]))
     for (const [i, change] of diff.changes.entries()) {
-      const key = isConversationChange(change) || isRemoval(change) ? `c${change.conversationId}` : `m${messageKeyText(change)}`
-      if (lastIndex.get(key) !== i) continue
+      if (lastIndex.get(eventKey(change)) !== i) continue
       const loaders = subscription.loaders()
       const id = change.conversationId
       let delivery: Delivery | null = null
