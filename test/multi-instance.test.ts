@@ -1,7 +1,7 @@
 import type { Client } from 'graphql-ws'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { newUsers, type TestUser } from './support/harness.ts'
-import { post, sendVia, sharedBuses, spawnInstance, startInstance, subscribeWs, testRedisUrl, waitForSubscriptions, wsClient, type Received, type TestServer } from './support/server.ts'
+import { post, sendVia, spawnInstance, subscribeWs, testRedisUrl, twoInstances, waitForSubscriptions, type Received, type TestServer, type wsClient } from './support/server.ts'
 import { ConversationEvents, InboxEvents, SendTyping } from './support/live.ts'
 import { createGroup } from './support/operations.ts'
 import { SaveDraft, SettingsEvents } from './support/settings.ts'
@@ -10,23 +10,10 @@ import { SaveDraft, SettingsEvents } from './support/settings.ts'
  * Two instances on one database. With TEST_REDIS_URL (CI sets it when Redis answers) their events
  * cross through Redis; without it through one shared in-process event target.
  */
-const buses = sharedBuses()
-let a: TestServer
-let b: TestServer
-const clients: Client[] = []
-
-beforeAll(async () => {
-  ;[a, b] = await Promise.all([startInstance(buses.create()), startInstance(buses.create())])
-})
-afterAll(async () => {
-  await Promise.all(clients.map((c) => c.dispose()))
-  await Promise.all([a.close(), b.close()])
-})
+const instances = twoInstances()
 
 function connect(server: TestServer | (() => string), user: TestUser, opts: Parameters<typeof wsClient>[2] = {}): Client {
-  const client = wsClient(typeof server === 'function' ? server : server.wsUrl, user.token, opts)
-  clients.push(client)
-  return client
+  return instances.connect(server, user.token, opts)
 }
 
 type MessageEvents = { conversationEvents: { __typename: string; pts?: number; message?: { id: string } } }[]
@@ -40,16 +27,16 @@ describe(`several instances (events through ${testRedisUrl ? 'Redis' : 'a shared
   it('delivers on A what is sent through B, and resumes on B what was sent through A meanwhile', async () => {
     const [owner, member] = await newUsers(2)
     const group = await createGroup(owner!, [member!])
-    const onA = follow(connect(a, member!), group.id, group.lastPts)
-    await waitForSubscriptions(a.app, member!, 1)
-    const viaB = await sendVia(b, owner!, group.id, 'through B')
+    const onA = follow(connect(instances.a, member!), group.id, group.lastPts)
+    await waitForSubscriptions(instances.a.app, member!, 1)
+    const viaB = await sendVia(instances.b, owner!, group.id, 'through B')
     expect(ids(await onA.waitFor(1))).toEqual([viaB.id])
     onA.dispose()
 
-    const missed = [await sendVia(a, owner!, group.id, 'through A 1'), await sendVia(a, owner!, group.id, 'through A 2')]
-    const onB = follow(connect(b, member!), group.id, viaB.pts)
+    const missed = [await sendVia(instances.a, owner!, group.id, 'through A 1'), await sendVia(instances.a, owner!, group.id, 'through A 2')]
+    const onB = follow(connect(instances.b, member!), group.id, viaB.pts)
     await onB.waitFor(2)
-    const live = await sendVia(a, owner!, group.id, 'live through A')
+    const live = await sendVia(instances.a, owner!, group.id, 'live through A')
     expect(ids(await onB.waitFor(3))).toEqual([...missed.map((m) => m.id), live.id])
     expect(onB.events.map((e) => e.conversationEvents.pts)).toEqual([viaB.pts + 1, viaB.pts + 2, viaB.pts + 3])
     onB.dispose()
@@ -58,11 +45,11 @@ describe(`several instances (events through ${testRedisUrl ? 'Redis' : 'a shared
   it('delivers inbox and typing events across instances', async () => {
     const [owner, member] = await newUsers(2)
     const group = await createGroup(owner!, [member!])
-    const inbox = subscribeWs(connect(a, member!), InboxEvents)
-    const conversation = follow(connect(a, member!), group.id)
-    await waitForSubscriptions(a.app, member!, 2)
-    expect((await post(b.url, owner!.token, SendTyping, { id: group.id })).data).toEqual({ sendTyping: true })
-    const sent = await sendVia(b, owner!, group.id, 'to the inbox')
+    const inbox = subscribeWs(connect(instances.a, member!), InboxEvents)
+    const conversation = follow(connect(instances.a, member!), group.id)
+    await waitForSubscriptions(instances.a.app, member!, 2)
+    expect((await post(instances.b.url, owner!.token, SendTyping, { id: group.id })).data).toEqual({ sendTyping: true })
+    const sent = await sendVia(instances.b, owner!, group.id, 'to the inbox')
     expect((await inbox.waitFor(2)).map((e) => e.inboxEvents)).toMatchObject([
       { __typename: 'TypingEvent', user: { id: owner!.id } },
       { __typename: 'MessageEvent', message: { id: sent.id } },
@@ -75,9 +62,9 @@ describe(`several instances (events through ${testRedisUrl ? 'Redis' : 'a shared
   it("carries a settings change made through B to the same user's device on A", async () => {
     const [owner, member] = await newUsers(2)
     const group = await createGroup(owner!, [member!])
-    const device = subscribeWs(connect(a, member!), SettingsEvents)
-    await waitForSubscriptions(a.app, member!, 1)
-    const saved = await post(b.url, member!.token, SaveDraft, { id: group.id, draft: { text: 'written on B' } })
+    const device = subscribeWs(connect(instances.a, member!), SettingsEvents)
+    await waitForSubscriptions(instances.a.app, member!, 1)
+    const saved = await post(instances.b.url, member!.token, SaveDraft, { id: group.id, draft: { text: 'written on B' } })
     expect(saved.errors).toBeUndefined()
     expect((await device.waitFor(1))[0]!.inboxEvents).toMatchObject({
       __typename: 'ConversationUpdatedEvent',
@@ -101,17 +88,17 @@ describe('shutdown', () => {
     })
     // Resuming from the group's start: the stream replays whatever it has not seen on each (re)subscribe.
     const stream = follow(client, group.id, group.lastPts)
-    const first = await sendVia(b, owner!, group.id, 'before shutdown')
+    const first = await sendVia(instances.b, owner!, group.id, 'before shutdown')
     await stream.waitFor(1)
 
     // Committed while the instance shuts down: its event may or may not reach the old socket.
-    target = b.wsUrl
-    const [during] = await Promise.all([sendVia(b, owner!, group.id, 'during shutdown'), (doomed.child.kill('SIGTERM'), doomed.exited)])
+    target = instances.b.wsUrl
+    const [during] = await Promise.all([sendVia(instances.b, owner!, group.id, 'during shutdown'), (doomed.child.kill('SIGTERM'), doomed.exited)])
     expect(await doomed.exited).toBe(0)
     expect(closeCodes[0]).toBe(1001)
-    await waitForSubscriptions(b.app, member!, 1)
+    await waitForSubscriptions(instances.b.app, member!, 1)
     expect(connections).toBe(2)
-    const after = await sendVia(b, owner!, group.id, 'after shutdown')
+    const after = await sendVia(instances.b, owner!, group.id, 'after shutdown')
 
     // The retried subscription replays from its sincePts; a client applies each pts once (drops any at or below the newest applied).
     await stream.waitUntil((events) => ids(events).includes(after.id))

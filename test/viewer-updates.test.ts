@@ -1,32 +1,20 @@
 import type { Client } from 'graphql-ws'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type WebSocket from 'ws'
 import { newUsers, type TestUser } from './support/harness.ts'
 import { SetFavorite } from './support/lifecycle.ts'
 import { createGroup, RemoveMember, SendMessage } from './support/operations.ts'
 import { random } from './support/random.ts'
-import { post, sharedBuses, startInstance, subscribeWs, testRedisUrl, waitForSubscriptions, wsClient, type TestServer } from './support/server.ts'
+import { post, subscribeWs, testRedisUrl, twoInstances, waitForSubscriptions, type TestServer } from './support/server.ts'
 import { FreshState, SyncToken, ViewerUpdates } from './support/sync.ts'
 
 /** Subscription.viewerUpdates on two instances sharing one database and (with TEST_REDIS_URL) Redis. */
-const buses = sharedBuses()
-let a: TestServer
-let b: TestServer
-const clients: Client[] = []
-
-beforeAll(async () => {
-  ;[a, b] = await Promise.all([startInstance(buses.create()), startInstance(buses.create())])
-})
-afterAll(async () => {
-  await Promise.all(clients.map((c) => c.dispose()))
-  await Promise.all([a.close(), b.close()])
-})
+const instances = twoInstances()
 
 /** A client whose socket the test can cut without a close handshake. */
 function connect(server: TestServer, user: TestUser): { client: Client; cut(): void } {
   let socket: WebSocket | undefined
-  const client = wsClient(server.wsUrl, user.token, { on: { connected: (s) => (socket = s as WebSocket) } })
-  clients.push(client)
+  const client = instances.connect(server, user.token, { on: { connected: (s) => (socket = s as WebSocket) } })
   return { client, cut: () => socket?.terminate() }
 }
 
@@ -44,20 +32,20 @@ describe(`viewerUpdates (instances through ${testRedisUrl ? 'Redis' : 'a shared 
     const [viewer, owner] = (await newUsers(2)) as [TestUser, TestUser]
     const [kept, left] = [await createGroup(owner, [viewer]), await createGroup(owner, [viewer])]
     const since = (await viewer.run(SyncToken)).viewer.syncToken
-    const missed = await send(a, owner, kept.id)
+    const missed = await send(instances.a, owner, kept.id)
     await viewer.run(SetFavorite, { messageId: missed.id, favorite: true })
     await owner.run(RemoveMember, { conversationId: left.id, userId: viewer.id })
 
-    const updates = subscribeWs(connect(b, viewer).client, ViewerUpdates, { since }) as ReturnType<typeof subscribeWs<Update, unknown>>
+    const updates = subscribeWs(connect(instances.b, viewer).client, ViewerUpdates, { since }) as ReturnType<typeof subscribeWs<Update, unknown>>
     await updates.waitFor(3)
-    await waitForSubscriptions(b.app, viewer, 1)
+    await waitForSubscriptions(instances.b.app, viewer, 1)
     expect(updates.events.map((u) => u.viewerUpdates.event)).toEqual([
       { __typename: 'ConversationUpdatedEvent', conversation: { id: kept.id, lastPts: missed.pts } },
       { __typename: 'MessageActionEvent', messageId: missed.id, deletedForMe: false, favorite: true, remindAt: null },
       { __typename: 'ConversationRemovedEvent', conversationId: left.id },
     ])
-    await send(a, owner, left.id)
-    const live = await send(a, owner, kept.id)
+    await send(instances.a, owner, left.id)
+    const live = await send(instances.a, owner, kept.id)
     await updates.waitFor(4)
     expect(updates.events.slice(3).map((u) => u.viewerUpdates.event)).toEqual([{ __typename: 'MessageEvent', kind: 'ADDED', pts: live.pts, message: { id: live.id, conversation: { id: kept.id } } }])
     updates.dispose()
@@ -75,12 +63,13 @@ describe(`viewerUpdates (instances through ${testRedisUrl ? 'Redis' : 'a shared 
     let writing = true
     const writers = [x, y, viewer].map(async (user, i) => {
       while (writing) {
-        const server = rnd.chance(0.5) ? a : b
+        const server = rnd.chance(0.5) ? instances.a : instances.b
         if (user === viewer) {
           const id = sent.find((m) => !favourited.has(m))
           if (id) {
             favourited.set(id, 0)
-            await post(server.url, viewer.token, SetFavorite, { messageId: id, favorite: true })
+            const response = await post(server.url, viewer.token, SetFavorite, { messageId: id, favorite: true })
+            if (response.errors) throw new Error(JSON.stringify(response.errors))
           }
         } else sent.push((await send(server, user, groups[(i + rnd.int(2)) % 3]!)).id)
         await new Promise((resolve) => setTimeout(resolve, user === viewer ? 40 + rnd.int(40) : rnd.int(15)))
@@ -113,7 +102,7 @@ describe(`viewerUpdates (instances through ${testRedisUrl ? 'Redis' : 'a shared 
       return updates.events.length
     }
     let delivered = 0
-    for (let i = 0; i < 10; i++) delivered += await session(i % 2 ? a : b, (events) => events.length >= 4 + rnd.int(8))
+    for (let i = 0; i < 10; i++) delivered += await session(i % 2 ? instances.a : instances.b, (events) => events.length >= 4 + rnd.int(8))
     writing = false
     await Promise.all(writers)
 
@@ -129,7 +118,7 @@ describe(`viewerUpdates (instances through ${testRedisUrl ? 'Redis' : 'a shared 
       for (const [k, v] of counts) favourited.set(k, v)
       return ok
     }
-    delivered += await session(a, caughtUp)
+    delivered += await session(instances.a, caughtUp)
     expect(done(), JSON.stringify({ known: [...known], final: final.conversations.edges.map((e) => e.node) })).toBe(true)
     expect(delivered).toBeGreaterThan(20)
   }, 60_000)

@@ -1,6 +1,6 @@
 import { messageKeyText } from '../ids.ts'
 import { readSnapshot, type SyncChange, type SyncRange } from '../store/sync.ts'
-import { listMemberConversationIds } from '../store/delivery.ts'
+import { findLastPts, listMemberConversationIds } from '../store/delivery.ts'
 import type { App, Viewer } from './app.ts'
 import type { Delivery } from './live/payloads.ts'
 import { guardedStream, opening } from './live/stream.ts'
@@ -35,6 +35,9 @@ export async function openViewerUpdates(app: App, viewer: Viewer, since: string 
     await subscription.listenUser()
     const ids = await listMemberConversationIds(app.db, viewer.userId)
     await Promise.all(ids.map((id) => subscription.join(id)))
+    // A feed this instance already ran may lag behind the database: what committed before now is
+    // known to the token (or comes in the difference), so the feed must not send it again.
+    for (const [id, lastPts] of await findLastPts(app.db, ids)) subscription.delivered.set(id, Math.max(subscription.delivered.get(id) ?? 0, lastPts))
     return start ?? { since: (await readSnapshot(app.db, null)).snapshot, mid: null, after: null, floors: [] }
   })
   const floors = new Map(range.floors)

@@ -127,6 +127,37 @@ export async function spawnInstance(env: NodeJS.ProcessEnv = {}) {
   return { url, wsUrl: url.replace(/^http/, 'ws'), child, exited, output: () => output }
 }
 
+/**
+ * Two instances on the shared test database, their events crossing through `sharedBuses()`: started
+ * before the file's tests, closed after them with every WebSocket client `connect` opened.
+ * `connect` takes a server, or a function naming the URL to (re)connect to.
+ */
+export function twoInstances(): { readonly a: TestServer; readonly b: TestServer; connect(server: TestServer | (() => string), token: string, opts?: Parameters<typeof wsClient>[2]): Client } {
+  const buses = sharedBuses()
+  let started: [TestServer, TestServer] | undefined
+  const clients: Client[] = []
+  beforeAll(async () => {
+    started = (await Promise.all([startInstance(buses.create()), startInstance(buses.create())])) as [TestServer, TestServer]
+  })
+  afterAll(async () => {
+    await Promise.all(clients.map((c) => c.dispose()))
+    await Promise.all(started?.map((s) => s.close()) ?? [])
+  })
+  return {
+    get a() {
+      return started![0]
+    },
+    get b() {
+      return started![1]
+    },
+    connect(server, token, opts = {}) {
+      const client = wsClient(typeof server === 'function' ? server : server.wsUrl, token, opts)
+      clients.push(client)
+      return client
+    },
+  }
+}
+
 /** Sends one operation over real HTTP to a started server. */
 export async function post<T, V>(url: string, token: string, document: TypedDocumentNode<T, V>, variables?: V): Promise<GraphQLResponse<T>> {
   const response = await fetch(url, {
