@@ -18,7 +18,7 @@ const SEND = `mutation Send($input: SendMessageInput!) { sendMessage(input: $inp
 const TABLES = ['messages', 'message_search', 'message_edits', 'message_user_actions', 'conversations', 'conversation_members', 'users']
 
 /**
- * Scenario 8: Query.sync for a viewer in 10,000 conversations against one in 10, each with five
+ * Scenario 9: Query.sync for a viewer in 10,000 conversations against one in 10, each with five
  * changed after the token (the cost must follow the changes), and the rows one message to a
  * 1,000-member group writes (no per-member fan-out).
  */
@@ -67,7 +67,7 @@ export async function syncScenario(host: DatabaseHost, client: LoadClient): Prom
       })
       return [
         {
-          scenario: `8 sync, ${CHANGED} changed, viewer in ${BIG.toLocaleString('en')} conversations`,
+          scenario: `9 sync, ${CHANGED} changed, viewer in ${BIG.toLocaleString('en')} conversations`,
           metric: 'p50 ms',
           value: bigMs.toFixed(2),
           baseline: `${smallMs.toFixed(2)} (viewer in ${SMALL}, ${CHANGED} changed)`,
@@ -76,7 +76,7 @@ export async function syncScenario(host: DatabaseHost, client: LoadClient): Prom
           met: bigMs / smallMs <= 1.5,
         },
         {
-          scenario: `8 one message to a ${GROUP.toLocaleString('en')}-member group: rows written`,
+          scenario: `9 one message to a ${GROUP.toLocaleString('en')}-member group: rows written`,
           metric: 'rows',
           value: String(rows),
           baseline: `${GROUP} (a row per member)`,
