@@ -41,6 +41,12 @@ const PLAIN_LIST_SIZES: Record<string, number> = {
   'ConversationEventBatch.events': 100,
 }
 
+/** Page-size arguments whose maximum is not the connections' 100. */
+const PAGE_MAXIMUMS: Record<string, number> = {
+  // A sync batch holds up to 500 changes (Query.sync's `first`).
+  'Query.sync': LIMITS.syncBatch,
+}
+
 /** Per document: the variables the count reads (page sizes, @skip/@include), and counts by their values. */
 const byDocument = new WeakMap<DocumentNode, { variables: Set<string>; tallies: Map<string, Tally | null> }>()
 /** Distinct variable values remembered per document; Yoga's document cache bounds the documents. */
@@ -96,7 +102,7 @@ function walk(schema: GraphQLSchema, document: DocumentNode, operationName: stri
   const idOf = (node: FieldNode) => fieldIds.get(node) ?? (fieldIds.set(node, fieldIds.size + 1), fieldIds.size)
   const memo = new Map<string, Tally>()
 
-  const pageSize = (field: GraphQLField<unknown, unknown>, node: FieldNode): number | undefined => {
+  const pageSize = (field: GraphQLField<unknown, unknown>, node: FieldNode, max: number): number | undefined => {
     const args = field.args.filter((arg) => PAGE_ARGS.has(arg.name))
     if (!args.length) return undefined
     const given = args.flatMap((arg) => {
@@ -106,7 +112,7 @@ function walk(schema: GraphQLSchema, document: DocumentNode, operationName: stri
     })
     const fallback = args.find((arg) => typeof arg.defaultValue === 'number')?.defaultValue as number | undefined
     // More than the page maximum is refused by the resolver (BAD_USER_INPUT), so it never runs.
-    return Math.min(Math.max(0, given.length ? Math.max(...given) : (fallback ?? LIMITS.defaultPageSize)), LIMITS.pageSize)
+    return Math.min(Math.max(0, given.length ? Math.max(...given) : (fallback ?? LIMITS.defaultPageSize)), max)
   }
 
   const tallyFields = (type: GraphQLObjectType, fields: Map<string, readonly FieldNode[]>, pageOf: number | undefined): Tally => {
@@ -123,7 +129,7 @@ function walk(schema: GraphQLSchema, document: DocumentNode, operationName: stri
         continue
       }
       const isList = isListType(getNullableType(field.type))
-      const page = pageSize(field, fieldNodes[0]!)
+      const page = pageSize(field, fieldNodes[0]!, PAGE_MAXIMUMS[`${type.name}.${name}`] ?? LIMITS.pageSize)
       // instances: the objects this field holds (one, or a list's items); innerPage: the page that
       // the lists right below it are (a connection's edges).
       let instances = 1

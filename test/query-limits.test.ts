@@ -92,6 +92,12 @@ describe('the node count', () => {
     ).toBe(2 + 10 * (2 + 1 + 11))
   })
 
+  it('counts a sync batch’s lists at its `first`, whose maximum is 500', () => {
+    const batch = (first: number) => tally(`query ($since: String!) { sync(since: $since, first: ${first}) { conversations { id } messageStates { messageId } } }`).nodes
+    expect(batch(500)).toBe(1 + 500 + 500)
+    expect(batch(3)).toBe(1 + 3 + 3)
+  })
+
   it('counts a fragment once per use site as execution fans out, never by its nesting depth', () => {
     const inline = '{ viewer { favorites(first: 10) { edges { node { sender { id } quoted { sender { id } } } } } } }'
     const nested = `{ viewer { favorites(first: 10) { edges { node { ...A } } } } }
