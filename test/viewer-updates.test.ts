@@ -6,7 +6,7 @@ import { SetFavorite } from './support/lifecycle.ts'
 import { createGroup, RemoveMember, SendMessage } from './support/operations.ts'
 import { random } from './support/random.ts'
 import { post, subscribeWs, testRedisUrl, twoInstances, waitForSubscriptions, type TestServer } from './support/server.ts'
-import { FreshState, SyncToken, ViewerUpdates } from './support/sync.ts'
+import { FreshState, Sync, SyncToken, ViewerUpdates } from './support/sync.ts'
 
 /** Subscription.viewerUpdates on two instances sharing one database and (with TEST_REDIS_URL) Redis. */
 const instances = twoInstances()
@@ -49,6 +49,22 @@ describe(`viewerUpdates (instances through ${testRedisUrl ? 'Redis' : 'a shared 
     await updates.waitFor(4)
     expect(updates.events.slice(3).map((u) => u.viewerUpdates.event)).toEqual([{ __typename: 'MessageEvent', kind: 'ADDED', pts: live.pts, message: { id: live.id, conversation: { id: kept.id } } }])
     updates.dispose()
+  })
+
+  it('without since starts now; a live payload’s token is a sync token that repeats nothing and misses nothing', async () => {
+    const [viewer, owner] = (await newUsers(2)) as [TestUser, TestUser]
+    const [first, second] = [await createGroup(owner, [viewer]), await createGroup(owner, [viewer])]
+    await send(instances.a, owner, first.id)
+    const updates = subscribeWs(connect(instances.a, viewer).client, ViewerUpdates, {}) as ReturnType<typeof subscribeWs<Update, unknown>>
+    await waitForSubscriptions(instances.a.app, viewer, 1)
+    const live = await send(instances.b, owner, first.id)
+    const [update] = await updates.waitFor(1)
+    expect(update!.viewerUpdates.event).toMatchObject({ __typename: 'MessageEvent', pts: live.pts })
+    updates.dispose()
+    // The token knows the live message (a floor), not what came after it.
+    const later = await send(instances.b, owner, second.id)
+    const { sync } = await viewer.run(Sync, { since: update!.viewerUpdates.token })
+    expect(sync.conversations.map((c) => [c.id, c.lastPts])).toEqual([[second.id, later.pts]])
   })
 
   it('resumed after abrupt disconnects, alternating instances while writers run, delivers every change exactly once', async () => {
