@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { newUsers, type TestUser } from './support/harness.ts'
+import { AddReaction, PinMessage } from './support/interactions.ts'
 import { DeleteForMe, EditMessage, RecallMessage, RestoreForMe, SetFavorite, SetReminder } from './support/lifecycle.ts'
 import { AddMembers, createGroup, LeaveConversation, MarkRead, OpenPrivate, RemoveMember, SendMessage, SetTitle } from './support/operations.ts'
 import { seededRandom as random } from './support/random.ts'
@@ -7,7 +8,8 @@ import { Device, freshViewOf } from './support/sync.ts'
 
 /**
  * Convergence (Zulip's verify_action idea): a device keeps a snapshot and a token; random operations
- * by three users and the first user's second device run while the device syncs in a loop, batch
+ * (sends, edits, recalls, reactions, pins, titles, joins, removals, reads, favourites, reminders,
+ * deletes and restores for me) by three users and the first user's second device run while the device syncs in a loop, batch
  * size chosen at random. After every step, the snapshot with every batch applied must equal what a
  * fresh query shows. A failure names its seed.
  */
@@ -57,6 +59,15 @@ async function scenario(seed: number) {
       return owners.get(g)!.try(RemoveMember, { conversationId: g, userId: viewer.id })
     },
     leave: () => viewer.try(LeaveConversation, { conversationId: rnd.pick(groups)! }),
+    // Reactions and pins take a pts (issue 16): sync covers them through lastPts with no code of its own.
+    react: async () => {
+      const m = rnd.pick(sent)
+      if (m) await rnd.pick([viewer, a, b])!.try(AddReaction, { messageId: m.id, emoji: rnd.pick(['👍', '🎉', '❤️'])! })
+    },
+    pin: async () => {
+      const m = rnd.pick(sent.filter((s) => groups.includes(s.conversationId)))
+      if (m) await owners.get(m.conversationId)!.try(PinMessage, { messageId: m.id })
+    },
     title: () => {
       const g = rnd.pick(groups)!
       return owners.get(g)!.try(SetTitle, { conversationId: g, title: `t${rnd.int(1000)}` })
@@ -80,7 +91,7 @@ async function scenario(seed: number) {
       if (m) await viewer.try(RestoreForMe, { ids: [m.id] })
     },
   }
-  const weighted = ['send', 'send', 'send', 'edit', 'recall', 'add', 'add', 'remove', 'leave', 'title', 'read', 'read', 'favorite', 'favorite', 'remind', 'delete', 'restore']
+  const weighted = ['send', 'send', 'send', 'edit', 'recall', 'add', 'add', 'remove', 'leave', 'title', 'react', 'pin', 'read', 'read', 'favorite', 'favorite', 'remind', 'delete', 'restore']
 
   for (let step = 0; step < STEPS; step++) {
     let syncing = true

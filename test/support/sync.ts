@@ -9,7 +9,7 @@ export const SyncToken = graphql(`
 `)
 
 export const SYNC_CONVERSATION = graphql(`
-  fragment SyncConversation on Conversation { id title lastPts unreadCount viewerMember { lastReadSeq } }
+  fragment SyncConversation on Conversation { id title lastPts unreadCount viewerMember { lastReadSeq } pinnedMessages { message { id } } }
 `)
 
 export const Sync = graphql(`
@@ -57,7 +57,7 @@ export const ViewerUpdates = graphql(`
   }
 `)
 
-type Conversation = { id: string; title?: string | null; lastPts: number; unreadCount: number; viewerMember: { lastReadSeq: number } }
+type Conversation = { id: string; title?: string | null; lastPts: number; unreadCount: number; viewerMember: { lastReadSeq: number }; pinnedMessages: { message: { id: string } }[] }
 type State = { deletedForMe: boolean; favorite: boolean; remindAt?: string | null }
 type Batch = { token: string; hasMore: boolean; conversations: Conversation[]; removedConversationIds: string[]; messageStates: (State & { messageId: string })[] }
 
