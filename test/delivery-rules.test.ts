@@ -74,6 +74,10 @@ describe('the viewer’s own topic', () => {
     expect(events.map((e) => userTopicVerdict(e, { conversationId: 1 }))).toEqual(['deliver', 'lostAccess', 'skip', 'skip', 'skip', 'skip'])
     expect(events.map((e) => userTopicVerdict(e, { conversationId: 2 }))).toEqual(['skip', 'skip', 'skip', 'skip', 'skip', 'skip'])
   })
+
+  it('has the account stream follow joins and removals like the inbox, and read the viewer’s own state from the sync difference', () => {
+    expect(events.map((e) => userTopicVerdict(e, 'account'))).toEqual(['sync', 'leave', 'join', 'deliver', 'sync', 'sync'])
+  })
 })
 
 describe('MessageEvent.alert', () => {
@@ -102,7 +106,4 @@ describe('MessageEvent.alert', () => {
     expect(cases.map(([kind, m, until]) => alerts(kind, m, VIEWER, until, NOW))).toEqual(cases.map((c) => c[3]))
   })
 
-  it('has the account stream follow joins and removals like the inbox, and read the viewer’s own state from the sync difference', () => {
-    expect(events.map((e) => userTopicVerdict(e, 'account'))).toEqual(['sync', 'leave', 'join', 'deliver', 'sync'])
-  })
 })

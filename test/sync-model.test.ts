@@ -4,12 +4,13 @@ import { AddReaction, PinMessage } from './support/interactions.ts'
 import { DeleteForMe, EditMessage, RecallMessage, RestoreForMe, SetFavorite, SetReminder } from './support/lifecycle.ts'
 import { AddMembers, createGroup, LeaveConversation, MarkRead, OpenPrivate, RemoveMember, SendMessage, SetTitle } from './support/operations.ts'
 import { seededRandom as random } from './support/random.ts'
+import { SaveDraft, UpdateSettings } from './support/settings.ts'
 import { Device, freshViewOf } from './support/sync.ts'
 
 /**
  * Convergence (Zulip's verify_action idea): a device keeps a snapshot and a token; random operations
- * (sends, edits, recalls, reactions, pins, titles, joins, removals, reads, favourites, reminders,
- * deletes and restores for me) by three users and the first user's second device run while the device syncs in a loop, batch
+ * (sends, edits, recalls, reactions, pins, titles, joins, removals, reads, settings, drafts,
+ * favourites, reminders, deletes and restores for me) by three users and the first user's second device run while the device syncs in a loop, batch
  * size chosen at random. After every step, the snapshot with every batch applied must equal what a
  * fresh query shows. A failure names its seed.
  */
@@ -74,6 +75,11 @@ async function scenario(seed: number) {
     },
     // The viewer's second device: reads, favourites, reminders, delete-for-me.
     read: () => viewer.try(MarkRead, { conversationId: rnd.pick(conversations)! }),
+    settings: () => {
+      const input = rnd.pick([{ archived: rnd.chance(0.5) }, { pinned: rnd.chance(0.5) }, { markedUnread: rnd.chance(0.5) }, { doNotDisturbUntil: rnd.chance(0.5) ? new Date(Date.now() + 3_600_000).toISOString() : null }])!
+      return viewer.try(UpdateSettings, { id: rnd.pick(conversations)!, input })
+    },
+    draft: () => viewer.try(SaveDraft, { id: rnd.pick(conversations)!, draft: rnd.chance(0.7) ? { text: `draft ${rnd.int(100)}` } : null }),
     favorite: async () => {
       const m = rnd.pick(sent)
       if (m) await viewer.try(SetFavorite, { messageId: m.id, favorite: rnd.chance(0.7) })
@@ -91,7 +97,7 @@ async function scenario(seed: number) {
       if (m) await viewer.try(RestoreForMe, { ids: [m.id] })
     },
   }
-  const weighted = ['send', 'send', 'send', 'edit', 'recall', 'add', 'add', 'remove', 'leave', 'title', 'react', 'pin', 'read', 'read', 'favorite', 'favorite', 'remind', 'delete', 'restore']
+  const weighted = ['send', 'send', 'send', 'edit', 'recall', 'add', 'add', 'remove', 'leave', 'title', 'react', 'pin', 'read', 'read', 'settings', 'settings', 'draft', 'favorite', 'favorite', 'remind', 'delete', 'restore']
 
   for (let step = 0; step < STEPS; step++) {
     let syncing = true

@@ -13,6 +13,7 @@ import {
   type SettingsRecord,
 } from '../store/conversationSettings.ts'
 import type { MessageRecord } from '../store/records.ts'
+import { touchMemberships } from '../store/sync.ts'
 import { accessConversation } from './access.ts'
 import { transact, type App, type Viewer } from './app.ts'
 import { parseText } from './content.ts'
@@ -33,6 +34,15 @@ type Change = { userId: number; conversationId: number }
  */
 function changed(changes: readonly Change[]): RealtimeEvent[] {
   return changes.map((c) => ({ type: 'conversationUpdated', userId: c.userId, conversationId: c.conversationId }))
+}
+
+/**
+ * changed() for one viewer's own write, which account sync must also list (decision 0080). A send's
+ * effects need no stamp: the send moves the conversation's pts, which lists it for every member.
+ */
+async function viewerChanged(tx: Tx, viewer: Viewer, conversationId: number): Promise<RealtimeEvent[]> {
+  await touchMemberships(tx, viewer.userId, [conversationId])
+  return changed([{ userId: viewer.userId, conversationId }])
 }
 
 export type SettingsInput = { doNotDisturbUntil?: Date | null; pinned?: boolean | null; archived?: boolean | null; markedUnread?: boolean | null }
@@ -59,7 +69,7 @@ export async function updateConversationSettings(app: App, viewer: Viewer, conve
     await accessConversation(tx, viewer, id, { lock: false })
     if (patch.pinned) await checkPinLimit(tx, app, viewer, id)
     await writeSettings(tx, id, viewer.userId, patch)
-    return { result: id, events: changed([{ userId: viewer.userId, conversationId: id }]) }
+    return { result: id, events: await viewerChanged(tx, viewer, id) }
   })
 }
 
@@ -89,7 +99,7 @@ export async function saveDraft(app: App, viewer: Viewer, conversationId: string
     await accessConversation(tx, viewer, id, { lock: false })
     if (parsed) await checkReferences(tx, viewer, id, { userIds: parsed.mentionUserIds, quoted: parsed.quoted })
     await writeDraft(tx, id, viewer.userId, parsed && { text: parsed.text, quotedSeq: parsed.quoted?.seq ?? null, mentionUserIds: parsed.mentionUserIds })
-    return { result: id, events: changed([{ userId: viewer.userId, conversationId: id }]) }
+    return { result: id, events: await viewerChanged(tx, viewer, id) }
   })
 }
 
@@ -111,5 +121,5 @@ export async function settingsAfterSend(tx: Tx, conversationId: number, messages
 
 /** In markConversationRead's transaction: reading clears the viewer's markedUnread. */
 export async function settingsAfterRead(tx: Tx, viewer: Viewer, conversationId: number): Promise<RealtimeEvent[]> {
-  return (await clearMarkedUnread(tx, conversationId, viewer.userId)) ? changed([{ userId: viewer.userId, conversationId }]) : []
+  return (await clearMarkedUnread(tx, conversationId, viewer.userId)) ? viewerChanged(tx, viewer, conversationId) : []
 }

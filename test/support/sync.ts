@@ -9,7 +9,10 @@ export const SyncToken = graphql(`
 `)
 
 export const SYNC_CONVERSATION = graphql(`
-  fragment SyncConversation on Conversation { id title lastPts unreadCount viewerMember { lastReadSeq } pinnedMessages { message { id } } }
+  fragment SyncConversation on Conversation {
+    id title lastPts unreadCount viewerMember { lastReadSeq } pinnedMessages { message { id } }
+    viewerSettings { doNotDisturbUntil pinnedAt archived markedUnread draft { text } }
+  }
 `)
 
 export const Sync = graphql(`
@@ -29,6 +32,7 @@ export const FreshState = graphql(`
     viewer {
       syncToken
       conversations(first: 100) { edges { node { ...SyncConversation } } }
+      archived: conversations(first: 100, archived: true) { edges { node { ...SyncConversation } } }
       favorites(first: 100) { edges { node { id } } }
       reminders(first: 100) { edges { node { id } } }
     }
@@ -57,7 +61,7 @@ export const ViewerUpdates = graphql(`
   }
 `)
 
-type Conversation = { id: string; title?: string | null; lastPts: number; unreadCount: number; viewerMember: { lastReadSeq: number }; pinnedMessages: { message: { id: string } }[] }
+type Conversation = { id: string; lastPts: number; viewerMember: { lastReadSeq: number } } & Record<string, unknown>
 type State = { deletedForMe: boolean; favorite: boolean; remindAt?: string | null }
 type Batch = { token: string; hasMore: boolean; conversations: Conversation[]; removedConversationIds: string[]; messageStates: (State & { messageId: string })[] }
 
@@ -66,7 +70,7 @@ export type DeviceView = { conversations: Conversation[]; favorites: string[]; r
 
 /**
  * A device as sync describes it: a snapshot (conversations with lastPts, unread counts, the
- * viewer's read position; its message states; what it learnt was recalled through
+ * viewer's read position, settings and draft, pinned messages; its message states; what it learnt was recalled through
  * Conversation.changes) and a token. `apply` is everything a client does with a batch.
  */
 export class Device {
@@ -80,7 +84,7 @@ export class Device {
   async load(): Promise<DeviceView> {
     const { viewer } = await this.user.run(FreshState)
     this.token = viewer.syncToken
-    for (const { node } of viewer.conversations.edges) this.conversations.set(node.id, node)
+    for (const { node } of [...viewer.conversations.edges, ...viewer.archived.edges]) this.conversations.set(node.id, node)
     return freshView(viewer)
   }
 
@@ -132,13 +136,14 @@ export class Device {
 
 type Fresh = {
   conversations: { edges: { node: Conversation }[] }
+  archived: { edges: { node: Conversation }[] }
   favorites: { edges: { node: { id: string } }[] }
   reminders: { edges: { node: { id: string } }[] }
 }
 
 function freshView(viewer: Fresh): DeviceView {
   return {
-    conversations: viewer.conversations.edges.map((e) => e.node).sort((a, b) => a.id.localeCompare(b.id)),
+    conversations: [...viewer.conversations.edges, ...viewer.archived.edges].map((e) => e.node).sort((a, b) => a.id.localeCompare(b.id)),
     favorites: viewer.favorites.edges.map((e) => e.node.id).sort(),
     reminders: viewer.reminders.edges.map((e) => e.node.id).sort(),
   }
