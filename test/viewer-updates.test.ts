@@ -5,6 +5,7 @@ import { newUsers, type TestUser } from './support/harness.ts'
 import { SetFavorite } from './support/lifecycle.ts'
 import { createGroup, RemoveMember, SendMessage } from './support/operations.ts'
 import { random } from './support/random.ts'
+import { SaveDraft } from './support/settings.ts'
 import { post, subscribeWs, testRedisUrl, twoInstances, waitForSubscriptions, type TestServer } from './support/server.ts'
 import { FreshState, Sync, SyncToken, ViewerUpdates } from './support/sync.ts'
 
@@ -65,6 +66,19 @@ describe(`viewerUpdates (instances through ${testRedisUrl ? 'Redis' : 'a shared 
     const later = await send(instances.b, owner, second.id)
     const { sync } = await viewer.run(Sync, { since: update!.viewerUpdates.token })
     expect(sync.conversations.map((c) => [c.id, c.lastPts])).toEqual([[second.id, later.pts]])
+  })
+
+  it('carries a draft saved on another device as a ConversationUpdatedEvent whose token syncs nothing more', async () => {
+    const [viewer, owner] = (await newUsers(2)) as [TestUser, TestUser]
+    const group = await createGroup(owner, [viewer])
+    const updates = subscribeWs(connect(instances.a, viewer).client, ViewerUpdates, {}) as ReturnType<typeof subscribeWs<Update, unknown>>
+    await waitForSubscriptions(instances.a.app, viewer, 1)
+    expect((await post(instances.b.url, viewer.token, SaveDraft, { id: group.id, draft: { text: 'from the laptop' } })).errors).toBeUndefined()
+    const [update] = await updates.waitFor(1)
+    expect(update!.viewerUpdates.event).toMatchObject({ __typename: 'ConversationUpdatedEvent', conversation: { id: group.id } })
+    updates.dispose()
+    const { sync } = await viewer.run(Sync, { since: update!.viewerUpdates.token })
+    expect(sync).toMatchObject({ token: update!.viewerUpdates.token, conversations: [] })
   })
 
   it('resumed after abrupt disconnects, alternating instances while writers run, delivers every change exactly once', async () => {
