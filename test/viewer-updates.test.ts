@@ -3,10 +3,10 @@ import { describe, expect, it } from 'vitest'
 import type WebSocket from 'ws'
 import { newUsers, type TestUser } from './support/harness.ts'
 import { SetFavorite } from './support/lifecycle.ts'
-import { createGroup, RemoveMember, SendMessage } from './support/operations.ts'
+import { createGroup, RemoveMember } from './support/operations.ts'
 import { random } from './support/random.ts'
 import { SaveDraft } from './support/settings.ts'
-import { post, subscribeWs, testRedisUrl, twoInstances, waitForSubscriptions, type TestServer } from './support/server.ts'
+import { post, sendVia, subscribeWs, testRedisUrl, twoInstances, waitForSubscriptions, type TestServer } from './support/server.ts'
 import { FreshState, Sync, SyncToken, ViewerUpdates } from './support/sync.ts'
 
 /** Subscription.viewerUpdates on two instances sharing one database and (with TEST_REDIS_URL) Redis. */
@@ -19,12 +19,7 @@ function connect(server: TestServer, user: TestUser): { client: Client; cut(): v
   return { client, cut: () => socket?.terminate() }
 }
 
-let counter = 0
-async function send(server: TestServer, user: TestUser, conversationId: string) {
-  const response = await post(server.url, user.token, SendMessage, { input: { conversationId, clientMessageId: `vu-${++counter}-${Math.random()}`, content: { text: { text: 'hi' } } } })
-  if (response.errors) throw new Error(JSON.stringify(response.errors))
-  return response.data!.sendMessage.message
-}
+const send = (server: TestServer, user: TestUser, conversationId: string) => sendVia(server, user, conversationId, 'hi')
 
 type Update = { viewerUpdates: { token: string; event: Record<string, any> } }
 
