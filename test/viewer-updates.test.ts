@@ -12,11 +12,12 @@ import { FreshState, Sync, SyncToken, ViewerUpdates } from './support/sync.ts'
 /** Subscription.viewerUpdates on two instances sharing one database and (with TEST_REDIS_URL) Redis. */
 const instances = twoInstances()
 
-/** A client whose socket the test can cut without a close handshake. */
-function connect(server: TestServer, user: TestUser): { client: Client; cut(): void } {
-  let socket: WebSocket | undefined
-  const client = instances.connect(server, user.token, { on: { connected: (s) => (socket = s as WebSocket) } })
-  return { client, cut: () => socket?.terminate() }
+/** A client whose socket the test can cut without a close handshake (once it is connected). */
+function connect(server: TestServer, user: TestUser): { client: Client; cut(): Promise<void> } {
+  let connected!: (socket: WebSocket) => void
+  const socket = new Promise<WebSocket>((resolve) => (connected = resolve))
+  const client = instances.connect(server, user.token, { on: { connected: (s) => connected(s as WebSocket) } })
+  return { client, cut: async () => (await socket).terminate() }
 }
 
 const send = (server: TestServer, user: TestUser, conversationId: string) => sendVia(server, user, conversationId, 'hi')
@@ -120,7 +121,7 @@ describe(`viewerUpdates (instances through ${testRedisUrl ? 'Redis' : 'a shared 
       const { client, cut } = connect(server, viewer)
       const updates = subscribeWs(client, ViewerUpdates, { since: token }) as ReturnType<typeof subscribeWs<Update, unknown>>
       await updates.waitUntil(until)
-      cut()
+      await cut()
       await updates.ended()
       for (const u of updates.events) apply(u.viewerUpdates.event)
       if (updates.events.length) token = updates.events.at(-1)!.viewerUpdates.token
