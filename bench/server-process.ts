@@ -27,6 +27,9 @@ const logMessage = (line: string): string => {
   }
 }
 
+const UNLIMITED = '1000000/1'
+const BENCH_RATE_LIMITS = ['send', 'sendSustained', 'largeGroupSend', 'largeGroupSendSustained', 'mutation', 'typing', 'subscribe'].map((rule) => `${rule}=${UNLIMITED}`).join(',') + ',openSockets=off'
+
 const commandOf = (build: ServerBuild) => (build === 'tsx' ? ['--import', 'tsx', 'src/main.ts'] : ['dist/src/main.js'])
 
 /**
@@ -46,6 +49,9 @@ export async function startParleyProcess(databaseUrl: string, opts: { poolSize?:
     AUTH_SECRET,
     PORT: '0',
     HOST: '127.0.0.1',
+    // The limits stay on, so their counting is measured, but far above what a scenario sends: each
+    // plays many clients from a few tokens (the soak passes its own, the defaults).
+    RATE_LIMITS: BENCH_RATE_LIMITS,
     ...opts.env,
   }
   const child = spawn(process.execPath, commandOf(opts.build ?? 'tsx'), { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] })

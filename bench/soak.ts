@@ -27,7 +27,8 @@ const host = await openDatabaseHost()
 const database = await createScenarioDatabase(host, 'soak')
 // As a user runs it (its own process, production defaults, rate limits on), with the default pool
 // size and metrics on for its own event-loop delay.
-const parley = await startParleyProcess(database.url, { poolSize: 20, env: { METRICS: 'true' } })
+// The default rate limits, as a deployment has them (the senders are AGENT users).
+const parley = await startParleyProcess(database.url, { poolSize: 20, env: { METRICS: 'true', RATE_LIMITS: '' } })
 const client = startClient()
 const mib = (bytes: number) => Math.round(bytes / 2 ** 20)
 
