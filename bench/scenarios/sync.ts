@@ -2,7 +2,8 @@ import { encodeGlobalId } from '../../src/ids.ts'
 import { insertGroups, insertUsers, withClient } from '../setup.ts'
 import type { GraphQLCall, LoadClient } from '../client.ts'
 import { median, pairedMedians } from '../measure.ts'
-import { createScenarioDatabase, startParley, tokenFor, type DatabaseHost, type Figure } from '../support.ts'
+import { startParleyProcess } from '../server-process.ts'
+import { createScenarioDatabase, tokenFor, type DatabaseHost, type Figure } from '../support.ts'
 
 const BIG = 10_000
 const SMALL = 10
@@ -35,7 +36,7 @@ export async function syncScenario(host: DatabaseHost, client: LoadClient): Prom
       return { bigGroups, smallGroups, crowded: crowded! }
     })
     const [bigToken, smallToken, senderToken] = await Promise.all(['sync-0', 'sync-1', 'sync-2'].map(tokenFor))
-    const parley = await startParley(database.url, 40)
+    const parley = await startParleyProcess(database.url)
     try {
       const request = (call: GraphQLCall) => client.request({ endpoint: parley.endpoint, call })
       const since = async (token: string) => (await request({ token, query: TOKEN })).viewer.syncToken as string
