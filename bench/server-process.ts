@@ -30,7 +30,10 @@ const logMessage = (line: string): string => {
 const UNLIMITED = '1000000/1'
 const BENCH_RATE_LIMITS = ['send', 'sendSustained', 'largeGroupSend', 'largeGroupSendSustained', 'mutation', 'typing', 'subscribe'].map((rule) => `${rule}=${UNLIMITED}`).join(',') + ',openSockets=off'
 
-const commandOf = (build: ServerBuild) => (build === 'tsx' ? ['--import', 'tsx', 'src/main.ts'] : ['dist/src/main.js'])
+/** Node options for the measured servers, such as `--cpu-prof --cpu-prof-dir=/tmp/prof` (NODE_OPTIONS refuses --cpu-prof). */
+const NODE_ARGS = process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? []
+
+const commandOf = (build: ServerBuild) => [...NODE_ARGS, ...(build === 'tsx' ? ['--import', 'tsx', 'src/main.ts'] : ['dist/src/main.js'])]
 
 /**
  * Parley as a user runs it: its own process, the entry `npm start` runs (or the compiled build),
