@@ -13,45 +13,13 @@ import {
   setMemberRole as storeSetMemberRole,
   updateConversationTitle,
 } from '../store/conversations.ts'
-import { appendMessages } from '../store/messages.ts'
-import type { ConversationRecord, HistoryVisibility, MemberRecord, MemberRole } from '../store/records.ts'
+import type { HistoryVisibility, MemberRecord, MemberRole } from '../store/records.ts'
 import { countExistingUsers } from '../store/users.ts'
 import { accessConversation, type MemberAccess } from './access.ts'
 import { transact, type App, type Viewer } from './app.ts'
 import { LIMITS } from './limits.ts'
 import { checkActsOn, checkManagesMembers, checkSetsRole, checkSetsTitle, checkUnsubscribes, isOwner, requireOperator, roleChange } from './policy.ts'
-
-export type SystemEvent =
-  | 'CONVERSATION_CREATED'
-  | 'MEMBERS_ADDED'
-  | 'MEMBER_REMOVED'
-  | 'MEMBER_LEFT'
-  | 'TITLE_CHANGED'
-  | 'ROLE_CHANGED'
-  | 'MEMBER_MUTED'
-  | 'CALL_STARTED'
-  | 'CALL_ENDED'
-  | 'MESSAGE_PINNED'
-  | 'MESSAGE_UNPINNED'
-
-/** The stored content of a SYSTEM message; `seq` names the message a pin notice is about. */
-export type SystemContentRecord = { event: SystemEvent; actorId: number | null; targetIds: number[]; text: string | null; seq?: number }
-
-/**
- * Writes a SYSTEM message through the same seq allocation as user messages, directed to `visibleTo`
- * (empty: every member). The caller holds the row lock; `conversation` has the counters read under it.
- */
-export async function writeSystemMessage(
-  tx: Tx,
-  conversation: Pick<ConversationRecord, 'id' | 'lastSeq' | 'lastPts'>,
-  content: SystemContentRecord,
-  visibleTo: number[] = [],
-): Promise<RealtimeEvent> {
-  const [message] = await appendMessages(tx, conversation.id, conversation, [
-    { senderType: 'SYSTEM', senderId: null, kind: 'SYSTEM', clientMessageId: null, content, quotedSeq: null, mentionUserIds: [], mentionAll: false, visibleTo },
-  ])
-  return { type: 'message', kind: 'ADDED', conversationId: conversation.id, seq: message!.seq, pts: message!.pts }
-}
+import { writeSystemMessage } from './systemMessages.ts'
 
 function parseMemberIds(ids: readonly string[], viewer: Viewer): number[] {
   if (ids.length > LIMITS.membersPerCall) throw badInput(`at most ${LIMITS.membersPerCall} users per call`, 'userIds')

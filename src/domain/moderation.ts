@@ -5,7 +5,8 @@ import { setMemberMutedUntil } from '../store/conversations.ts'
 import type { MemberRecord } from '../store/records.ts'
 import { accessConversation } from './access.ts'
 import { transact, type App, type Viewer } from './app.ts'
-import { requireManageableMember, writeSystemMessage } from './conversations.ts'
+import { requireManageableMember } from './conversations.ts'
+import { writeSystemMessage } from './systemMessages.ts'
 import { isMuted } from './policy.ts'
 
 function otherUser(viewer: Viewer, userId: string, what: string): number {

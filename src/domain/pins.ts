@@ -4,7 +4,7 @@ import { deletePin, findPinState, insertPin } from '../store/pins.ts'
 import type { MessageRecord } from '../store/records.ts'
 import { accessConversation } from './access.ts'
 import { transact, type App, type Viewer } from './app.ts'
-import { writeSystemMessage } from './conversations.ts'
+import { writeSystemMessage } from './systemMessages.ts'
 import { requireVisibleMessage } from './lifecycle.ts'
 import { checkPins } from './policy.ts'
 

@@ -1,4 +1,4 @@
-import type { SystemContentRecord } from './conversations.ts'
+import type { SystemContentRecord } from './systemMessages.ts'
 
 /** "Alice", "Alice and Bob", "Alice, Bob and 3 others": distinct names, in order. */
 export function listNames(names: readonly string[]): string {

@@ -1,6 +1,6 @@
 import type { FieldMap } from '@pothos/core'
 import type { MessageKind } from '../store/records.ts'
-import type { SystemContentRecord } from '../domain/conversations.ts'
+import type { SystemContentRecord } from '../domain/systemMessages.ts'
 import { loadExisting } from '../domain/loaders.ts'
 import { renderSystemText } from '../domain/systemText.ts'
 import { builder } from './builder.ts'
