@@ -1,4 +1,5 @@
 import { once } from 'node:events'
+import { get } from 'node:http'
 import { connect } from 'node:net'
 import { print } from 'graphql'
 import { describe, expect, it } from 'vitest'
@@ -9,6 +10,21 @@ import { createGroup, SendMessage } from './support/operations.ts'
 import { post, spawnInstance } from './support/server.ts'
 
 const GRACE_MS = 2_000
+
+/**
+ * GET /readyz on a connection of its own: fetch would reuse a pooled keep-alive socket of the
+ * senders, which the draining server may be closing at that moment (ECONNRESET).
+ */
+function readiness(origin: string): Promise<{ status: number; body: unknown }> {
+  return new Promise((resolve, reject) => {
+    get(`${origin}/readyz`, { agent: false }, (response) => {
+      let text = ''
+      response.setEncoding('utf8')
+      response.on('data', (chunk: string) => (text += chunk))
+      response.on('end', () => resolve({ status: response.statusCode!, body: JSON.parse(text) }))
+    }).on('error', reject)
+  })
+}
 
 /** A graphql-ws client that subscribes to a conversation and then stops reading its socket. */
 async function silentSubscriber(wsUrl: string, user: TestUser, conversationId: string): Promise<WebSocket> {
@@ -50,10 +66,10 @@ describe('shutdown', () => {
 
     const signalled = Date.now()
     instance.child.kill('SIGTERM')
-    let ready: Response
-    do ready = await fetch(`${origin}/readyz`)
+    let ready: { status: number; body: unknown }
+    do ready = await readiness(origin)
     while (ready.status === 200)
-    expect([ready.status, await ready.json()]).toEqual([503, { status: 'stopping' }])
+    expect([ready.status, ready.body]).toEqual([503, { status: 'stopping' }])
 
     expect(await instance.exited).toBe(0)
     const took = Date.now() - signalled
