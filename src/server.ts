@@ -6,10 +6,11 @@ import { useServer } from 'graphql-ws/use/ws'
 import { createLogger } from 'graphql-yoga'
 import { WebSocket, WebSocketServer } from 'ws'
 import { authenticate } from './auth.ts'
-import { DatabaseAvailability, isDatabaseOutage } from './db/availability.ts'
+import { DatabaseAvailability, RETRY_AFTER_MS } from './db/availability.ts'
 import type { App } from './domain/app.ts'
 import { tierOf } from './domain/rateLimits.ts'
 import { createViewerResolver } from './domain/users.ts'
+import { retryLater } from './errors.ts'
 import { createHealth, databaseReadiness, type ReadinessCheck } from './ops/health.ts'
 import { requestIdFrom, withRequestId, yogaLogger, type Logger } from './ops/logger.ts'
 import type { Metrics } from './ops/metrics.ts'
@@ -107,8 +108,8 @@ export type ServerOptions = YogaOptions & {
 
 /** A request arriving while the server drains: try another instance. */
 function refuseStopping(res: ServerResponse): void {
-  res.writeHead(503, { 'content-type': 'application/json', connection: 'close', 'retry-after': '1' })
-  res.end(JSON.stringify({ errors: [{ message: 'this instance is shutting down; retry', extensions: { code: 'UNAVAILABLE', retryAfterMs: 1000 } }] }))
+  res.writeHead(503, { 'content-type': 'application/json', connection: 'close', 'retry-after': String(RETRY_AFTER_MS / 1000) })
+  res.end(JSON.stringify({ errors: [retryLater('UNAVAILABLE', 'this instance is shutting down; retry', RETRY_AFTER_MS)] }))
 }
 
 export function createParleyServer(opts: ServerOptions): ParleyServer {
@@ -195,7 +196,8 @@ export function createParleyServer(opts: ServerOptions): ParleyServer {
             ;(error.extensions as Record<string, unknown>).code ??= 'GRAPHQL_PARSE_FAILED'
             return refused([error])
           }
-          if (isDatabaseOutage(error)) return refused([availability.refuse(error)])
+          const outage = availability.refuseIfOutage(error)
+          if (outage) return refused([outage])
           throw error
         }
       },

@@ -3,7 +3,7 @@ import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor'
 import { GraphQLError } from 'graphql'
 import { createLogger, createYoga, type Plugin, type YogaLogger } from 'graphql-yoga'
 import { authenticate, type Identity } from './auth.ts'
-import { isDatabaseOutage, type DatabaseAvailability } from './db/availability.ts'
+import { isDatabaseOutage, RETRY_AFTER_MS, type DatabaseAvailability } from './db/availability.ts'
 import type { App, Viewer } from './domain/app.ts'
 import { createLoaders } from './domain/loaders.ts'
 import { createViewerResolver } from './domain/users.ts'
@@ -39,9 +39,6 @@ type ServerContext = { request?: Request; connectionParams?: Record<string, unkn
 
 export const GRAPHQL_PATH = '/graphql'
 
-/** What a request that found every database connection busy is told to wait before retrying. */
-const POOL_BUSY_RETRY_MS = 1_000
-
 /**
  * Expected failures (DomainError) pass unchanged; GraphQL's own parse/validation/coercion errors
  * keep or get a code; a database outage is UNAVAILABLE (logged once per outage, not per request);
@@ -51,8 +48,8 @@ function maskError(logger: YogaLogger, availability: DatabaseAvailability | unde
   return (error: unknown): Error => {
     const original = error instanceof GraphQLError ? error.originalError : error
     if (original instanceof DomainError) return error as GraphQLError
-    if (availability && isDatabaseOutage(original)) {
-      const refused = availability.refuse(original)
+    const refused = availability?.refuseIfOutage(original)
+    if (refused) {
       // Keeps the field path, so a client sees which part of its operation could not be answered.
       return error instanceof GraphQLError ? new GraphQLError(refused.message, { nodes: error.nodes, path: error.path, originalError: refused, extensions: refused.extensions }) : refused
     }
@@ -63,7 +60,7 @@ function maskError(logger: YogaLogger, availability: DatabaseAvailability | unde
       return error
     }
     // An exhausted pool is load, not a bug: the client is told to retry, and nothing is logged per request.
-    if (isPoolTimeout(original)) return retryLater('UNAVAILABLE', 'the database is busy; retry shortly', POOL_BUSY_RETRY_MS)
+    if (isPoolTimeout(original)) return retryLater('UNAVAILABLE', 'the database is busy; retry shortly', RETRY_AFTER_MS)
     logger.error('unexpected error', original)
     return new GraphQLError('Unexpected error.', { extensions: { code: 'INTERNAL_SERVER_ERROR' } })
   }

@@ -1,4 +1,4 @@
-import { DomainError } from '../errors.ts'
+import { retryLater, type DomainError } from '../errors.ts'
 
 /** What a client is told to wait before retrying; also how often an outage is probed. */
 export const RETRY_AFTER_MS = 1_000
@@ -71,14 +71,15 @@ export class DatabaseAvailability {
     return this.current
   }
 
-  /** The error a client gets for an outage error; the first of an outage is logged. */
-  refuse(error: unknown): DomainError {
+  /** For an error that means an outage (isDatabaseOutage), what the client gets, the first of an outage logged; else null. */
+  refuseIfOutage(error: unknown): DomainError | null {
+    if (!isDatabaseOutage(error)) return null
     if (this.current.available && !this.closed) {
       this.current = { available: false, since: new Date(), reason: reasonOf(error) }
       this.log.warn(`database unavailable (${this.current.reason}); answering UNAVAILABLE until it answers again`)
       this.scheduleProbe()
     }
-    return new DomainError('UNAVAILABLE', 'The database is unavailable; try again shortly.', { retryAfterMs: this.retryAfterMs })
+    return retryLater('UNAVAILABLE', 'The database is unavailable; try again shortly.', this.retryAfterMs)
   }
 
   private scheduleProbe(): void {

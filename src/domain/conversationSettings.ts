@@ -9,8 +9,8 @@ import {
   lockUserPins,
   writeDraft,
   writeSettings,
+  type SendSettings,
   type SettingsPatch,
-  type SettingsRecord,
 } from '../store/conversationSettings.ts'
 import type { MessageRecord } from '../store/records.ts'
 import { touchMemberships } from '../store/sync.ts'
@@ -108,11 +108,11 @@ export async function saveDraft(app: App, viewer: Viewer, conversationId: string
  * for each member a new message alerts (the MessageEvent.alert rule). `touched`: the rows the
  * conversation lock read for the send (settingsTouchedBySend).
  */
-export async function settingsAfterSend(tx: Tx, conversationId: number, messages: readonly MessageRecord[], touched: readonly SettingsRecord[]): Promise<RealtimeEvent[]> {
+export async function settingsAfterSend(tx: Tx, conversationId: number, messages: readonly MessageRecord[], touched: readonly SendSettings[]): Promise<RealtimeEvent[]> {
   if (!touched.length) return []
   const senders = new Set(messages.map((m) => m.senderId))
   const now = new Date()
-  const drafts = touched.filter((s) => s.draft && senders.has(s.userId)).map((s) => s.userId)
+  const drafts = touched.filter((s) => s.hasDraft && senders.has(s.userId)).map((s) => s.userId)
   const unarchive = touched.filter((s) => s.archived && messages.some((m) => alerts('ADDED', m, s.userId, s.doNotDisturbUntil, now))).map((s) => s.userId)
   if (!drafts.length && !unarchive.length) return []
   await applySendEffects(tx, conversationId, drafts, unarchive)

@@ -28,12 +28,14 @@ const PARTS = {
       }
     },
   },
+  /** A flag, as 1 or 0 (a list's pinned part sorts first). */
+  bool: { encode: (v: boolean) => (v ? '1' : '0'), decode: (s: string) => (s === '1' ? true : s === '0' ? false : undefined) },
   /** A seq or a user id a list starts after (0 and up). */
   int: { encode: String, decode: (s: string) => (/^(0|[1-9][0-9]{0,15})$/.test(s) ? Number(s) : undefined) },
 }
 
 type Part = keyof typeof PARTS
-type Values<P extends readonly Part[]> = { [I in keyof P]: P[I] extends 'time' ? Date : P[I] extends 'text' ? string : number }
+type Values<P extends readonly Part[]> = { [I in keyof P]: P[I] extends 'time' ? Date : P[I] extends 'text' ? string : P[I] extends 'bool' ? boolean : number }
 
 export type KeysetCursor<P extends readonly Part[]> = {
   encode(...values: Values<P>): string

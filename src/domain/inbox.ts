@@ -1,4 +1,4 @@
-import { badInput, notFound } from '../errors.ts'
+import { notFound } from '../errors.ts'
 import { findMember, listInbox, listMembers, type ConversationAccess, type InboxEntry } from '../store/conversations.ts'
 import type { ConversationType, MemberRecord } from '../store/records.ts'
 import type { App, Viewer } from './app.ts'
@@ -7,8 +7,8 @@ import { pageSize } from './input.ts'
 import { forwardPage, type Connection } from './paging.ts'
 
 // The cursor holds the whole sort key (pinned, pin or activity time, id), so paging stays exact across the two parts.
-const INBOX_CURSOR = keysetCursor('inbox', ['int', 'time', 'id'])
-const inboxCursor = ({ key }: InboxEntry) => INBOX_CURSOR.encode(key.pinned ? 1 : 0, key.at, key.id)
+const INBOX_CURSOR = keysetCursor('inbox', ['bool', 'time', 'id'])
+const inboxCursor = ({ key }: InboxEntry) => INBOX_CURSOR.encode(key.pinned, key.at, key.id)
 
 /**
  * Viewer.conversations: pinned ones first (most recently pinned first), then the rest by most
@@ -21,8 +21,7 @@ export async function listConversations(
 ): Promise<Connection<ConversationAccess>> {
   const limit = pageSize(args.first, 'first')
   const cursor = INBOX_CURSOR.decode(args.after, 'after')
-  if (cursor && cursor[0] > 1) throw badInput('after is not a valid cursor', 'after')
-  const after = cursor && { pinned: cursor[0] === 1, at: cursor[1], id: cursor[2] }
+  const after = cursor && { pinned: cursor[0], at: cursor[1], id: cursor[2] }
   const rows = await listInbox(app.db, viewer.userId, { type: args.type ?? null, archived: args.archived ?? false, after, limit: limit + 1 })
   return forwardPage(rows, limit, inboxCursor, after !== null)
 }

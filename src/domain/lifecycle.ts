@@ -21,7 +21,8 @@ export async function requireVisibleMessage(tx: Tx, viewer: Viewer, key: Message
   return message
 }
 
-const changed = (message: MessageRecord, kind: MessageEventKind): Outcome<MessageRecord> => ({
+/** The outcome of a change that took a pts: the message as it is now, and its MessageEvent. */
+export const changed = (message: MessageRecord, kind: MessageEventKind): Outcome<MessageRecord> => ({
   result: message,
   events: [{ type: 'message', kind, conversationId: message.conversationId, seq: message.seq, pts: message.pts }],
 })

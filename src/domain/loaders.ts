@@ -20,6 +20,17 @@ import type { Viewer } from './app.ts'
 export function createLoaders(db: Db, viewer: Viewer | null) {
   const viewerId = viewer?.userId ?? 0
   const byKey = <K, V>(rows: V[], keyOf: (v: V) => K) => new Map(rows.map((r) => [keyOf(r), r]))
+  /** Rows grouped by key, each group in the rows' order. */
+  const groupBy = <K, V>(rows: V[], keyOf: (v: V) => K) => {
+    const groups = new Map<K, V[]>()
+    for (const row of rows) {
+      const key = keyOf(row)
+      const group = groups.get(key)
+      if (group) group.push(row)
+      else groups.set(key, [row])
+    }
+    return groups
+  }
   const loaders = {
     users: new DataLoader<number, UserRecord | null>(async (ids) => {
       const found = byKey(await findUsersByIds(db, ids), (u) => u.id)
@@ -46,7 +57,8 @@ export function createLoaders(db: Db, viewer: Viewer | null) {
     pins: new DataLoader<number, PinRecord[]>(async (ids) => {
       const pins = await listVisiblePins(db, { userId: viewerId }, ids)
       for (const pin of pins) loaders.messages.prime(pin.message, pin.message)
-      return ids.map((id) => pins.filter((p) => p.message.conversationId === id))
+      const found = groupBy(pins, (p) => p.message.conversationId)
+      return ids.map((id) => found.get(id) ?? [])
     }),
     /** The other participant, per conversation. */
     peers: new DataLoader<number, UserRecord | null>(async (ids) => {
@@ -58,9 +70,8 @@ export function createLoaders(db: Db, viewer: Viewer | null) {
     /** Earlier versions of each message, oldest first. */
     edits: new DataLoader<MessageKey, MessageEditRecord[], string>(
       async (keys) => {
-        const byMessage = new Map<string, MessageEditRecord[]>()
-        for (const e of await findEdits(db, keys)) byMessage.set(messageKey(e), [...(byMessage.get(messageKey(e)) ?? []), e])
-        return keys.map((k) => byMessage.get(messageKey(k)) ?? [])
+        const found = groupBy(await findEdits(db, keys), messageKey)
+        return keys.map((k) => found.get(messageKey(k)) ?? [])
       },
       { cacheKeyFn: messageKey },
     ),
@@ -75,9 +86,8 @@ export function createLoaders(db: Db, viewer: Viewer | null) {
     /** Each message's reaction groups with the viewer's own mark (one statement for a page of messages). */
     reactions: new DataLoader<MessageKey, ReactionGroupRecord[], string>(
       async (keys) => {
-        const byMessage = new Map<string, ReactionGroupRecord[]>()
-        for (const g of await findReactionGroups(db, viewerId, keys)) byMessage.set(messageKey(g), [...(byMessage.get(messageKey(g)) ?? []), g])
-        return keys.map((k) => byMessage.get(messageKey(k)) ?? [])
+        const found = groupBy(await findReactionGroups(db, viewerId, keys), messageKey)
+        return keys.map((k) => found.get(messageKey(k)) ?? [])
       },
       { cacheKeyFn: messageKey },
     ),

@@ -158,9 +158,10 @@ function enqueueSend(app: App, send: PreparedSend): Promise<SendMessageResult> {
 }
 
 async function settle(app: App, conversationId: number, batch: Waiter[]): Promise<void> {
-  recordSendBatch(app, batch.length)
   try {
     const outcomes = await commitSends(app, conversationId, batch.map((w) => w.send))
+    // Counted once committed: a batch that falls back to one-by-one counts as the singles that commit.
+    recordSendBatch(app, batch.length)
     const result = (i: number): Outcome => {
       const outcome = outcomes[i]!
       return 'sameAs' in outcome ? { ...(result(outcome.sameAs) as SendMessageResult), deduplicated: true } : outcome

@@ -18,7 +18,7 @@ const RANK: Record<MemberRole, number> = { OWNER: 2, ADMIN: 1, MEMBER: 0, SUBSCR
 
 type Role = Pick<MemberRecord, 'role'>
 
-export const isManager = (member: Role) => RANK[member.role] > 0
+const isManager = (member: Role) => RANK[member.role] > 0
 export const isOwner = (member: Role) => member.role === 'OWNER'
 /** `target` null: not a current member (left), which ranks like a plain member. */
 const outranks = (actor: Role, target: MemberRole | null) => RANK[actor.role] > RANK[target ?? 'MEMBER']

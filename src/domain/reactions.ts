@@ -7,7 +7,7 @@ import { transact, type App, type Viewer } from './app.ts'
 import { keysetCursor } from './cursors.ts'
 import { parseEmoji } from './emoji.ts'
 import { pageSize } from './input.ts'
-import { requireVisibleMessage } from './lifecycle.ts'
+import { changed, requireVisibleMessage } from './lifecycle.ts'
 import type { Loaders } from './loaders.ts'
 import { forwardPage, type Connection } from './paging.ts'
 import { checkReacts, recalledError } from './policy.ts'
@@ -30,10 +30,10 @@ export async function setReaction(app: App, viewer: Viewer, messageId: string, e
     if (add) checkLimits(app, state, emoji)
     const reaction = { ...key, emoji, userId: viewer.userId }
     const pts = access.conversation.lastPts + 1
-    const changed = await (add ? insertReaction(tx, reaction, pts) : deleteReaction(tx, reaction, pts))
+    const updated = await (add ? insertReaction(tx, reaction, pts) : deleteReaction(tx, reaction, pts))
     // The lock makes this unreachable (a recall takes it too); the last guard should one skip it.
-    if (!changed) throw recalledError()
-    return { result: changed, events: [{ type: 'message', kind: 'REACTIONS_CHANGED', conversationId: key.conversationId, seq: key.seq, pts }] }
+    if (!updated) throw recalledError()
+    return changed(updated, 'REACTIONS_CHANGED')
   })
 }
 

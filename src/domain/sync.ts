@@ -23,6 +23,9 @@ export type Difference = {
   snapshot: Snapshot
   changes: SyncChange[]
   hasMore: boolean
+  /** The conversations the changes joined or changed, and the messages whose state changed, each once in order. */
+  conversationIds: number[]
+  keys: MessageKey[]
   conversations: Map<number, ConversationAccess>
   states: Map<string, ViewerState>
 }
@@ -70,14 +73,14 @@ export async function readDifference(db: Db, viewer: Viewer, range: SyncRange, l
         states.set(text, message ? shownViewerState(message, state) : state)
       }
       const conversations = new Map(accesses.filter((a) => a.member).map((a) => [a.conversation.id, a]))
-      return { snapshot, changes, hasMore: found.length > limit, conversations, states }
+      return { snapshot, changes, hasMore: found.length > limit, conversationIds, keys, conversations, states }
     },
     { isolationLevel: 'RepeatableRead' },
   )
 }
 
-export function uniqueKeys(changes: readonly SyncChange[]): MessageKey[] {
-  const keys = new Map(changes.map((c) => [`${c.conversationId}:${c.seq}`, { conversationId: c.conversationId, seq: c.seq }]))
+function uniqueKeys(changes: readonly SyncChange[]): MessageKey[] {
+  const keys = new Map(changes.map((c) => [messageKeyText(c), { conversationId: c.conversationId, seq: c.seq }]))
   return [...keys.values()]
 }
 
@@ -95,12 +98,11 @@ export async function sync(app: App, viewer: Viewer, since: string, first: numbe
   const { range } = decodeSyncToken(since, viewer.userId, 'since')
   const diff = await readDifference(app.db, viewer, range, limit)
   if (!diff.changes.length) return { token: since, hasMore: false, conversations: [], removedConversationIds: [], messageStates: [] }
-  const conversationIds = new Set(diff.changes.filter(isConversationChange).map((c) => c.conversationId))
   return {
     token: tokenAfter(viewer.userId, range, diff, diff.changes.length - 1),
     hasMore: diff.hasMore,
-    conversations: [...conversationIds].flatMap((id) => diff.conversations.get(id) ?? []),
+    conversations: diff.conversationIds.flatMap((id) => diff.conversations.get(id) ?? []),
     removedConversationIds: [...new Set(diff.changes.filter(isRemoval).map((c) => c.conversationId))],
-    messageStates: uniqueKeys(diff.changes.filter(isStateChange)).map((key) => ({ key, state: diff.states.get(messageKeyText(key))! })),
+    messageStates: diff.keys.map((key) => ({ key, state: diff.states.get(messageKeyText(key))! })),
   }
 }

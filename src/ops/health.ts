@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import path from 'node:path'
-import { isDatabaseOutage, type DatabaseAvailability } from '../db/availability.ts'
+import type { DatabaseAvailability } from '../db/availability.ts'
 import type { Db } from '../db/client.ts'
 import { PROJECT_ROOT } from '../projectRoot.ts'
 import type { RedisRealtime } from '../realtime/redis.ts'
@@ -51,7 +51,7 @@ export function databaseReadiness(db: Db, opts: { availability?: DatabaseAvailab
       try {
         return await check()
       } catch (error) {
-        if (availability && isDatabaseOutage(error)) availability.refuse(error)
+        availability?.refuseIfOutage(error)
         throw error
       }
     },

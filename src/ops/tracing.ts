@@ -80,13 +80,10 @@ export function traceRealtime(realtime: Realtime): Realtime {
   return {
     ...realtime,
     publish(events) {
-      return tracer.startActiveSpan('parley.publish', { kind: SpanKind.PRODUCER, attributes: { 'parley.events': events.length } }, (span) => {
-        try {
-          return realtime.publish(events)
-        } finally {
-          span.end()
-        }
-      })
+      // Ends when the bus has taken the events (Redis: the PUBLISH replies), not when they were handed over.
+      return tracer.startActiveSpan('parley.publish', { kind: SpanKind.PRODUCER, attributes: { 'parley.events': events.length } }, (span) =>
+        realtime.publish(events).finally(() => span.end()),
+      )
     },
   }
 }

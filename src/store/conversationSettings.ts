@@ -61,24 +61,26 @@ export async function findSettings(conn: Conn, userId: number, conversationIds: 
   return rows.map(toSettings)
 }
 
+/** What a send needs of a member's settings row: whether it comes back from the archive, whether a draft goes. */
+export type SendSettings = { userId: number; archived: boolean; doNotDisturbUntil: Date | null; hasDraft: boolean }
+
 /**
- * A subquery for the conversation lock's statement (store/conversations.ts): as JSON, the current
- * members' settings rows a send may change, the archived ones and the senders' drafts.
+ * A subquery for the conversation lock's statement (store/conversations.ts): as JSON, the parts a
+ * send reads of the current members' settings rows it may change, the archived ones and the senders'
+ * drafts (not the drafts themselves: the lock holds the row while they would be serialized).
  */
 export const settingsTouchedBySend = (conversationId: Prisma.Sql, senderIds: readonly number[]) => Prisma.sql`(
-  SELECT coalesce(json_agg(json_build_object('conversationId', cs.conversation_id, 'userId', cs.user_id,
-    'doNotDisturbUntil', cs.do_not_disturb_until, 'pinnedAt', cs.pinned_at, 'archived', cs.archived, 'markedUnread', cs.marked_unread,
-    'draftText', cs.draft_text, 'draftQuotedSeq', cs.draft_quoted_seq, 'draftMentionIds', cs.draft_mention_ids, 'draftUpdatedAt', cs.draft_updated_at)), '[]')
+  SELECT coalesce(json_agg(json_build_object('userId', cs.user_id, 'archived', cs.archived,
+    'doNotDisturbUntil', cs.do_not_disturb_until, 'hasDraft', cs.draft_text IS NOT NULL)), '[]')
   FROM conversation_settings cs
   JOIN conversation_members cm ON cm.conversation_id = cs.conversation_id AND cm.user_id = cs.user_id AND cm.left_at IS NULL
   WHERE cs.conversation_id = ${conversationId} AND (cs.archived OR (cs.draft_text IS NOT NULL AND cs.user_id = ANY(${bigintArray(senderIds)}))))`
 
-type SettingsJson = Omit<SettingsRow, 'doNotDisturbUntil' | 'pinnedAt' | 'draftUpdatedAt'> & Record<'doNotDisturbUntil' | 'pinnedAt' | 'draftUpdatedAt', string | null>
-const date = (v: string | null) => (v === null ? null : new Date(v))
-
-/** A row of settingsTouchedBySend (JSON carries timestamps as strings). */
-export const settingsFromJson = (r: SettingsJson): SettingsRecord =>
-  toSettings({ ...r, doNotDisturbUntil: date(r.doNotDisturbUntil), pinnedAt: date(r.pinnedAt), draftUpdatedAt: date(r.draftUpdatedAt) })
+/** A row of settingsTouchedBySend (JSON carries timestamps as strings, ids as numbers). */
+export const sendSettingsFromJson = (r: Omit<SendSettings, 'doNotDisturbUntil'> & { doNotDisturbUntil: string | null }): SendSettings => ({
+  ...r,
+  doNotDisturbUntil: r.doNotDisturbUntil === null ? null : new Date(r.doNotDisturbUntil),
+})
 
 /** Fields to set; an absent field is left as it is. `pinned: true` keeps an existing pin's time. */
 export type SettingsPatch = { doNotDisturbUntil?: Date | null; pinned?: boolean; archived?: boolean; markedUnread?: boolean }

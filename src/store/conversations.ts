@@ -3,7 +3,7 @@ import { MESSAGE_COLUMNS, messageFromJson, type IdempotencyKey } from './message
 import { toConversation, toMember, toUser, type ConversationRecord, type MemberRecord, type MessageRecord, type MessageRow, type UserRecord } from './records.ts'
 import { Prisma, bigintArray, type Conn } from './sql.ts'
 import { blockedByOtherMember } from './blocks.ts'
-import { settingsFromJson, settingsTouchedBySend, type SettingsRecord } from './conversationSettings.ts'
+import { sendSettingsFromJson, settingsTouchedBySend, type SendSettings } from './conversationSettings.ts'
 import { USER_COLUMNS } from './users.ts'
 
 const CONVERSATION_COLUMNS = Prisma.sql`c.id, c.type, c.title, c.history_visibility AS "historyVisibility",
@@ -35,7 +35,7 @@ export type LockedConversation = {
   /** In a PRIVATE conversation, which of the users the other participant blocks. */
   blockedByPeer: Set<number>
   /** For a send: the settings rows it may change (settingsTouchedBySend); else empty. */
-  sendSettings: SettingsRecord[]
+  sendSettings: SendSettings[]
 }
 
 /**
@@ -62,7 +62,7 @@ export async function lockConversationFor(
           AND m.sender_id = k.sender_id AND m.client_message_id = k.client_message_id) s)`
     : Prisma.sql`'[]'::json`
   const sendSettings = opts.forSend ? settingsTouchedBySend(Prisma.sql`c.id`, userIds) : Prisma.sql`'[]'::json`
-  const rows = await conn.$queryRaw<(ConversationRow & { members: MemberRow[]; stored: MessageRow[]; blockedByPeer: number[]; sendSettings: Parameters<typeof settingsFromJson>[0][] })[]>`
+  const rows = await conn.$queryRaw<(ConversationRow & { members: MemberRow[]; stored: MessageRow[]; blockedByPeer: number[]; sendSettings: Parameters<typeof sendSettingsFromJson>[0][] })[]>`
     SELECT ${CONVERSATION_COLUMNS}, (
       SELECT coalesce(json_agg(${memberJson}), '[]') FROM conversation_members cm
       WHERE cm.conversation_id = c.id AND cm.user_id = ANY(${bigintArray(userIds)}) AND cm.left_at IS NULL) AS members,
@@ -80,7 +80,7 @@ export async function lockConversationFor(
     members: new Map(members.map((m) => [m.userId, m])),
     stored: row.stored.map(messageFromJson),
     blockedByPeer: new Set(row.blockedByPeer.map(Number)),
-    sendSettings: row.sendSettings.map(settingsFromJson),
+    sendSettings: row.sendSettings.map(sendSettingsFromJson),
   }
 }
 

@@ -5,7 +5,7 @@ import type { MessageRecord, UserRecord } from './records.ts'
 import { Prisma, bigintArray, type Conn } from './sql.ts'
 
 export type ReactionGroupRecord = MessageKey & { emoji: string; count: number; firstReactedAt: Date; viewerReacted: boolean }
-export type Reaction = MessageKey & { emoji: string; userId: number }
+type Reaction = MessageKey & { emoji: string; userId: number }
 
 const oneReaction = (r: Reaction) => Prisma.sql`conversation_id = ${r.conversationId} AND seq = ${r.seq} AND emoji = ${r.emoji}`
 
