@@ -15,9 +15,15 @@ const connect = (user: TestUser): Client => instance.connect(user.token)
 
 const lastPtsOf = async (user: TestUser, id: string) => (await user.run(Position, { id })).conversation!.lastPts
 
-/** A conversation stream from the conversation's current position: nothing earlier, every change after. */
+/**
+ * A conversation stream from the conversation's current position, open when this resolves: every change
+ * after arrives live, one event each. (A change made while it opens would come once in its latest state.)
+ */
 async function follow(user: TestUser, conversationId: string) {
-  return subscribeWs(connect(user), ConversationEvents, { conversationId, sincePts: await lastPtsOf(user, conversationId) })
+  const open = instance.server.app.hub.stats(parseId(user.id, 'User')).subscriptions
+  const stream = subscribeWs(connect(user), ConversationEvents, { conversationId, sincePts: await lastPtsOf(user, conversationId) })
+  await waitForSubscriptions(instance.server.app, user, open + 1)
+  return stream
 }
 
 describe('conversationEvents', () => {
@@ -125,7 +131,6 @@ describe('conversationEvents', () => {
     const before = (await typist!.run(Position, { id: group.id })).conversation!
     const readerStream = await follow(reader!, group.id)
     const ownStream = await follow(typist!, group.id)
-    await waitForSubscriptions(instance.server.app, reader!, 1)
 
     expect((await typist!.run(SendTyping, { id: group.id })).sendTyping).toBe(true)
     // Within the interval: answered true, nothing published.
@@ -182,7 +187,6 @@ describe.sequential('read events', () => {
     const sent = await sendText(owner!, group.id, 'read me')
     const ownerStream = await follow(owner!, group.id)
     const readerOther = await follow(reader!, group.id)
-    await waitForSubscriptions(instance.server.app, reader!, 1)
     try {
       await reader!.run(MarkRead, { conversationId: group.id, seq: sent.message.seq - 1 })
       settings.readReceipts.group = false
