@@ -7,8 +7,8 @@ import { AUTH_SECRET } from './support.ts'
 const ROOT = path.resolve(import.meta.dirname, '..')
 const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim())
 
-/** What a measured server is: `npm start`'s entry through tsx, or the compiled build (`npm run start:prod`). */
-export type ServerBuild = 'tsx' | 'compiled'
+/** What a measured server is: the compiled build `npm start` runs, or the source through tsx (`npm run dev`). */
+export type ServerBuild = 'compiled' | 'tsx'
 
 export type ParleyProcess = {
   endpoint: string
@@ -35,12 +35,18 @@ const NODE_ARGS = process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean)
 
 const commandOf = (build: ServerBuild) => [...NODE_ARGS, ...(build === 'tsx' ? ['--import', 'tsx', 'src/main.ts'] : ['dist/src/main.js'])]
 
+let built = false
+/** `npm run build`, once per bench process, as `npm start` does before it starts the server. */
+export function buildOnce(): void {
+  if (!built) execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'ignore' })
+  built = true
+}
+
 /**
- * Parley as a user runs it: its own process, the entry `npm start` runs (or the compiled build),
- * NODE_ENV=production, the default logging on stdout. Resolves once it listens. `env` adds settings
- * (RESYNC_LIMIT, SEND_COALESCING, …). `npm start` itself is `tsx src/main.ts`, whose CLI only
- * relays signals to a child running what `commandOf('tsx')` runs; measuring that child directly
- * leaves the relay out.
+ * Parley as a user runs it: its own process, what `npm start` runs (the compiled build; or the source
+ * through tsx, as `npm run dev` does), NODE_ENV=production, the default logging on stdout. Resolves once
+ * it listens. `env` adds settings (RESYNC_LIMIT, SEND_COALESCING, …). `npm start` builds, then execs
+ * `node dist/src/main.js`, so measuring that command directly leaves nothing out.
  */
 export async function startParleyProcess(databaseUrl: string, opts: { poolSize?: number; env?: Record<string, string>; build?: ServerBuild } = {}): Promise<ParleyProcess> {
   const env: NodeJS.ProcessEnv = {
@@ -57,7 +63,9 @@ export async function startParleyProcess(databaseUrl: string, opts: { poolSize?:
     RATE_LIMITS: BENCH_RATE_LIMITS,
     ...opts.env,
   }
-  const child = spawn(process.execPath, commandOf(opts.build ?? 'tsx'), { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] })
+  const build = opts.build ?? 'compiled'
+  if (build === 'compiled') buildOnce()
+  const child = spawn(process.execPath, commandOf(build), { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] })
   const recent: string[] = []
   const remember = (line: string) => {
     recent.push(line)
