@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import type { ConversationListQuery } from './gql/graphql.ts'
 import { codes, newUser, newUsers, testApp, type TestUser } from './support/harness.ts'
 import { RecallMessage } from './support/lifecycle.ts'
-import { createGroup, MarkRead, SendMessage, sendText } from './support/operations.ts'
+import { AddMembers, createGroup, LeaveConversation, MarkRead, RemoveMember, SendMessage, sendText } from './support/operations.ts'
 import { ConversationList, SaveDraft, UpdateSettings, ViewerSettings } from './support/settings.ts'
 
 const settingsOf = async (user: TestUser, id: string) => (await user.run(ViewerSettings, { id })).conversation!.viewerSettings
@@ -133,6 +133,29 @@ describe.sequential('the conversation list', () => {
       expect((await settingsOf(viewer!, other.id)).archived).toBe(false)
       await viewer!.run(UpdateSettings, { id: pinnedId, input: { pinned: false } })
       expect(codes(await viewer!.try(UpdateSettings, { id: other.id, input: { pinned: true } }))).toEqual([])
+    } finally {
+      settings.pinnedConversationsLimit = 5
+    }
+  })
+
+  it('drops the pin of a member who leaves or is removed, so coming back cannot pass the limit', async () => {
+    const settings = testApp().app.settings
+    const [viewer, owner] = await newUsers(2)
+    const [left, removed, ...others] = await Promise.all(Array.from({ length: 4 }, () => createGroup(owner!, [viewer!])))
+    settings.pinnedConversationsLimit = 2
+    try {
+      for (const c of [left!, removed!]) await viewer!.run(UpdateSettings, { id: c.id, input: { pinned: true, archived: c === left } })
+      await viewer!.run(LeaveConversation, { conversationId: left!.id })
+      await owner!.run(RemoveMember, { conversationId: removed!.id, userId: viewer!.id })
+      for (const c of others) await viewer!.run(UpdateSettings, { id: c.id, input: { pinned: true } })
+      for (const c of [left!, removed!]) await owner!.run(AddMembers, { conversationId: c.id, userIds: [viewer!.id] })
+
+      const listed = await Promise.all([false, true].map((archived) => viewer!.run(ConversationList, { first: 20, archived })))
+      const pinned = listed.flatMap((l) => l.viewer.conversations.edges).filter((e) => e.node.viewerSettings.pinnedAt)
+      expect(pinned.map((e) => e.node.id).sort()).toEqual(others.map((c) => c.id).sort())
+      // Only the pin went: the other settings came back with the member.
+      expect(await settingsOf(viewer!, left!.id)).toMatchObject({ pinnedAt: null, archived: true })
+      expect(codes(await viewer!.try(UpdateSettings, { id: left!.id, input: { pinned: true } }))).toEqual(['LIMIT_REACHED'])
     } finally {
       settings.pinnedConversationsLimit = 5
     }

@@ -139,9 +139,11 @@ export async function addMembers(
   return rows.map((r) => Number(r.userId))
 }
 
+/** A member who leaves loses their pin there, so coming back cannot take them past the pin limit. */
 export async function markMemberLeft(conn: Conn, conversationId: number, userId: number): Promise<void> {
   await conn.$executeRaw`
-    UPDATE conversation_members SET left_at = now() WHERE conversation_id = ${conversationId} AND user_id = ${userId} AND left_at IS NULL`
+    WITH gone AS (UPDATE conversation_members SET left_at = now() WHERE conversation_id = ${conversationId} AND user_id = ${userId} AND left_at IS NULL RETURNING user_id)
+    UPDATE conversation_settings SET pinned_at = NULL WHERE conversation_id = ${conversationId} AND user_id IN (SELECT user_id FROM gone) AND pinned_at IS NOT NULL`
 }
 
 export async function setMemberRole(conn: Conn, conversationId: number, userId: number, role: MemberRole): Promise<MemberRecord | null> {
