@@ -2,7 +2,7 @@
 // Prints a JWT signed with AUTH_SECRET (or the development secret in the data folder).
 import { parseArgs } from 'node:util'
 import { resolveAuthSecret, signToken } from '../src/auth.ts'
-import { loadConfig } from '../src/config.ts'
+import { loadConfig, reportFailure } from '../src/config.ts'
 
 const { positionals, values } = parseArgs({
   allowPositionals: true,
@@ -13,5 +13,10 @@ if (!handle) {
   console.error('usage: npm run token -- <handle> [--operator] [--name "Display Name"] [--expires 30d]')
   process.exit(2)
 }
-const secret = resolveAuthSecret(loadConfig(), (m) => console.error(m))
-console.log(await signToken(secret, handle, { operator: values.operator, name: values.name, expiresIn: values.expires }))
+try {
+  const secret = resolveAuthSecret(loadConfig(), (m) => console.error(m))
+  console.log(await signToken(secret, handle, { operator: values.operator, name: values.name, expiresIn: values.expires }))
+} catch (error) {
+  reportFailure('cannot mint a token', error)
+  process.exit(1)
+}

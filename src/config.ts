@@ -6,6 +6,16 @@ export class StartupError extends Error {
   override name = 'StartupError'
 }
 
+/**
+ * One line, no stack, for start-up and the npm scripts: a StartupError says what to set; anything else
+ * is shown by its message (LOG_LEVEL=debug adds the stack for a bug hunt).
+ */
+export function reportFailure(what: string, error: unknown): void {
+  const message = error instanceof Error ? error.message : String(error)
+  console.error(`[parley] ${what}: ${message.replace(/\s+/g, ' ').trim().slice(0, 1000)}`)
+  if (!(error instanceof StartupError) && process.env.LOG_LEVEL === 'debug') console.error(error)
+}
+
 const FLAG_VALUES = ['true', 'false', '1', '0', 'on', 'off'] as const
 const booleanFlag = z.enum(FLAG_VALUES, { error: `must be one of ${FLAG_VALUES.join(', ')}` }).transform((v) => ['true', '1', 'on'].includes(v))
 

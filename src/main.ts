@@ -1,6 +1,6 @@
 import path from 'node:path'
 import { resolveAuthSecret } from './auth.ts'
-import { loadConfig, StartupError } from './config.ts'
+import { loadConfig, reportFailure, StartupError } from './config.ts'
 import { openDatabase } from './db/embedded.ts'
 import { createLogger } from './ops/logger.ts'
 import { isPortFree } from './ports.ts'
@@ -42,20 +42,10 @@ function listenError(error: NodeJS.ErrnoException, port: number, host: string): 
   return error
 }
 
-/**
- * One line, no stack: a StartupError says what to set; anything else is shown by its message
- * (LOG_LEVEL=debug adds the stack for a bug hunt).
- */
-function reportStartupFailure(error: unknown) {
-  const message = error instanceof Error ? error.message : String(error)
-  console.error(`[parley] cannot start: ${message.replace(/\s+/g, ' ').trim().slice(0, 1000)}`)
-  if (!(error instanceof StartupError) && process.env.LOG_LEVEL === 'debug') console.error(error)
-}
-
 try {
   await start()
 } catch (error) {
-  reportStartupFailure(error)
+  reportFailure('cannot start', error)
   for (const close of opened.reverse()) await close().catch(() => {})
   process.exit(1)
 }

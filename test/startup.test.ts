@@ -11,10 +11,10 @@ const root = path.resolve(import.meta.dirname, '..')
 const dataDir = mkdtempSync(path.join(tmpdir(), 'parley-startup-'))
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }))
 
-/** `npm start` as a child process with only `env` (and PATH); resolves when it exits. */
-function startParley(env: Record<string, string | undefined>): Promise<{ code: number | null; lines: string[]; output: string }> {
+/** `npm start`'s entry (or another script: `args`) as a child process with only `env` (and PATH); resolves when it exits. */
+function startParley(env: Record<string, string | undefined>, args = ['src/main.ts']): Promise<{ code: number | null; lines: string[]; output: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
       cwd: root,
       env: { PATH: process.env.PATH, DATA_DIR: dataDir, AUTH_SECRET, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -33,11 +33,11 @@ function startParley(env: Record<string, string | undefined>): Promise<{ code: n
 }
 
 /** Exit code 1 and exactly one line, which matches `expected`; no stack frame anywhere. */
-async function expectOneLineFailure(env: Record<string, string | undefined>, expected: RegExp) {
-  const { code, lines, output } = await startParley(env)
+async function expectOneLineFailure(env: Record<string, string | undefined>, expected: RegExp, script = { args: ['src/main.ts'], says: 'cannot start' }) {
+  const { code, lines, output } = await startParley(env, script.args)
   expect(output).not.toMatch(/^\s+at /m)
   expect(lines, output).toHaveLength(1)
-  expect(lines[0]).toMatch(/^\[parley\] cannot start: /)
+  expect(lines[0]).toContain(`[parley] ${script.says}: `)
   expect(lines[0]).toMatch(expected)
   expect(code).toBe(1)
   return lines[0]!
@@ -51,6 +51,11 @@ describe('start-up errors: one line, what is wrong and what to set, exit code 1'
 
   it.concurrent('a PORT that is not a number, and a bad boolean in the same line', async () => {
     await expectOneLineFailure({ PORT: 'abc', SEND_COALESCING: 'yes' }, /PORT="abc" must be a whole number from 0 to 65535; SEND_COALESCING="yes" must be one of true, false/)
+  })
+
+  it.concurrent('npm run token and npm run seed with a bad environment say it the same way', async () => {
+    await expectOneLineFailure({ AUTH_SECRET: 'too-short-a-secret' }, /AUTH_SECRET must be at least 32 characters/, { args: ['scripts/token.ts', 'alice'], says: 'cannot mint a token' })
+    await expectOneLineFailure({ PORT: 'abc' }, /PORT="abc" must be a whole number/, { args: ['scripts/seed.ts'], says: 'cannot seed' })
   })
 
   it.concurrent('production without AUTH_SECRET', async () => {
