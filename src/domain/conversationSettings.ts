@@ -6,7 +6,6 @@ import {
   applySendEffects,
   clearMarkedUnread,
   countPinned,
-  lockUserPins,
   writeDraft,
   writeSettings,
   type SendSettings,
@@ -14,6 +13,7 @@ import {
 } from '../store/conversationSettings.ts'
 import type { MessageRecord } from '../store/records.ts'
 import { touchMemberships } from '../store/sync.ts'
+import { lockUser } from '../store/users.ts'
 import { accessConversation } from './access.ts'
 import { transact, type App, type Viewer } from './app.ts'
 import { parseText } from './content.ts'
@@ -74,7 +74,7 @@ export async function updateConversationSettings(app: App, viewer: Viewer, conve
 }
 
 async function checkPinLimit(tx: Tx, app: App, viewer: Viewer, conversationId: number): Promise<void> {
-  await lockUserPins(tx, viewer.userId)
+  await lockUser(tx, viewer.userId)
   const limit = app.settings.pinnedConversationsLimit
   // Pinning a pinned conversation again is a no-op, so it is not counted against itself.
   if ((await countPinned(tx, viewer.userId, conversationId)) >= limit) {

@@ -1,6 +1,7 @@
 import { badInput, limitReached, notFound } from '../errors.ts'
 import { parseId, parseMessageId } from '../ids.ts'
-import { deleteSticker, findSticker, findStickerState, insertSticker, listStickers, lockUserStickers, type SavedStickerRecord } from '../store/stickers.ts'
+import { lockUser } from '../store/users.ts'
+import { deleteSticker, findSticker, findStickerState, insertSticker, listStickers, type SavedStickerRecord } from '../store/stickers.ts'
 import { transact, type App, type Viewer } from './app.ts'
 import { keysetCursor } from './cursors.ts'
 import { pageSize } from './input.ts'
@@ -21,7 +22,7 @@ export async function saveSticker(app: App, viewer: Viewer, messageId: string): 
     refuseRecalled(message, 'saved as a sticker')
     if (message.kind !== 'IMAGE' && message.kind !== 'STICKER') throw badInput(`a ${message.kind} message cannot be saved as a sticker; IMAGE and STICKER can`, 'messageId')
     const { url, label } = message.content as { url: string; label?: string }
-    await lockUserStickers(tx, viewer.userId)
+    await lockUser(tx, viewer.userId)
     const { existing, count } = await findStickerState(tx, viewer.userId, url)
     if (existing) return { result: existing, events: [] }
     if (count >= LIMITS.savedStickers) throw limitReached(`you can save at most ${LIMITS.savedStickers} stickers; remove one first`, LIMITS.savedStickers)

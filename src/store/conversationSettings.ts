@@ -133,14 +133,6 @@ export async function clearMarkedUnread(conn: Conn, conversationId: number, user
   return changed > 0
 }
 
-/**
- * Locks the user's row: pins of one user serialize, so two concurrent pins cannot both pass the
- * limit. (NO KEY UPDATE: other writes that reference the user do not wait.)
- */
-export async function lockUserPins(conn: Conn, userId: number): Promise<void> {
-  await conn.$queryRaw`SELECT 1 FROM users WHERE id = ${userId} FOR NO KEY UPDATE`
-}
-
 /** How many of the user's current conversations other than `exceptId` are pinned. */
 export async function countPinned(conn: Conn, userId: number, exceptId: number): Promise<number> {
   const rows = await conn.$queryRaw<{ n: number }[]>`

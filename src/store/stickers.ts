@@ -6,11 +6,6 @@ const COLUMNS = Prisma.sql`s.id, s.user_id AS "userId", s.url, s.label, s.saved_
 type Row = Omit<SavedStickerRecord, 'id' | 'userId'> & { id: bigint; userId: bigint }
 const toSticker = (r: Row): SavedStickerRecord => ({ ...r, id: Number(r.id), userId: Number(r.userId) })
 
-/** Serializes one user's saves, so the limit holds against concurrent saves (the user row's lock). */
-export async function lockUserStickers(conn: Conn, userId: number): Promise<void> {
-  await conn.$queryRaw`SELECT 1 FROM users WHERE id = ${userId} FOR UPDATE`
-}
-
 /** The user's sticker with this url, and how many they have. */
 export async function findStickerState(conn: Conn, userId: number, url: string): Promise<{ existing: SavedStickerRecord | null; count: number }> {
   const [row] = await conn.$queryRaw<{ existing: Row | null; count: bigint }[]>`

@@ -6,6 +6,15 @@ import { Prisma, bigintArray, type Conn } from './sql.ts'
 /** A user row's columns, from `users u`: what toUser reads. */
 export const USER_COLUMNS = Prisma.sql`u.id, u.handle, u.display_name AS "displayName", u.kind`
 
+/**
+ * Locks the user's row until the transaction ends: one user's changes under a per-user limit (pinned
+ * conversations, saved stickers) serialize, so two concurrent ones cannot both pass it. NO KEY UPDATE:
+ * writes that only reference the user (their sends, reads) do not wait.
+ */
+export async function lockUser(conn: Conn, userId: number): Promise<void> {
+  await conn.$queryRaw`SELECT 1 FROM users WHERE id = ${userId} FOR NO KEY UPDATE`
+}
+
 export async function findUsersByIds(conn: Conn, ids: readonly number[]): Promise<UserRecord[]> {
   const rows = await conn.$queryRaw<Parameters<typeof toUser>[0][]>`
     SELECT ${USER_COLUMNS} FROM users u WHERE u.id = ANY(${bigintArray(ids)})`
