@@ -91,14 +91,21 @@ export function visibleMatchesSql(reader: Reader, q: MessageSearch): Prisma.Sql 
     q.sentBefore !== null && Prisma.sql`s.sent_at < ${q.sentBefore}`,
     q.after !== null && Prisma.sql`(s.sent_at, s.conversation_id, s.seq) < (${q.after.sentAt}, ${q.after.conversationId}, ${q.after.seq})`,
   ]
+  // The matches in the reader's conversations, sorted before any message is read: the sorted
+  // subquery keeps its order through the nested loop below, so the LIMIT stops it once a page of
+  // visible messages is full (about limit message lookups, not one per match in the reader's
+  // conversations). It is named cm because it carries the membership row's visible_from_seq, which
+  // visibleTo reads; the membership join is readerMembership's, with the matches as its m.
+  const ranked = Prisma.sql`(
+    SELECT m.conversation_id, m.seq, m.sent_at, cm.visible_from_seq FROM matched m ${readerMembership(reader)}
+    ORDER BY m.sent_at DESC, m.conversation_id DESC, m.seq DESC) cm`
   return Prisma.sql`${matchedCte(q.tsquery, inDocuments)}
     SELECT ${MESSAGE_COLUMNS}
-    FROM matched s
-    JOIN messages m ON m.conversation_id = s.conversation_id AND m.seq = s.seq
-    ${readerMembership(reader)}
+    FROM ${ranked}
+    JOIN messages m ON m.conversation_id = cm.conversation_id AND m.seq = cm.seq
     WHERE ${visibleTo(reader)} AND ${notRecalled}
       ${and([q.senderId !== null && Prisma.sql`m.sender_id = ${q.senderId}`, q.kinds !== null && Prisma.sql`m.kind = ANY(${q.kinds}::"MessageKind"[])`])}
-    ORDER BY s.sent_at DESC, s.conversation_id DESC, s.seq DESC
+    ORDER BY cm.sent_at DESC, cm.conversation_id DESC, cm.seq DESC
     LIMIT ${q.limit}`
 }
 
