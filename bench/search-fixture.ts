@@ -21,7 +21,7 @@ const TEXTS = 100_000
  * 8,000 made-up words), 10 % both; the phrases of PLANTED are added at RATES. Rows are written by
  * INSERT … SELECT generate_series. Search documents: built in TypeScript by the send path's own
  * messageDocument for each of the 100,000 distinct texts, then copied to the messages that use
- * them in SQL, with the GIN index built after.
+ * them in SQL, with the GIN indexes built after.
  */
 async function buildSearchFixture(url: string): Promise<SearchFixture> {
   return withClient(url, async (client) => {
@@ -31,7 +31,7 @@ async function buildSearchFixture(url: string): Promise<SearchFixture> {
     const viewerConversations = conversationIds.filter((_, i) => i % (CONVERSATIONS / VIEWER_CONVERSATIONS) === 0)
     await client.query(`INSERT INTO conversation_members (conversation_id, user_id, role) SELECT unnest($1::bigint[]), $2, 'MEMBER'`, [viewerConversations, viewerId])
     await step('texts and their documents', () => writeTexts(client))
-    await client.query(`DROP INDEX message_search_document_idx`)
+    await client.query(`DROP INDEX message_search_document_idx; DROP INDEX message_search_words_idx`)
     // Messages in sending order (interleaved across conversations, as a real table fills), each with
     // a text chosen by a hash of its key, and its document beside it in the same statement.
     await step('messages and their documents', () =>
@@ -51,6 +51,9 @@ async function buildSearchFixture(url: string): Promise<SearchFixture> {
     await client.query(`UPDATE conversations SET last_seq = $1, last_pts = $1 WHERE id = ANY($2::bigint[])`, [PER_CONVERSATION, conversationIds])
     await client.query(`SET maintenance_work_mem = '512MB'`)
     await step('GIN index', () => client.query(`CREATE INDEX message_search_document_idx ON message_search USING GIN (document)`))
+    await step('per-conversation words GIN index', () =>
+      client.query(`CREATE INDEX message_search_words_idx ON message_search USING GIN (message_search_words(conversation_id, document))`),
+    )
     await step('VACUUM ANALYZE', () => client.query('VACUUM ANALYZE messages, message_search, conversation_members, users'))
     return { viewerId: viewerId!, conversationId: viewerConversations[0]! }
   })
@@ -58,7 +61,8 @@ async function buildSearchFixture(url: string): Promise<SearchFixture> {
 
 export type SearchFixture = { viewerId: number; /** One of the viewer's conversations. */ conversationId: number }
 
-const VERSION = `1-${CONVERSATIONS}-${PER_CONVERSATION}`
+/** Bumped when the layout changes (2: the per-conversation words index), so an older fixture is not reused. */
+const VERSION = `2-${CONVERSATIONS}-${PER_CONVERSATION}`
 
 /**
  * The fixture's database. With BENCH_REUSE_FIXTURES=1 (and BENCH_DATABASE_URL) it is kept after the

@@ -1,14 +1,17 @@
+import type { Db } from '../db/client.ts'
 import { badInput } from '../errors.ts'
 import { parseId } from '../ids.ts'
+import type { Reader } from '../store/messages.ts'
 import type { MemberRecord, MessageKind, MessageRecord, UserRecord } from '../store/records.ts'
-import { searchMembers, searchUsers as storeSearchUsers, searchVisibleMessages } from '../store/search.ts'
+import { listSearchConversations, searchMembers, searchUsers as storeSearchUsers, searchVisibleMessages } from '../store/search.ts'
 import { accessConversation } from './access.ts'
 import type { App, Viewer } from './app.ts'
 import { keysetCursor } from './cursors.ts'
 import { pageSize } from './input.ts'
 import { forwardPage, type Connection, type PageInfo } from './paging.ts'
 import { searchableFields } from './searchIndex.ts'
-import { parseSearchQuery } from './searchQuery.ts'
+import { parseSearchQuery, type SearchQuery } from './searchQuery.ts'
+import { matchesConversationWords, toTsquery } from './searchText.ts'
 import { snippetOf, type TextRange } from './snippet.ts'
 
 export type MessageSearchFilter = {
@@ -44,7 +47,7 @@ export async function searchMessages(
   const conversationId = filter.conversationId ? parseId(filter.conversationId, 'Conversation') : null
   if (conversationId !== null) await accessConversation(app.db, viewer, conversationId, { lock: false })
   const rows = await searchVisibleMessages(app.db, viewer, {
-    tsquery: query.tsquery,
+    ...(await messageMatch(app.db, viewer, query, conversationId)),
     conversationId,
     senderId: filter.senderId ? parseId(filter.senderId, 'User') : null,
     kinds: filter.kinds ? [...new Set(filter.kinds)] : null,
@@ -55,6 +58,23 @@ export async function searchMessages(
   })
   const { edges, pageInfo } = forwardPage(rows, limit, messageCursor, after !== null)
   return { edges: edges.map((e) => ({ ...e, ...snippetOf(searchableFields(e.node.kind, e.node.content), query.terms) })), pageInfo }
+}
+
+/** Past this many conversations, a word query asks the documents' index rather than one lookup per conversation. */
+const MAX_CONVERSATIONS_PER_QUERY = 200
+
+/**
+ * How a search matches: a word query (no CJK term) from a viewer in at most 200 conversations, or in
+ * one conversation, is looked up per conversation in the words index (an OR of the query qualified by
+ * each conversation id), so it costs the matches in those conversations only; other queries read
+ * every match from the documents' index (docs/search.md "How it works").
+ */
+export async function messageMatch(db: Db, reader: Reader, query: SearchQuery, conversationId: number | null): Promise<{ tsquery: string; perConversation: boolean }> {
+  const plain = { tsquery: query.tsquery, perConversation: false }
+  if (!matchesConversationWords(query.terms)) return plain
+  const ids = conversationId !== null ? [conversationId] : await listSearchConversations(db, reader, MAX_CONVERSATIONS_PER_QUERY + 1)
+  if (!ids.length || ids.length > MAX_CONVERSATIONS_PER_QUERY) return plain
+  return { tsquery: ids.map((id) => `(${toTsquery(query.terms, id)})`).join(' | '), perConversation: true }
 }
 
 const USER_CURSOR = keysetCursor('users', ['text', 'text'])

@@ -129,12 +129,27 @@ export function queryTerm(text: string, phrase: boolean): QueryTerm {
   return lexemes.map((l) => ({ text: l.text, offset: l.position - lexemes[0]!.position, match: l.match }))
 }
 
-/** The tsquery (as its text form) that matches a document holding every term: `'a' <1> 'b':* & 'c'`. */
-export function toTsquery(terms: readonly QueryTerm[]): string {
+/**
+ * The tsquery (as its text form) that matches a document holding every term: `'a' <1> 'b':* & 'c'`;
+ * with a conversation id, over the document's words in that conversation (`'17:a'`, see below).
+ */
+export function toTsquery(terms: readonly QueryTerm[], conversationId?: number): string {
+  const qualified = (text: string) => (conversationId === undefined ? text : `${conversationId}:${text}`)
   const chain = (term: QueryTerm) =>
-    term.map((l, i) => `${i ? ` <${l.offset - term[i - 1]!.offset}> ` : ''}${quoteLexeme(l.text)}${l.match === 'prefix' ? ':*' : ''}`).join('')
+    term.map((l, i) => `${i ? ` <${l.offset - term[i - 1]!.offset}> ` : ''}${quoteLexeme(qualified(l.text))}${l.match === 'prefix' ? ':*' : ''}`).join('')
   return terms.map((t) => `(${chain(t)})`).join(' & ')
 }
+
+/**
+ * Characters whose lexemes the per-conversation word index leaves out: the same ranges as the
+ * migration's message_search_words function (20261206171000_search_conversation_words). Word
+ * lexemes never hold them (CJK runs are split out before words), so a query none of whose lexemes
+ * holds one finds the same documents in that index as in the plain one.
+ */
+const NOT_A_CONVERSATION_WORD = /[\u3041-\u3096\u30a1-\u30fa\u3400-\u4dbf\u4e00-\u9fff]/
+
+/** Can the terms be matched in the per-conversation word index? */
+export const matchesConversationWords = (terms: readonly QueryTerm[]) => terms.every((t) => t.every((l) => !NOT_A_CONVERSATION_WORD.test(l.text)))
 
 /**
  * Where the terms match in analyzed text, as [start, end) offsets, sorted and merged: the same rule

@@ -22,6 +22,8 @@ export type SearchCursor = { sentAt: Date; conversationId: number; seq: number }
 
 export type MessageSearch = {
   tsquery: string
+  /** tsquery is over the per-conversation words (message_search_words, toTsquery with conversation ids), not the documents. */
+  perConversation: boolean
   conversationId: number | null
   senderId: number | null
   kinds: MessageKind[] | null
@@ -70,12 +72,13 @@ const and = (conditions: Condition[]) => {
  * from the GIN index: MATERIALIZED, so the planner cannot push a membership or key condition into
  * it and rerun the index scan per conversation, and the results sort on the document's own sent_at,
  * which has no index, so no plan walks all messages by time waiting for matches. Cost grows with the
- * number of documents that match, not with the number of messages.
+ * number of documents that match, not with the number of messages: in all conversations from the
+ * documents' index, in the asked ones only from the per-conversation words' (perConversation).
  */
-const matchedCte = (tsquery: string, conditions: Condition[] = []) => Prisma.sql`
+const matchedCte = (tsquery: string, conditions: Condition[] = [], perConversation = false) => Prisma.sql`
   WITH matched AS MATERIALIZED (
     SELECT s.conversation_id, s.seq, s.sent_at FROM message_search s
-    WHERE s.document @@ ${tsquery}::tsquery ${and(conditions)})`
+    WHERE ${perConversation ? Prisma.sql`message_search_words(s.conversation_id, s.document)` : Prisma.sql`s.document`} @@ ${tsquery}::tsquery ${and(conditions)})`
 
 /** For the operators' view of messages `m`: the text match as a CTE to put first and a join, which names the match `s`. */
 export const adminTextMatch = (tsquery: string) => ({
@@ -99,7 +102,7 @@ export function visibleMatchesSql(reader: Reader, q: MessageSearch): Prisma.Sql 
   const ranked = Prisma.sql`(
     SELECT m.conversation_id, m.seq, m.sent_at, cm.visible_from_seq FROM matched m ${readerMembership(reader)}
     ORDER BY m.sent_at DESC, m.conversation_id DESC, m.seq DESC) cm`
-  return Prisma.sql`${matchedCte(q.tsquery, inDocuments)}
+  return Prisma.sql`${matchedCte(q.tsquery, inDocuments, q.perConversation)}
     SELECT ${MESSAGE_COLUMNS}
     FROM ${ranked}
     JOIN messages m ON m.conversation_id = cm.conversation_id AND m.seq = cm.seq
@@ -117,6 +120,17 @@ export function visibleMatchesSql(reader: Reader, q: MessageSearch): Prisma.Sql 
 export async function searchVisibleMessages(conn: Conn, reader: Reader, q: MessageSearch): Promise<MessageRecord[]> {
   const rows = await conn.$queryRaw<MessageRow[]>(visibleMatchesSql(reader, q))
   return rows.map(toMessage)
+}
+
+/**
+ * The conversations a word search may ask the per-conversation index about: the reader's current
+ * ones, at most `limit` (the caller falls back to the plain index past it). Membership is checked
+ * again by the search statement itself, so one joined or left in between changes nothing it returns.
+ */
+export async function listSearchConversations(conn: Conn, reader: Reader, limit: number): Promise<number[]> {
+  const rows = await conn.$queryRaw<{ id: bigint }[]>`
+    SELECT conversation_id AS id FROM conversation_members WHERE user_id = ${reader.userId} AND left_at IS NULL LIMIT ${limit}`
+  return rows.map((r) => Number(r.id))
 }
 
 /** Where a page of people starts: the last one of the previous page. */
