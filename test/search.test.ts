@@ -33,6 +33,10 @@ describe('searchMessages matching', () => {
       ['CAF', newestFirst(2)],
       ['plait', newestFirst(2)],
       ['ait', []],
+      // A word with a quote in it, and a phrase: the per-conversation words keep the lexeme and its positions.
+      ["s'il", newestFirst(2)],
+      ['"vous plaît"', newestFirst(2)],
+      ['"plaît vous"', []],
       ['カタ', newestFirst(3)],
       ['ｶﾀｶﾅ', newestFirst(3)],
       ['テスト', newestFirst(3)],
