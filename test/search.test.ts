@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { MessageContentInput } from './gql/graphql.ts'
-import { codes, newUser, newUsers, type TestUser } from './support/harness.ts'
+import { codes, newUser, newUsers, testApp, type TestUser } from './support/harness.ts'
 import { createGroup, SendMessage } from './support/operations.ts'
 import { Search } from './support/search.ts'
 
@@ -109,6 +109,21 @@ describe('searchMessages matching', () => {
     expect(await ids({ sentAfter: b1.sentAt })).toEqual([a2.id, b1.id])
     expect(await ids({ sentBefore: b1.sentAt })).toEqual([a1.id])
     expect(await ids({ sentAfter: b1.sentAt, sentBefore: a2.sentAt })).toEqual([b1.id])
+  })
+
+  it('finds the same for a viewer in more conversations than a word query looks up one by one (over 200)', async () => {
+    const [alice, bob] = await newUsers(2)
+    const group = await createGroup(alice!, [bob!])
+    const texts = ['zebra crossing', 'crossing zebras', 'no stripes']
+    for (const text of texts) await sendText(alice!, group.id, text)
+    const found = async () => snippets(bob!, 'zebra cross')
+    expect(await found()).toEqual([texts[1], texts[0]])
+    // 200 more (empty) groups for bob, written directly: past 200 the query goes to the documents' index.
+    await testApp().db.$executeRaw`
+      WITH groups AS (INSERT INTO conversations (type, title, history_visibility) SELECT 'GROUP', 'filler', 'SHARED' FROM generate_series(1, 200) RETURNING id)
+      INSERT INTO conversation_members (conversation_id, user_id, role) SELECT g.id, u.id, 'MEMBER' FROM groups g, users u WHERE u.handle = ${bob!.handle}`
+    expect(await found()).toEqual([texts[1], texts[0]])
+    expect(await snippets(bob!, 'zebra', { conversationId: group.id })).toEqual([texts[1], texts[0]])
   })
 
   it('refuses empty, too long, too many words, NUL and unsearchable queries with BAD_USER_INPUT', async () => {
