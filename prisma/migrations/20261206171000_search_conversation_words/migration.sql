@@ -5,7 +5,7 @@
 -- the ones src/domain/searchText.ts CONVERSATION_WORD excludes) stay out: they are most of a
 -- document's lexemes and their queries stay on message_search_document_idx. A plain SQL function (no
 -- extension, no text search parser), so the index is kept by the same statements that write documents.
-CREATE FUNCTION "message_search_words"(conversation_id BIGINT, document tsvector) RETURNS tsvector
+CREATE OR REPLACE FUNCTION "message_search_words"(conversation_id BIGINT, document tsvector) RETURNS tsvector
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 RETURN (
   SELECT coalesce(string_agg(
@@ -14,5 +14,5 @@ RETURN (
   FROM unnest(document) d
   WHERE d.lexeme !~ '[\u3041-\u3096\u30a1-\u30fa\u3400-\u4dbf\u4e00-\u9fff]');
 
--- CreateIndex
-CREATE INDEX "message_search_words_idx" ON "message_search" USING GIN ("message_search_words"("conversation_id", "document"));
+-- CreateIndex (IF NOT EXISTS: a large database may build it CONCURRENTLY beforehand, docs/search.md "Upgrading")
+CREATE INDEX IF NOT EXISTS "message_search_words_idx" ON "message_search" USING GIN ("message_search_words"("conversation_id", "document"));
