@@ -40,9 +40,12 @@ function graphqlRequest(endpoint: string, { token, query, variables }: GraphQLCa
   })
 }
 
-/** A graphql-ws client that hands every `next` payload of one subscription to `onEvent`. */
-function subscribe(wsUrl: string, call: GraphQLCall, onEvent: (data: any) => void): { client: Client; done: Promise<void> } {
-  const client = createClient({ url: wsUrl, webSocketImpl: WebSocket, lazy: false, retryAttempts: 0, connectionParams: { authorization: `Bearer ${call.token}` } })
+/** A graphql-ws client (one socket) authenticated with `token`. */
+const connect = (wsUrl: string, token: string): Client =>
+  createClient({ url: wsUrl, webSocketImpl: WebSocket, lazy: false, retryAttempts: 0, connectionParams: { authorization: `Bearer ${token}` } })
+
+/** Hands every `next` payload of one subscription on `client` to `onEvent`. */
+function subscribeOn(client: Client, call: GraphQLCall, onEvent: (data: any) => void): Promise<void> {
   const done = new Promise<void>((resolve, reject) => {
     client.subscribe(
       { query: call.query, variables: call.variables },
@@ -50,11 +53,25 @@ function subscribe(wsUrl: string, call: GraphQLCall, onEvent: (data: any) => voi
     )
   })
   done.catch(() => {})
-  return { client, done }
+  return done
+}
+
+/** A socket of its own with one subscription. */
+function subscribe(wsUrl: string, call: GraphQLCall, onEvent: (data: any) => void): { client: Client; done: Promise<void> } {
+  const client = connect(wsUrl, call.token)
+  return { client, done: subscribeOn(client, call, onEvent) }
 }
 
 /** Fan-out subscribers, matched to sends by the message's text. */
-const fanout = { clients: [] as Client[], pending: new Map<string, { sentAt: number; left: number; received: number[]; resolve(): void }>() }
+const fanout = {
+  clients: [] as Client[],
+  subscriptions: 0,
+  failure: null as Error | null,
+  pending: new Map<string, { sentAt: number; left: number; received: number[]; resolve(): void; reject(error: Error): void }>(),
+}
+
+/** Sockets that connect at once when opening many subscribers. */
+const CONNECT_BATCH = 200
 
 /** The soak's subscribers and senders (bench/soak.ts): counters only, so memory stays flat however long it runs. */
 const soak = { clients: [] as Client[], events: 0, streamErrors: 0, sent: 0, sendErrors: 0 }
@@ -92,28 +109,55 @@ const jobs = {
     return a.events / ((performance.now() - started) / 1000)
   },
 
-  /** Opens one subscription per call; their MessageEvents count as deliveries of the message's text. */
-  async openSubscribers(a: { wsUrl: string; calls: GraphQLCall[] }) {
-    for (const call of a.calls) {
-      const sub = subscribe(a.wsUrl, call, (data) => {
-        const text = data.conversationEvents?.message?.content?.text
-        const wait = text !== undefined && fanout.pending.get(text)
-        if (!wait) return
-        wait.received.push(performance.now() - wait.sentAt)
-        if (--wait.left === 0) wait.resolve()
-      })
-      fanout.clients.push(sub.client)
+  /**
+   * Opens one subscription per call, `perSocket` of them (default 1) on each socket, which takes the
+   * token of its first call; their MessageEvents count as deliveries of the message's text. Sockets
+   * connect a batch at a time (thousands at once overflow the server's accept backlog); a
+   * subscription that fails fails the deliveries waiting for it.
+   */
+  async openSubscribers(a: { wsUrl: string; calls: GraphQLCall[]; perSocket?: number }) {
+    const perSocket = a.perSocket ?? 1
+    const onEvent = (data: any) => {
+      const text = data.conversationEvents?.message?.content?.text
+      const wait = text !== undefined && fanout.pending.get(text)
+      if (!wait) return
+      wait.received.push(performance.now() - wait.sentAt)
+      if (--wait.left === 0) wait.resolve()
+    }
+    const onFailure = (error: unknown) => {
+      fanout.failure = error instanceof Error ? error : new Error(String(error))
+      for (const wait of fanout.pending.values()) wait.reject(fanout.failure)
+    }
+    const sockets: GraphQLCall[][] = []
+    for (let i = 0; i < a.calls.length; i += perSocket) sockets.push(a.calls.slice(i, i + perSocket))
+    for (let i = 0; i < sockets.length; i += CONNECT_BATCH) {
+      await Promise.all(
+        sockets.slice(i, i + CONNECT_BATCH).map(async (calls) => {
+          const client = connect(a.wsUrl, calls[0]!.token)
+          fanout.clients.push(client)
+          await new Promise<void>((resolve, reject) => {
+            client.on('connected', () => resolve())
+            client.on('closed', (event) => reject(new Error(`socket closed while connecting: ${(event as { code?: number }).code}`)))
+          })
+          for (const call of calls) subscribeOn(client, call, onEvent).catch(onFailure)
+          fanout.subscriptions += calls.length
+        }),
+      )
     }
   },
 
   /** Sends `send` (a message whose text is `text`) and waits until every open subscriber has it: each one's delivery ms. */
   async deliver(a: { endpoint: string; send: GraphQLCall; text: string }) {
-    const wait = { sentAt: performance.now(), left: fanout.clients.length, received: [] as number[], resolve: () => {} }
-    const delivered = new Promise<void>((resolve) => (wait.resolve = resolve))
+    if (fanout.failure) throw fanout.failure
+    const wait = { sentAt: performance.now(), left: fanout.subscriptions, received: [] as number[], resolve: () => {}, reject: (_error: Error) => {} }
+    const delivered = new Promise<void>((resolve, reject) => Object.assign(wait, { resolve, reject }))
     fanout.pending.set(a.text, wait)
-    await graphqlRequest(a.endpoint, a.send)
-    await delivered
-    fanout.pending.delete(a.text)
+    try {
+      await graphqlRequest(a.endpoint, a.send)
+      await delivered
+    } finally {
+      fanout.pending.delete(a.text)
+    }
     return wait.received
   },
 
@@ -153,6 +197,8 @@ const jobs = {
   },
 
   async closeSubscribers() {
+    fanout.subscriptions = 0
+    fanout.failure = null
     await Promise.all(fanout.clients.splice(0).map((c) => c.dispose()))
   },
 }

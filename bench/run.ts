@@ -36,7 +36,7 @@ try {
     console.error(`[bench] ${name}…`)
     const results = await scenario(host, client)
     figures.push(...results)
-    for (const f of results) console.error(`[bench]   ${f.metric}: ${f.value} vs ${f.baseline} → ratio ${f.ratio.toFixed(2)} (${f.target}) ${f.met ? 'met' : 'NOT met'}`)
+    for (const f of results) console.error(`[bench]   ${f.metric}: ${f.value} vs ${f.baseline} → ratio ${f.ratio.toFixed(2)} (${f.target}) ${f.met ? 'met' : 'NOT met'}${f.note ? `; ${f.note}` : ''}`)
   }
 } finally {
   client.close()

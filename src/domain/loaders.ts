@@ -13,9 +13,20 @@ import { NO_ACTIONS, findViewerStates, type ViewerState } from '../store/userAct
 import { findUsersByIds } from '../store/users.ts'
 import type { Viewer } from './app.ts'
 
+type Factories = Record<string, () => object>
+type Made<F extends Factories> = { -readonly [K in keyof F]: ReturnType<F[K]> }
+
+/** Creates each loader the first time it is read; a loader set may also be assigned one (a shared one). */
+const lazyHandler: ProxyHandler<{ factories: Factories; made: Record<string, object> }> = {
+  get: (target, key) => (typeof key === 'string' ? (target.made[key] ??= target.factories[key]!()) : undefined),
+  set: (target, key, value) => typeof key === 'string' && key in target.factories && ((target.made[key] = value), true),
+}
+const lazily = <F extends Factories>(factories: F): Made<F> => new Proxy({ factories, made: {} }, lazyHandler) as unknown as Made<F>
+
 /**
  * Per-request batch loaders, so the number of SQL statements for a page does not grow with its size.
- * Everything is read as the viewer may see it.
+ * Everything is read as the viewer may see it. Each is made on first use: a subscription's context,
+ * or one live event, uses two or three of them, and an open subscription holds its set.
  */
 export function createLoaders(db: Db, viewer: Viewer | null) {
   const viewerId = viewer?.userId ?? 0
@@ -31,44 +42,44 @@ export function createLoaders(db: Db, viewer: Viewer | null) {
     }
     return groups
   }
-  const loaders = {
-    users: new DataLoader<number, UserRecord | null>(async (ids) => {
+  const loaders = lazily({
+    users: () => new DataLoader<number, UserRecord | null>(async (ids) => {
       const found = byKey(await findUsersByIds(db, ids), (u) => u.id)
       return ids.map((id) => found.get(id) ?? null)
     }),
     /** A conversation with the viewer's membership (member null when not a member). */
-    conversations: new DataLoader<number, ConversationAccess | null>(async (ids) => {
+    conversations: () => new DataLoader<number, ConversationAccess | null>(async (ids) => {
       const found = byKey(await findConversationsForUser(db, ids, viewerId), (a) => a.conversation.id)
       return ids.map((id) => found.get(id) ?? null)
     }),
     /** Messages the viewer may see, by (conversationId, seq). */
-    messages: new DataLoader<MessageKey, MessageRecord | null, string>(
+    messages: () => new DataLoader<MessageKey, MessageRecord | null, string>(
       async (keys) => {
         const found = byKey(await findVisibleMessages(db, { userId: viewerId }, keys), messageKey)
         return keys.map((k) => found.get(messageKey(k)) ?? null)
       },
       { cacheKeyFn: messageKey },
     ),
-    lastMessages: new DataLoader<number, MessageRecord | null>(async (ids) => {
+    lastMessages: () => new DataLoader<number, MessageRecord | null>(async (ids) => {
       const found = byKey(await findLastVisibleMessages(db, { userId: viewerId }, ids), (m) => m.conversationId)
       return ids.map((id) => found.get(id) ?? null)
     }),
     /** Pinned messages the viewer may see, per conversation, newest pin first (one statement for a page of conversations). */
-    pins: new DataLoader<number, PinRecord[]>(async (ids) => {
+    pins: () => new DataLoader<number, PinRecord[]>(async (ids) => {
       const pins = await listVisiblePins(db, { userId: viewerId }, ids)
       for (const pin of pins) loaders.messages.prime(pin.message, pin.message)
       const found = groupBy(pins, (p) => p.message.conversationId)
       return ids.map((id) => found.get(id) ?? [])
     }),
     /** The other participant, per conversation. */
-    peers: new DataLoader<number, UserRecord | null>(async (ids) => {
+    peers: () => new DataLoader<number, UserRecord | null>(async (ids) => {
       const found = new Map((await findPeers(db, ids, viewerId)).map((p) => [p.conversationId, p.user]))
       // The peers' rows arrive with them: prime the user loader instead of batching them again later.
       for (const user of found.values()) loaders.users.prime(user.id, user)
       return ids.map((id) => found.get(id) ?? null)
     }),
     /** Earlier versions of each message, oldest first. */
-    edits: new DataLoader<MessageKey, MessageEditRecord[], string>(
+    edits: () => new DataLoader<MessageKey, MessageEditRecord[], string>(
       async (keys) => {
         const found = groupBy(await findEdits(db, keys), messageKey)
         return keys.map((k) => found.get(messageKey(k)) ?? [])
@@ -76,7 +87,7 @@ export function createLoaders(db: Db, viewer: Viewer | null) {
       { cacheKeyFn: messageKey },
     ),
     /** The viewer's own favourite, reminder and delete-for-me state of each message. */
-    viewerStates: new DataLoader<MessageKey, ViewerState, string>(
+    viewerStates: () => new DataLoader<MessageKey, ViewerState, string>(
       async (keys) => {
         const found = byKey(await findViewerStates(db, viewerId, keys), messageKey)
         return keys.map((k) => found.get(messageKey(k)) ?? NO_ACTIONS)
@@ -84,7 +95,7 @@ export function createLoaders(db: Db, viewer: Viewer | null) {
       { cacheKeyFn: messageKey },
     ),
     /** Each message's reaction groups with the viewer's own mark (one statement for a page of messages). */
-    reactions: new DataLoader<MessageKey, ReactionGroupRecord[], string>(
+    reactions: () => new DataLoader<MessageKey, ReactionGroupRecord[], string>(
       async (keys) => {
         const found = groupBy(await findReactionGroups(db, viewerId, keys), messageKey)
         return keys.map((k) => found.get(messageKey(k)) ?? [])
@@ -92,7 +103,7 @@ export function createLoaders(db: Db, viewer: Viewer | null) {
       { cacheKeyFn: messageKey },
     ),
     /** Pages of who reacted, for every ReactionGroup.users of a request in one statement. */
-    reactors: new DataLoader<ReactorPage, ReactorRecord[], string>(
+    reactors: () => new DataLoader<ReactorPage, ReactorRecord[], string>(
       async (pages) => {
         const found = await listReactors(db, pages)
         for (const user of found.flat()) loaders.users.prime(user.id, user)
@@ -101,24 +112,24 @@ export function createLoaders(db: Db, viewer: Viewer | null) {
       { cacheKeyFn: (p) => JSON.stringify(p) },
     ),
     /** The viewer's unread and mentioned-unread counts, per conversation (one statement for an inbox page). */
-    unreadCounts: new DataLoader<number, UnreadCounts>(async (ids) => {
+    unreadCounts: () => new DataLoader<number, UnreadCounts>(async (ids) => {
       const found = byKey(await countUnread(db, { userId: viewerId }, ids), (c) => c.conversationId)
       return ids.map((id) => found.get(id) ?? { unread: 0, mentioned: 0 })
     }),
     /** The viewer's own settings and draft, per conversation (one statement for an inbox page). */
-    conversationSettings: new DataLoader<number, SettingsRecord>(async (ids) => {
+    conversationSettings: () => new DataLoader<number, SettingsRecord>(async (ids) => {
       const found = byKey(await findSettings(db, viewerId, ids), (s) => s.conversationId)
       return ids.map((id) => found.get(id) ?? noSettings(id, viewerId))
     }),
     /** Read and unread audience counts of the viewer's own messages (one statement for a page of them). */
-    receiptCounts: new DataLoader<MessageKey, ReceiptCounts, string>(
+    receiptCounts: () => new DataLoader<MessageKey, ReceiptCounts, string>(
       async (keys) => {
         const found = byKey(await countReceipts(db, viewerId, keys), messageKey)
         return keys.map((k) => found.get(messageKey(k)) ?? { ...k, read: 0, unread: 0 })
       },
       { cacheKeyFn: messageKey },
     ),
-  }
+  })
   return loaders
 }
 

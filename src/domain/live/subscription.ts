@@ -1,8 +1,7 @@
 import type { Db } from '../../db/client.ts'
 import { DomainError, notFound } from '../../errors.ts'
 import { BoundedQueue } from '../../realtime/queue.ts'
-import { listChanges } from '../../store/changes.ts'
-import type { MessageEventKind } from '../../realtime/events.ts'
+import { readReplayPage } from '../../store/changes.ts'
 import type { ConversationAccess } from '../../store/conversations.ts'
 import { findSettings } from '../../store/conversationSettings.ts'
 import type { MessageRecord } from '../../store/records.ts'
@@ -17,7 +16,9 @@ import type { ConversationBound, Wave } from './wave.ts'
 /** Reminder firings a subscription remembers to drop a repeat (one comes a lease, 30 s, after the first). */
 const REMINDERS_REMEMBERED = 1000
 
-/** Replay reads the missed changes this many at a time. */
+/** Replay reads the missed changes this many at a time (a resume within the default RESYNC_LIMIT is one statement)... */
+const REPLAY_READ = 1000
+/** ...and delivers them this many at a time (a conversationEventBatches payload). */
 const REPLAY_PAGE = 100
 
 /**
@@ -93,35 +94,42 @@ export class Subscription {
 
   loaders(wave?: Wave): Loaders {
     const loaders = createLoaders(this.db, this.viewer)
-    return wave ? { ...loaders, users: wave.sharedUsers(this.db) } : loaders
+    if (wave) loaders.users = wave.sharedUsers(this.db)
+    return loaders
   }
 
-  /** Replays the changes in (sincePts, untilPts] from the database, ascending by pts, a page at a time. */
+  /**
+   * Replays the changes in (sincePts, untilPts] from the database, ascending by pts: read REPLAY_READ
+   * at a time, delivered REPLAY_PAGE at a time (one set of loaders, primed with the page's messages).
+   */
   async *replay(conversationId: number, access: ConversationAccess, sincePts: number, untilPts: number): AsyncGenerator<DeliveryBatch> {
     const read = (after: number): Promise<MessageRecord[]> => {
-      const page = listChanges(this.db, this.viewer, conversationId, { sincePts: after, untilPts, limit: REPLAY_PAGE })
-      page.catch(() => {}) // awaited below, unless the subscriber leaves first
-      return page
+      const rows = readReplayPage(this.db, this.viewer, conversationId, { sincePts: after, untilPts, limit: REPLAY_READ })
+      rows.catch(() => {}) // awaited below, unless the subscriber leaves first
+      return rows
     }
     // Replayed additions alert like live ones, under the viewer's do-not-disturb as it is now.
     const [settings] = await findSettings(this.db, this.viewer.userId, [conversationId])
-    const alert = (message: MessageRecord, kind: MessageEventKind) => alerts(kind, message, this.viewer.userId, settings?.doNotDisturbUntil ?? null, new Date())
-    // The next page is read while this one is delivered, so the stream never waits on the database.
+    const doNotDisturbUntil = settings?.doNotDisturbUntil ?? null
+    // The next rows are read while these are delivered, so the stream never waits on the database.
     let next: Promise<MessageRecord[]> | null = read(sincePts)
     while (next) {
-      const page: MessageRecord[] = await next
-      next = page.length === REPLAY_PAGE ? read(page.at(-1)!.pts) : null
-      if (!page.length) break
-      const loaders = this.loaders()
-      loaders.conversations.prime(conversationId, access)
-      for (const message of page) loaders.messages.prime(message, message)
-      this.hub.observer.replayed(page.length)
-      yield {
-        payloads: page.map((message) => {
-          const kind = kindOf({ status: message.status, edited: message.editedAt !== null, reacted: message.reactionsPts === message.pts })
-          return { typename: 'MessageEvent', kind, pts: message.pts, message, alert: alert(message, kind) }
-        }),
-        loaders,
+      const rows: MessageRecord[] = await next
+      next = rows.length === REPLAY_READ ? read(rows.at(-1)!.pts) : null
+      for (let start = 0; start < rows.length; start += REPLAY_PAGE) {
+        const page = rows.slice(start, start + REPLAY_PAGE)
+        const loaders = this.loaders()
+        const now = new Date()
+        loaders.conversations.prime(conversationId, access)
+        for (const message of page) loaders.messages.prime(message, message)
+        this.hub.observer.replayed(page.length)
+        yield {
+          payloads: page.map((message) => {
+            const kind = kindOf({ status: message.status, edited: message.editedAt !== null, reacted: message.reactionsPts === message.pts })
+            return { typename: 'MessageEvent', kind, pts: message.pts, message, alert: alerts(kind, message, this.viewer.userId, doNotDisturbUntil, now) }
+          }),
+          loaders,
+        }
       }
     }
     this.delivered.set(conversationId, Math.max(this.delivered.get(conversationId) ?? 0, untilPts, sincePts))
