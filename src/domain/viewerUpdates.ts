@@ -46,16 +46,23 @@ export async function openViewerUpdates(app: App, viewer: Viewer, since: string 
   /** The difference after `range` as events; afterwards `range` is its snapshot with nothing pending. */
   async function* difference(): AsyncGenerator<ViewerUpdateDelivery> {
     const base: SyncRange = { ...range, floors: [...floors] }
-    let page = base
+    const read = (page: SyncRange) => {
+      const diff = readDifference(app.db, viewer, page, DIFFERENCE_PAGE)
+      diff.catch(() => {}) // awaited below, unless the subscriber leaves first
+      return { page, diff }
+    }
+    // The next page is read while this one is delivered (it depends only on this page's snapshot and last change).
+    let next = read(base)
     for (;;) {
-      const diff = await readDifference(app.db, viewer, page, DIFFERENCE_PAGE)
+      const { page, diff: reading } = next
+      const diff = await reading
+      if (diff.hasMore) next = read({ ...base, mid: diff.snapshot, after: diff.changes.at(-1)! })
       yield* events(diff, page)
       if (!diff.hasMore) {
         range = { since: diff.snapshot, mid: null, after: null, floors: [] }
         floors.clear()
         return
       }
-      page = { ...base, mid: diff.snapshot, after: diff.changes.at(-1)! }
     }
   }
 
