@@ -111,6 +111,8 @@ export class Subscription {
     // Replayed additions alert like live ones, under the viewer's do-not-disturb as it is now.
     const [settings] = await findSettings(this.db, this.viewer.userId, [conversationId])
     const doNotDisturbUntil = settings?.doNotDisturbUntil ?? null
+    // One users loader for the whole replay: each page's senders are read once, not once per page.
+    const users = this.loaders().users
     // The next rows are read while these are delivered, so the stream never waits on the database.
     let next: Promise<MessageRecord[]> | null = read(sincePts)
     while (next) {
@@ -119,6 +121,7 @@ export class Subscription {
       for (let start = 0; start < rows.length; start += REPLAY_PAGE) {
         const page = rows.slice(start, start + REPLAY_PAGE)
         const loaders = this.loaders()
+        loaders.users = users
         const now = new Date()
         loaders.conversations.prime(conversationId, access)
         for (const message of page) loaders.messages.prime(message, message)
