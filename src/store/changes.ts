@@ -28,10 +28,12 @@ export async function listChanges(conn: Conn, reader: Reader, conversationId: nu
 const INT8 = 20
 const INT8_ARRAY = 1016
 const int8Array = pg.types.getTypeParser(INT8_ARRAY as never)
+// Most messages mention no one and are directed at no one: '{}' needs no parser.
+const int8Numbers = (text: string): number[] => (text === '{}' ? [] : (int8Array(text) as string[]).map(Number))
 /** bigint columns (ids, seq, pts) and arrays of them as numbers, the rest as pg parses them (timestamptz: Date, jsonb: parsed). */
 const numberTypes = {
   getTypeParser: (oid: number, format?: 'text' | 'binary') =>
-    oid === INT8 ? Number : oid === INT8_ARRAY ? (text: string) => (int8Array(text) as string[]).map(Number) : pg.types.getTypeParser(oid as never, format),
+    oid === INT8 ? Number : oid === INT8_ARRAY ? int8Numbers : pg.types.getTypeParser(oid as never, format),
 }
 /** Statement names by SQL text, so each pooled connection prepares the replay's statement once (as the Prisma adapter names its own). */
 const statementNames = new Map<string, string>()
