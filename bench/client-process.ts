@@ -70,7 +70,7 @@ const fanout = {
   pending: new Map<string, { sentAt: number; left: number; received: number[]; resolve(): void; reject(error: Error): void }>(),
 }
 
-/** Sockets that connect at once when opening many subscribers. */
+/** Subscriptions opening at once when opening many subscribers. */
 const CONNECT_BATCH = 200
 
 /** The soak's subscribers and senders (bench/soak.ts): counters only, so memory stays flat however long it runs. */
@@ -111,9 +111,10 @@ const jobs = {
 
   /**
    * Opens one subscription per call, `perSocket` of them (default 1) on each socket, which takes the
-   * token of its first call; their MessageEvents count as deliveries of the message's text. Sockets
-   * connect a batch at a time (thousands at once overflow the server's accept backlog); a
-   * subscription that fails fails the deliveries waiting for it.
+   * token of its first call; their MessageEvents count as deliveries of the message's text. Each
+   * subscription's first event (the replay of a message already in the conversation) tells it is
+   * live; CONNECT_BATCH subscriptions open at a time, so the server's memory is not measured at the
+   * peak of thousands of subscribes at once. A subscription that fails fails the deliveries waiting for it.
    */
   async openSubscribers(a: { wsUrl: string; calls: GraphQLCall[]; perSocket?: number }) {
     const perSocket = a.perSocket ?? 1
@@ -130,17 +131,27 @@ const jobs = {
     }
     const sockets: GraphQLCall[][] = []
     for (let i = 0; i < a.calls.length; i += perSocket) sockets.push(a.calls.slice(i, i + perSocket))
-    for (let i = 0; i < sockets.length; i += CONNECT_BATCH) {
+    const batch = Math.max(1, Math.floor(CONNECT_BATCH / perSocket))
+    for (let i = 0; i < sockets.length; i += batch) {
       await Promise.all(
-        sockets.slice(i, i + CONNECT_BATCH).map(async (calls) => {
+        sockets.slice(i, i + batch).flatMap((calls) => {
           const client = connect(a.wsUrl, calls[0]!.token)
           fanout.clients.push(client)
-          await new Promise<void>((resolve, reject) => {
-            client.on('connected', () => resolve())
-            client.on('closed', (event) => reject(new Error(`socket closed while connecting: ${(event as { code?: number }).code}`)))
-          })
-          for (const call of calls) subscribeOn(client, call, onEvent).catch(onFailure)
           fanout.subscriptions += calls.length
+          return calls.map(
+            (call) =>
+              new Promise<void>((live, failed) => {
+                let first = true
+                subscribeOn(client, call, (data) => {
+                  if (first) live()
+                  first = false
+                  onEvent(data)
+                }).catch((error: unknown) => {
+                  failed(error)
+                  onFailure(error)
+                })
+              }),
+          )
         }),
       )
     }

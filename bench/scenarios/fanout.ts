@@ -36,18 +36,19 @@ export async function fanout(host: DatabaseHost, client: LoadClient): Promise<Fi
     const tokens = await Promise.all(Array.from({ length: MEMBERS }, (_, i) => tokenFor(`member-${i}`)))
     const rssMiB = (parley: ParleyProcess) => parley.rssBytes() / MIB
 
-    /** Opens `count` subscriptions to the conversation, `perSocket` per socket, and waits until each is live. */
+    /**
+     * Opens `count` subscriptions to the conversation, `perSocket` per socket, each live once it has
+     * replayed the conversation's first message (sincePts 0), sent here unless it is there already.
+     */
     const openLive = async (parley: ParleyProcess, conversationId: number, count: number, perSocket: number) => {
       const id = encodeGlobalId('Conversation', conversationId)
       const wsUrl = parley.endpoint.replace(/^http/, 'ws')
+      const send = (text: string) =>
+        client.request({ endpoint: parley.endpoint, call: { token: tokens[0]!, query: SEND, variables: { input: { conversationId: id, clientMessageId: text, content: { text: { text } } } } } })
+      await send('first')
       const calls = Array.from({ length: count }, (_, i) => ({ token: tokens[Math.floor(i / perSocket) % tokens.length]!, query: EVENTS, variables: { id } }))
       await client.openSubscribers({ wsUrl, calls, perSocket })
-      const send = (text: string) =>
-        client.deliver({ endpoint: parley.endpoint, text, send: { token: tokens[0]!, query: SEND, variables: { input: { conversationId: id, clientMessageId: text, content: { text: { text } } } } } })
-      // The conversation is new and subscriptions start at sincePts 0, so each gets the probe by replay
-      // or live; once every one has it, all are live.
-      await send(`probe-${count}-${perSocket}-${Date.now()}`)
-      return send
+      return (text: string) => client.deliver({ endpoint: parley.endpoint, text, send: { token: tokens[0]!, query: SEND, variables: { input: { conversationId: id, clientMessageId: text, content: { text: { text } } } } } })
     }
 
     /** A fresh server: RSS at rest, then with IDLE idle subscriptions `perSocket` per socket. */
