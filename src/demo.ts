@@ -3,7 +3,7 @@ import { createGroup, openPrivateConversation } from './domain/conversations.ts'
 import { sendMessage } from './domain/messages.ts'
 import { upsertUsers } from './domain/users.ts'
 import { encodeGlobalId } from './ids.ts'
-import { listInbox } from './store/conversations.ts'
+import { listInbox } from './store/inbox.ts'
 
 const DEMO_USERS = [
   { handle: 'alice', displayName: 'Alice Chen', kind: 'HUMAN' as const },

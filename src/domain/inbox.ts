@@ -1,5 +1,6 @@
 import { notFound } from '../errors.ts'
-import { findMember, listInbox, listMembers, type ConversationAccess, type InboxEntry } from '../store/conversations.ts'
+import { findMember, listMembers, type ConversationAccess } from '../store/conversations.ts'
+import { listInbox, type InboxEntry } from '../store/inbox.ts'
 import type { ConversationType, MemberRecord } from '../store/records.ts'
 import type { App, Viewer } from './app.ts'
 import { keysetCursor } from './cursors.ts'

@@ -6,7 +6,7 @@ import { blockedByOtherMember } from './blocks.ts'
 import { sendSettingsFromJson, settingsTouchedBySend, type SendSettings } from './conversationSettings.ts'
 import { USER_COLUMNS } from './users.ts'
 
-const CONVERSATION_COLUMNS = Prisma.sql`c.id, c.type, c.title, c.history_visibility AS "historyVisibility",
+export const CONVERSATION_COLUMNS = Prisma.sql`c.id, c.type, c.title, c.history_visibility AS "historyVisibility",
   c.last_seq AS "lastSeq", c.last_pts AS "lastPts", c.last_activity_at AS "lastActivityAt", c.created_at AS "createdAt"`
 export const MEMBER_COLUMNS = Prisma.sql`cm.conversation_id AS "conversationId", cm.user_id AS "userId", cm.role,
   cm.visible_from_seq AS "visibleFromSeq", cm.last_read_seq AS "lastReadSeq", cm.last_read_at AS "lastReadAt",
@@ -14,19 +14,19 @@ export const MEMBER_COLUMNS = Prisma.sql`cm.conversation_id AS "conversationId",
 
 type ConversationRow = Parameters<typeof toConversation>[0]
 type MemberRow = Parameters<typeof toMember>[0]
-type AccessRow = ConversationRow & { member: MemberRow | null }
+export type AccessRow = ConversationRow & { member: MemberRow | null }
 
 export type ConversationAccess = { conversation: ConversationRecord; member: MemberRecord | null }
 
 // Member rows read as JSON carry their timestamps as strings.
 const toMemberFromJson = (m: MemberRow) => toMember({ ...m, lastReadAt: date(m.lastReadAt), mutedUntil: date(m.mutedUntil), joinedAt: date(m.joinedAt)! })
-const toAccess = (r: AccessRow): ConversationAccess => ({ conversation: toConversation(r), member: r.member ? toMemberFromJson(r.member) : null })
+export const toAccess = (r: AccessRow): ConversationAccess => ({ conversation: toConversation(r), member: r.member ? toMemberFromJson(r.member) : null })
 const date = (v: Date | string | null) => (v === null ? null : new Date(v))
 
 const memberJson = Prisma.sql`json_build_object(
   'conversationId', cm.conversation_id, 'userId', cm.user_id, 'role', cm.role, 'visibleFromSeq', cm.visible_from_seq,
   'lastReadSeq', cm.last_read_seq, 'lastReadAt', cm.last_read_at, 'mutedUntil', cm.muted_until, 'joinedAt', cm.joined_at)`
-const MEMBER_JSON = Prisma.sql`CASE WHEN cm.user_id IS NULL THEN NULL ELSE ${memberJson} END AS member`
+export const MEMBER_JSON = Prisma.sql`CASE WHEN cm.user_id IS NULL THEN NULL ELSE ${memberJson} END AS member`
 
 export type LockedConversation = {
   conversation: ConversationRecord
@@ -168,34 +168,6 @@ export async function findSuccessor(conn: Conn, conversationId: number, excludeU
     WHERE conversation_id = ${conversationId} AND left_at IS NULL AND user_id <> ${excludeUserId}
     ORDER BY (role = 'ADMIN') DESC, joined_at, user_id LIMIT 1`
   return rows[0] ? Number(rows[0].userId) : null
-}
-
-/** Where a conversation stands in the viewer's list: pinned ones first by pin time, then the rest by last activity. */
-export type InboxKey = { pinned: boolean; at: Date; id: number }
-export type InboxEntry = ConversationAccess & { key: InboxKey }
-
-// The list's sort key, descending in every part, so one row comparison pages it.
-const PINNED_KEY = Prisma.sql`(cs.pinned_at IS NOT NULL)`
-const TIME_KEY = Prisma.sql`coalesce(cs.pinned_at, c.last_activity_at)`
-
-/** The viewer's current conversations (archived ones, the others, or with null both) in list order; keyset-paged on InboxKey. */
-export async function listInbox(
-  conn: Conn,
-  userId: number,
-  opts: { type: ConversationType | null; archived: boolean | null; after: InboxKey | null; limit: number },
-): Promise<InboxEntry[]> {
-  const after = opts.after
-  const rows = await conn.$queryRaw<(AccessRow & { pinned: boolean; sortAt: Date })[]>`
-    SELECT ${CONVERSATION_COLUMNS}, ${MEMBER_JSON}, ${PINNED_KEY} AS pinned, ${TIME_KEY} AS "sortAt"
-    FROM conversation_members cm JOIN conversations c ON c.id = cm.conversation_id
-    LEFT JOIN conversation_settings cs ON cs.conversation_id = cm.conversation_id AND cs.user_id = cm.user_id
-    WHERE cm.user_id = ${userId} AND cm.left_at IS NULL
-      ${opts.archived === null ? Prisma.empty : Prisma.sql`AND coalesce(cs.archived, false) = ${opts.archived}`}
-      ${opts.type ? Prisma.sql`AND c.type = ${opts.type}::"ConversationType"` : Prisma.empty}
-      ${after ? Prisma.sql`AND (${PINNED_KEY}::int, ${TIME_KEY}, c.id) < (${after.pinned ? 1 : 0}, ${after.at}, ${after.id})` : Prisma.empty}
-    ORDER BY ${PINNED_KEY} DESC, ${TIME_KEY} DESC, c.id DESC
-    LIMIT ${opts.limit}`
-  return rows.map((r) => ({ ...toAccess(r), key: { pinned: r.pinned, at: r.sortAt, id: Number(r.id) } }))
 }
 
 /** Current members of one conversation, by user id; keyset-paged. */
