@@ -102,6 +102,7 @@ async function runScenario(seed: number) {
     } else if (op === 5 && e.type === 'GROUP' && current().length > CONVERSATIONS - 3) {
       await viewer!.run(LeaveConversation, { conversationId: e.id })
       e.left = true
+      e.pinnedAt = null // leaving drops the pin there
     } else {
       // Activity ties: several conversations at one instant, ordered by id among themselves.
       const tied = rand.subset(current(), 0.3).map((x) => numericId(x.id))
