@@ -59,6 +59,29 @@ export async function createScenarioDatabase(host: DatabaseHost, name: string, o
 }
 
 /**
+ * A fixture database that `build` fills once. With BENCH_REUSE_FIXTURES=1 (and BENCH_DATABASE_URL) it is
+ * kept after the run, under `name`, and the next run reuses it; its `bench_fixture` row (what `build`
+ * returned) is written last, so a build that did not finish is thrown away and redone.
+ */
+export async function openFixture<T>(host: DatabaseHost, name: string, build: (url: string) => Promise<T>): Promise<{ fixture: T; url: string; drop(): Promise<void> }> {
+  const keep = process.env.BENCH_REUSE_FIXTURES === '1'
+  const database = await createScenarioDatabase(host, name, { keep })
+  if (keep) {
+    const built = await withPgClient(database.url, async (client) => {
+      const { rows } = await client.query('SELECT value FROM bench_fixture').catch(() => ({ rows: [] }))
+      if (rows[0]) return rows[0].value as T
+      await client.query('DROP SCHEMA public CASCADE; CREATE SCHEMA public')
+      return null
+    })
+    if (built !== null) return { fixture: built, ...database }
+    migrateDeploy(database.url)
+  }
+  const fixture = await build(database.url)
+  await withPgClient(database.url, (client) => client.query('CREATE TABLE bench_fixture AS SELECT $1::jsonb AS value', [JSON.stringify(fixture)]))
+  return { fixture, ...database }
+}
+
+/**
  * A Parley server inside the bench process, for what only in-process access can do: count SQL
  * statements, switch a setting between two sends. Timed figures use server-process.ts instead.
  */

@@ -4,7 +4,8 @@ import { insertReadersConversation } from '../setup.ts'
 import type { LoadClient } from '../client.ts'
 import { latencies, median, pairedMedians } from '../measure.ts'
 import { startParleyProcess } from '../server-process.ts'
-import { createScenarioDatabase, tokenFor, type DatabaseHost, type Figure } from '../support.ts'
+import { openFixture, tokenFor, type DatabaseHost, type Figure } from '../support.ts'
+import { historyThroughput } from './history-throughput.ts'
 
 const MESSAGES = Number(process.env.BENCH_HISTORY_MESSAGES ?? 1_000_000)
 const PAGE = 50
@@ -16,14 +17,22 @@ const HISTORY = `query History($id: ID!, $before: String) {
     edges { cursor node { seq sentAt sender { handle } content { ... on TextContent { text } } } }
     pageInfo { hasPreviousPage hasNextPage } } } }`
 
+/** The README's history query: sender handle and text content. */
+const README_HISTORY = `query History($id: ID!, $before: String) {
+  conversation(id: $id) { messages(last: ${PAGE}, before: $before) {
+    edges { node { seq sender { handle } content { ... on TextContent { text } } } }
+    pageInfo { hasPreviousPage startCursor } } } }`
+
 /**
  * Scenario 3: a page of 50 at depth 1,000,000 of a 1M-message conversation, through HTTP GraphQL;
  * baselines: the newest page (depth 0) through the same API, and OFFSET pagination (raw SQL) at the same depth.
+ * Then pages per second at concurrency 8 of the README's query, newest page and deepest page, each
+ * against raw keyset SQL (history-throughput.ts).
  */
 export async function historyDepth(host: DatabaseHost, client: LoadClient): Promise<Figure[]> {
-  const database = await createScenarioDatabase(host, 'history')
+  const database = await openFixture(host, `history_${MESSAGES}`, (url) => insertReadersConversation(url, MESSAGES))
   try {
-    const conversationId = await insertReadersConversation(database.url, MESSAGES)
+    const conversationId = database.fixture
     const token = await tokenFor('reader-0')
     const parley = await startParleyProcess(database.url)
     const pool = new pg.Pool({ connectionString: database.url, max: 2 })
@@ -39,6 +48,10 @@ export async function historyDepth(host: DatabaseHost, client: LoadClient): Prom
       const offsetSql = `SELECT conversation_id, seq, content, sent_at FROM messages WHERE conversation_id = $1 ORDER BY seq DESC OFFSET $2 LIMIT ${PAGE}`
       await pool.query(offsetSql, [conversationId, MESSAGES - PAGE])
       const offset = median(await latencies(Math.min(SAMPLES, 10), () => pool.query(offsetSql, [conversationId, MESSAGES - PAGE])))
+      const rates = async (before: string | null, beforeSeq: number, depth: string) =>
+        historyThroughput({ client, endpoint: parley.endpoint, call: { token, query: README_HISTORY, variables: { id, before } }, databaseUrl: database.url, conversationId, beforeSeq, page: PAGE, depth })
+      const newest = await rates(null, MESSAGES + 1, 'newest page')
+      const deepest = await rates(deepCursor, PAGE + 1, `depth ${MESSAGES.toLocaleString('en')}`)
       return [
         {
           scenario: `3 history page of ${PAGE} at depth ${MESSAGES.toLocaleString('en')} (HTTP)`,
@@ -58,6 +71,8 @@ export async function historyDepth(host: DatabaseHost, client: LoadClient): Prom
           target: '≥ 50× faster',
           met: offset / deep >= 50,
         },
+        newest,
+        deepest,
       ]
     } finally {
       await pool.end()
