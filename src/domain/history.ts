@@ -1,21 +1,33 @@
 import { badInput } from '../errors.ts'
-import { listVisibleMessages, listVisiblePage } from '../store/messages.ts'
+import { readHistoryPage, type HistoryPage, type PageOptions, type SeqRange } from '../store/history.ts'
 import type { MessageRecord } from '../store/records.ts'
 import type { App, Viewer } from './app.ts'
 import { keysetCursor } from './cursors.ts'
 import { pageSize, position, windowSize } from './input.ts'
 import { LIMITS } from './limits.ts'
+import type { Loaders } from './loaders.ts'
 import { toConnection, type Connection, type PageArgs } from './paging.ts'
 
 const SEQ_CURSOR = keysetCursor('seq', ['int'])
 export const seqCursor = (m: Pick<MessageRecord, 'seq'>) => SEQ_CURSOR.encode(m.seq)
 
 /**
+ * Reads a page and hands what came with it to the request's loaders: the senders and the quoted
+ * messages (null for a quoted seq the reader may not see), so their fields need no statement of their own.
+ */
+async function readPage(app: App, viewer: Viewer, loaders: Loaders, conversationId: number, opts: PageOptions, beyond: SeqRange | null): Promise<HistoryPage> {
+  const page = await readHistoryPage(app.db, viewer, conversationId, opts, beyond)
+  for (const user of page.users) loaders.users.prime(user.id, user)
+  for (const seq of page.quotedSeqs) loaders.messages.prime({ conversationId, seq }, page.quoted.find((m) => m.seq === seq) ?? null)
+  return page
+}
+
+/**
  * Conversation.messages: a Relay connection over seq cursors, edges always ascending. No arguments
  * means the newest page; last/before page back in time, first/after forward. pageInfo is exact in
  * both directions (the opposite side is one EXISTS on the same index, in the page's statement).
  */
-export async function listMessages(app: App, viewer: Viewer, conversationId: number, args: PageArgs): Promise<Connection<MessageRecord>> {
+export async function listMessages(app: App, viewer: Viewer, loaders: Loaders, conversationId: number, args: PageArgs): Promise<Connection<MessageRecord>> {
   if (args.first != null && args.last != null) throw badInput('pass first/after or last/before, not both first and last', 'first')
   const afterSeq = SEQ_CURSOR.decode(args.after, 'after')?.[0] ?? null
   const beforeSeq = SEQ_CURSOR.decode(args.before, 'before')?.[0] ?? null
@@ -25,9 +37,7 @@ export async function listMessages(app: App, viewer: Viewer, conversationId: num
   const page = { afterSeq, beforeSeq, from: backward ? ('end' as const) : ('start' as const), limit: limit + 1 }
   // Past the cursor, the other direction: whether anything visible lies there (exact pageInfo).
   const opposite = backward ? beforeSeq !== null && { afterSeq: beforeSeq - 1, beforeSeq: null } : afterSeq !== null && { afterSeq: null, beforeSeq: afterSeq + 1 }
-  const { messages: rows, beyond } = opposite
-    ? await listVisiblePage(app.db, viewer, conversationId, page, opposite)
-    : { messages: await listVisibleMessages(app.db, viewer, conversationId, page), beyond: false }
+  const { messages: rows, beyond } = await readPage(app, viewer, loaders, conversationId, page, opposite || null)
   const more = rows.length > limit
   const nodes = rows.slice(0, limit)
   if (backward) return toConnection(nodes.reverse(), seqCursor, { hasPreviousPage: more, hasNextPage: beyond })
@@ -38,14 +48,21 @@ export async function listMessages(app: App, viewer: Viewer, conversationId: num
  * A window around an anchor seq (e.g. the first unread): the older half before it, the anchor and
  * the newer half after it, with both page directions open from there.
  */
-export async function listMessagesAround(app: App, viewer: Viewer, conversationId: number, seq: number, count: number | null | undefined): Promise<Connection<MessageRecord>> {
+export async function listMessagesAround(
+  app: App,
+  viewer: Viewer,
+  loaders: Loaders,
+  conversationId: number,
+  seq: number,
+  count: number | null | undefined,
+): Promise<Connection<MessageRecord>> {
   const size = windowSize(count, 'count', LIMITS.defaultPageSize)
   position(seq, 'seq')
   const olderCount = Math.floor(size / 2)
   const newerCount = size - olderCount
-  const [older, newer] = await Promise.all([
-    listVisibleMessages(app.db, viewer, conversationId, { afterSeq: null, beforeSeq: seq, from: 'end', limit: olderCount + 1 }),
-    listVisibleMessages(app.db, viewer, conversationId, { afterSeq: seq - 1, beforeSeq: null, from: 'start', limit: newerCount + 1 }),
+  const [{ messages: older }, { messages: newer }] = await Promise.all([
+    readPage(app, viewer, loaders, conversationId, { afterSeq: null, beforeSeq: seq, from: 'end', limit: olderCount + 1 }, null),
+    readPage(app, viewer, loaders, conversationId, { afterSeq: seq - 1, beforeSeq: null, from: 'start', limit: newerCount + 1 }, null),
   ])
   const nodes = [...older.slice(0, olderCount).reverse(), ...newer.slice(0, newerCount)]
   // With olderCount 0 (count 1) whether anything older exists still has to be known.

@@ -87,7 +87,7 @@ builder.objectFields(ConversationRef, (t) => ({
     {
       type: MessageRef,
       description: 'Relay connection over seq cursors; edges always ascending. No arguments = the newest 20; more than 100 = BAD_USER_INPUT.',
-      resolve: (c, args, ctx) => listMessages(ctx.app, viewerOf(ctx), c.conversation.id, args),
+      resolve: (c, args, ctx) => listMessages(ctx.app, viewerOf(ctx), ctx.loaders, c.conversation.id, args),
     },
     MessageConnection,
   ),
@@ -95,7 +95,7 @@ builder.objectFields(ConversationRef, (t) => ({
     type: MessageConnection,
     description: 'A window centred on an anchor seq (e.g. viewerMember.lastReadSeq + 1 = first unread)',
     args: { seq: t.arg({ type: 'SafeInt', required: true }), count: t.arg.int({ defaultValue: 20 }) },
-    resolve: (c, { seq, count }, ctx) => listMessagesAround(ctx.app, viewerOf(ctx), c.conversation.id, seq, count),
+    resolve: (c, { seq, count }, ctx) => listMessagesAround(ctx.app, viewerOf(ctx), ctx.loaders, c.conversation.id, seq, count),
   }),
   message: t.field({
     type: MessageRef,

@@ -120,53 +120,6 @@ export async function findByClientMessageIds(conn: Conn, conversationId: number,
   return rows.map(toMessage)
 }
 
-export type SeqRange = { afterSeq: number | null; beforeSeq: number | null }
-
-const seqRange = (r: SeqRange) => Prisma.sql`
-  ${r.afterSeq !== null ? Prisma.sql`AND m.seq > ${r.afterSeq}` : Prisma.empty}
-  ${r.beforeSeq !== null ? Prisma.sql`AND m.seq < ${r.beforeSeq}` : Prisma.empty}`
-
-type PageOptions = SeqRange & { from: 'start' | 'end'; limit: number }
-
-const pageSql = (reader: Reader, conversationId: number, opts: PageOptions) => Prisma.sql`
-  SELECT ${MESSAGE_COLUMNS} FROM messages m ${readerMembership(reader)}
-  WHERE m.conversation_id = ${conversationId} ${seqRange(opts)} AND ${visibleTo(reader)}
-  ORDER BY m.seq ${opts.from === 'start' ? Prisma.sql`ASC` : Prisma.sql`DESC`}
-  LIMIT ${opts.limit}`
-
-/**
- * A page of history the reader may see, as an index range scan on the (conversation_id, seq) key.
- * `from: 'start'` reads ascending from the lower bound, `from: 'end'` descending from the upper bound.
- * Rows come back in the scan's order.
- */
-export async function listVisibleMessages(conn: Conn, reader: Reader, conversationId: number, opts: PageOptions): Promise<MessageRecord[]> {
-  const rows = await conn.$queryRaw<MessageRow[]>(pageSql(reader, conversationId, opts))
-  return rows.map(toMessage)
-}
-
-/**
- * listVisibleMessages, plus whether the reader can see any message in `beyond` (the other side of
- * the cursor: exact hasNextPage / hasPreviousPage) in the same statement. The flag is one EXISTS on
- * the same key, evaluated once; the page joins onto it, so an empty page still answers the flag.
- */
-export async function listVisiblePage(
-  conn: Conn,
-  reader: Reader,
-  conversationId: number,
-  opts: PageOptions,
-  beyond: SeqRange,
-): Promise<{ messages: MessageRecord[]; beyond: boolean }> {
-  const rows = await conn.$queryRaw<((MessageRow | { [K in keyof MessageRow]: null }) & { beyond: boolean })[]>`
-    SELECT page.*, flag.beyond
-    FROM (SELECT EXISTS (
-      SELECT 1 FROM messages m ${readerMembership(reader)}
-      WHERE m.conversation_id = ${conversationId} ${seqRange(beyond)} AND ${visibleTo(reader)}) AS beyond) flag
-    LEFT JOIN (${pageSql(reader, conversationId, opts)}) page ON true
-    ORDER BY page.seq ${opts.from === 'start' ? Prisma.sql`ASC` : Prisma.sql`DESC`}`
-  const messages = rows.flatMap((row) => (row.conversationId === null ? [] : [toMessage(row as MessageRow)]))
-  return { messages, beyond: rows[0]!.beyond }
-}
-
 /** Messages by key that the reader may see; invisible or missing keys are simply absent. */
 export async function findVisibleMessages(
   conn: Conn,
