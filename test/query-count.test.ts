@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { countStatements, newUser, newUsers, type TestUser } from './support/harness.ts'
+import { countStatements, newUser, newUsers, request, type TestUser } from './support/harness.ts'
 import { AddReaction, HistoryWithInteractions, PinMessage } from './support/interactions.ts'
-import { createGroup, OpenPrivate, sendText } from './support/operations.ts'
+import { createGroup, OpenPrivate, SendMessage, sendText } from './support/operations.ts'
 import { Inbox } from './support/readViews.ts'
 import { InboxWithSettings, SaveDraft, UpdateSettings } from './support/settings.ts'
 
@@ -82,6 +82,45 @@ describe('statement counts', () => {
     const bound = 8
     expect(small.count).toBeLessThanOrEqual(bound)
     expect(large.count).toBeLessThanOrEqual(bound)
+  })
+
+  it('are one for a history page with its conversation, senders and quoted messages, in either direction, with or without a cursor', async () => {
+    const [owner, member, outsider] = await newUsers(3)
+    const group = await createGroup(owner!, [member!, outsider!])
+    const hidden = (await owner!.run(SendMessage, { input: { conversationId: group.id, clientMessageId: 'directed', content: { text: { text: 'for the outsider' } }, visibleToUserIds: [outsider!.id] } })).sendMessage
+    const shown = await sendText(member!, group.id, 'shown')
+    for (let i = 0; i < 60; i++) {
+      const quotedMessageId = i % 3 === 0 ? shown.message.id : i % 3 === 1 ? hidden.message.id : undefined
+      // Only the owner (its sender) may quote the directed message.
+      await (i % 3 === 1 ? owner! : [owner!, member!][i % 2]!).run(SendMessage, { input: { conversationId: group.id, clientMessageId: `q-${i}`, content: { text: { text: `m${i}` } }, quotedMessageId } })
+    }
+    const HISTORY = `query H($id: ID!, $first: Int, $after: String, $last: Int, $before: String) { conversation(id: $id) {
+      messages(first: $first, after: $after, last: $last, before: $before) {
+        edges { cursor node { seq sender { handle } content { ... on TextContent { text } } quoted { seq sender { handle } } } }
+        pageInfo { hasPreviousPage hasNextPage startCursor } } } }`
+    type Page = { edges: { cursor: string; node: { seq: number; sender: { handle: string }; quoted: { seq: number; sender: { handle: string } } | null } }[]; pageInfo: { hasPreviousPage: boolean; hasNextPage: boolean } }
+    const page = async (variables: Record<string, unknown>) => {
+      let messages: Page | undefined
+      const count = await countStatements(async () => {
+        const response = await request<{ conversation: { messages: Page } }, unknown>(member!.token, HISTORY, { id: group.id, ...variables })
+        expect(response.errors).toBeUndefined()
+        messages = response.data!.conversation.messages
+      })
+      return { count, messages: messages! }
+    }
+    await page({ last: 5 }) // warms the token → user cache
+    const newest = await page({ last: 50 })
+    const older = await page({ last: 50, before: newest.messages.edges[0]!.cursor })
+    const forward = await page({ first: 20, after: older.messages.edges[0]!.cursor })
+    for (const { count, messages } of [newest, older, forward]) {
+      expect(count).toBe(1)
+      // The member sees the message quoted from them and not the one directed to the outsider.
+      const quoting = messages.edges.filter((e) => e.node.seq > shown.message.seq)
+      expect(quoting.every((e) => (e.node.quoted === null) === ((e.node.seq - shown.message.seq - 1) % 3 !== 0))).toBe(true)
+      expect(quoting.filter((e) => e.node.quoted).every((e) => e.node.quoted!.sender.handle === member!.handle)).toBe(true)
+    }
+    const pageInfo = (p: { messages: Page }) => [p.messages.pageInfo.hasPreviousPage, p.messages.pageInfo.hasNextPage]
+    expect([pageInfo(newest), pageInfo(older), pageInfo(forward)]).toEqual([[true, false], [false, true], [true, true]])
   })
 
   it('stay the same for a page of 50 with settings, drafts (quotes, mentions) and the total selected', async () => {

@@ -1,5 +1,6 @@
-import { badInput } from '../errors.ts'
-import { readHistoryPage, type HistoryPage, type PageOptions, type SeqRange } from '../store/history.ts'
+import { badInput, DomainError } from '../errors.ts'
+import type { ConversationAccess } from '../store/conversations.ts'
+import { readConversationPage, readHistoryPage, type HistoryPage, type PageOptions, type SeqRange } from '../store/history.ts'
 import type { MessageRecord } from '../store/records.ts'
 import type { App, Viewer } from './app.ts'
 import { keysetCursor } from './cursors.ts'
@@ -11,37 +12,79 @@ import { toConnection, type Connection, type PageArgs } from './paging.ts'
 const SEQ_CURSOR = keysetCursor('seq', ['int'])
 export const seqCursor = (m: Pick<MessageRecord, 'seq'>) => SEQ_CURSOR.encode(m.seq)
 
-/**
- * Reads a page and hands what came with it to the request's loaders: the senders and the quoted
- * messages (null for a quoted seq the reader may not see), so their fields need no statement of their own.
- */
-async function readPage(app: App, viewer: Viewer, loaders: Loaders, conversationId: number, opts: PageOptions, beyond: SeqRange | null): Promise<HistoryPage> {
-  const page = await readHistoryPage(app.db, viewer, conversationId, opts, beyond)
+/** Hands what came with a page to the request's loaders: the senders, and the quoted messages (null for a quoted seq the reader may not see). */
+function primeLoaders(loaders: Loaders, conversationId: number, page: HistoryPage): void {
   for (const user of page.users) loaders.users.prime(user.id, user)
   for (const seq of page.quotedSeqs) loaders.messages.prime({ conversationId, seq }, page.quoted.find((m) => m.seq === seq) ?? null)
+}
+
+async function readPage(app: App, viewer: Viewer, loaders: Loaders, conversationId: number, opts: PageOptions, beyond: SeqRange | null): Promise<HistoryPage> {
+  const page = await readHistoryPage(app.db, viewer, conversationId, opts, beyond)
+  primeLoaders(loaders, conversationId, page)
   return page
 }
+
+type PagePlan = { opts: PageOptions; beyond: SeqRange | null; backward: boolean; limit: number }
+
+/** The page that `args` ask for; BAD_USER_INPUT for arguments that cannot be one. */
+function planPage(args: PageArgs): PagePlan {
+  if (args.first != null && args.last != null) throw badInput('pass first/after or last/before, not both first and last', 'first')
+  const afterSeq = SEQ_CURSOR.decode(args.after, 'after')?.[0] ?? null
+  const beforeSeq = SEQ_CURSOR.decode(args.before, 'before')?.[0] ?? null
+  const backward = args.last != null || (args.first == null && afterSeq === null)
+  const limit = backward ? pageSize(args.last, 'last') : pageSize(args.first, 'first')
+  const opts = { afterSeq, beforeSeq, from: backward ? ('end' as const) : ('start' as const), limit: limit + 1 }
+  // Past the cursor, the other direction: whether anything visible lies there (exact pageInfo).
+  const beyond = backward ? beforeSeq !== null && { afterSeq: beforeSeq - 1, beforeSeq: null } : afterSeq !== null && { afterSeq: null, beforeSeq: afterSeq + 1 }
+  return { opts, beyond: beyond || null, backward, limit }
+}
+
+function toPage(plan: PagePlan, rows: MessageRecord[], beyond: boolean): Connection<MessageRecord> {
+  const more = rows.length > plan.limit
+  const nodes = rows.slice(0, plan.limit)
+  if (plan.backward) return toConnection(nodes.reverse(), seqCursor, { hasPreviousPage: more, hasNextPage: beyond })
+  return toConnection(nodes, seqCursor, { hasPreviousPage: beyond, hasNextPage: more })
+}
+
+const argsKey = (args: PageArgs) => JSON.stringify([args.first ?? null, args.after ?? null, args.last ?? null, args.before ?? null])
+
+/** Pages read together with their conversation (prefetchMessages), by the access object they came with and their arguments. */
+const prefetched = new WeakMap<ConversationAccess, Map<string, Connection<MessageRecord>>>()
 
 /**
  * Conversation.messages: a Relay connection over seq cursors, edges always ascending. No arguments
  * means the newest page; last/before page back in time, first/after forward. pageInfo is exact in
  * both directions (the opposite side is one EXISTS on the same index, in the page's statement).
  */
-export async function listMessages(app: App, viewer: Viewer, loaders: Loaders, conversationId: number, args: PageArgs): Promise<Connection<MessageRecord>> {
-  if (args.first != null && args.last != null) throw badInput('pass first/after or last/before, not both first and last', 'first')
-  const afterSeq = SEQ_CURSOR.decode(args.after, 'after')?.[0] ?? null
-  const beforeSeq = SEQ_CURSOR.decode(args.before, 'before')?.[0] ?? null
-  const backward = args.last != null || (args.first == null && afterSeq === null)
-  const limit = backward ? pageSize(args.last, 'last') : pageSize(args.first, 'first')
+export async function listMessages(app: App, viewer: Viewer, loaders: Loaders, access: ConversationAccess, args: PageArgs): Promise<Connection<MessageRecord>> {
+  const read = prefetched.get(access)?.get(argsKey(args))
+  if (read) return read
+  const plan = planPage(args)
+  const { messages, beyond } = await readPage(app, viewer, loaders, access.conversation.id, plan.opts, plan.beyond)
+  return toPage(plan, messages, beyond)
+}
 
-  const page = { afterSeq, beforeSeq, from: backward ? ('end' as const) : ('start' as const), limit: limit + 1 }
-  // Past the cursor, the other direction: whether anything visible lies there (exact pageInfo).
-  const opposite = backward ? beforeSeq !== null && { afterSeq: beforeSeq - 1, beforeSeq: null } : afterSeq !== null && { afterSeq: null, beforeSeq: afterSeq + 1 }
-  const { messages: rows, beyond } = await readPage(app, viewer, loaders, conversationId, page, opposite || null)
-  const more = rows.length > limit
-  const nodes = rows.slice(0, limit)
-  if (backward) return toConnection(nodes.reverse(), seqCursor, { hasPreviousPage: more, hasNextPage: beyond })
-  return toConnection(nodes, seqCursor, { hasPreviousPage: beyond, hasNextPage: more })
+/**
+ * For a request that asks for a conversation and a page of its messages: reads both in one
+ * statement and primes the conversations loader with the conversation, so the membership check
+ * that follows (and listMessages with the same arguments) need no statement of their own.
+ * Arguments that cannot be a page are left for listMessages to refuse, at its field.
+ */
+export async function prefetchMessages(app: App, viewer: Viewer, loaders: Loaders, conversationId: number, args: PageArgs): Promise<void> {
+  let plan: PagePlan
+  try {
+    plan = planPage(args)
+  } catch (error) {
+    if (error instanceof DomainError) return
+    throw error
+  }
+  const { access, ...page } = await readConversationPage(app.db, viewer, conversationId, plan.opts, plan.beyond)
+  loaders.conversations.prime(conversationId, access)
+  if (!access?.member) return
+  primeLoaders(loaders, conversationId, page)
+  // The loader keeps what it held already; only the access it hands out carries the page.
+  const held = await loaders.conversations.load(conversationId)
+  if (held) prefetched.set(held, new Map([[argsKey(args), toPage(plan, page.messages, page.beyond)]]))
 }
 
 /**

@@ -1,6 +1,7 @@
 import { requireMember } from '../domain/access.ts'
 import { requireMemberOrOperator, viewerMembership } from '../domain/policy.ts'
 import * as conversations from '../domain/conversations.ts'
+import { prefetchMessages } from '../domain/history.ts'
 import { listConversationMembers } from '../domain/inbox.ts'
 import { receiptsVisible } from '../domain/reads.ts'
 import { parseId } from '../ids.ts'
@@ -9,6 +10,7 @@ import type { MemberRecord } from '../store/records.ts'
 import { builder } from './builder.ts'
 import { viewerOf, type Context } from './context.ts'
 import { ConversationTypeEnum, HistoryVisibilityEnum, MemberRoleEnum } from './enums.ts'
+import { childFieldArgs } from './lookahead.ts'
 import { UserRef } from './user.ts'
 
 /** A conversation as one viewer sees it: the row plus the viewer's membership. */
@@ -82,7 +84,13 @@ builder.queryField('conversation', (t) =>
     nullable: true,
     description: 'NOT_FOUND when it does not exist or the viewer is not a member',
     args: { id: t.arg.id({ required: true }) },
-    resolve: (_root, { id }, ctx) => loadConversation(ctx, parseId(id, 'Conversation')),
+    resolve: async (_root, { id }, ctx, info) => {
+      const conversationId = parseId(id, 'Conversation')
+      // A page of its messages asked for too: one statement for both (domain/history.ts).
+      const messages = childFieldArgs(info, 'messages')
+      if (messages) await prefetchMessages(ctx.app, viewerOf(ctx), ctx.loaders, conversationId, messages)
+      return loadConversation(ctx, conversationId)
+    },
   }),
 )
 

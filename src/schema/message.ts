@@ -87,7 +87,7 @@ builder.objectFields(ConversationRef, (t) => ({
     {
       type: MessageRef,
       description: 'Relay connection over seq cursors; edges always ascending. No arguments = the newest 20; more than 100 = BAD_USER_INPUT.',
-      resolve: (c, args, ctx) => listMessages(ctx.app, viewerOf(ctx), ctx.loaders, c.conversation.id, args),
+      resolve: (c, args, ctx) => listMessages(ctx.app, viewerOf(ctx), ctx.loaders, c, args),
     },
     MessageConnection,
   ),

@@ -90,15 +90,22 @@ export async function lockConversation(conn: Conn, conversationId: number, userI
   return locked && { conversation: locked.conversation, member: locked.members.get(userId) ?? null }
 }
 
-/** Conversations with the viewer's current membership (null when not a member), for batched access checks. */
-export async function findConversationsForUser(conn: Conn, ids: readonly number[], userId: number): Promise<ConversationAccess[]> {
-  const rows = await conn.$queryRaw<AccessRow[]>`
+/** The conversations `where` picks, each with the user's current membership as `member` (null when not a member). */
+const accessRows = (userId: number, where: Prisma.Sql) => Prisma.sql`
     SELECT ${CONVERSATION_COLUMNS}, ${MEMBER_JSON}
     FROM conversations c
     LEFT JOIN conversation_members cm ON cm.conversation_id = c.id AND cm.user_id = ${userId} AND cm.left_at IS NULL
-    WHERE c.id = ANY(${bigintArray(ids)})`
+    WHERE ${where}`
+
+/** Conversations with the viewer's current membership (null when not a member), for batched access checks. */
+export async function findConversationsForUser(conn: Conn, ids: readonly number[], userId: number): Promise<ConversationAccess[]> {
+  const rows = await conn.$queryRaw<AccessRow[]>(accessRows(userId, Prisma.sql`c.id = ANY(${bigintArray(ids)})`))
   return rows.map(toAccess)
 }
+
+/** One conversation's findConversationsForUser row as a JSON value inside a larger statement (null when none), and reading it back. */
+export const accessJson = (conversationId: number, userId: number) => Prisma.sql`(SELECT row_to_json(a) FROM (${accessRows(userId, Prisma.sql`c.id = ${conversationId}`)}) a)`
+export const accessFromJson = (r: AccessRow): ConversationAccess => toAccess({ ...r, lastActivityAt: date(r.lastActivityAt)!, createdAt: date(r.createdAt)! })
 
 export async function insertConversation(
   conn: Conn,

@@ -1,3 +1,4 @@
+import { accessFromJson, accessJson, type ConversationAccess } from './conversations.ts'
 import { MESSAGE_COLUMNS, messageFromJson, readerMembership, visibleTo, type Reader } from './messages.ts'
 import { toUser, type MessageRecord, type MessageRow, type UserRecord } from './records.ts'
 import { Prisma, type Conn } from './sql.ts'
@@ -15,7 +16,14 @@ export type PageOptions = SeqRange & { from: 'start' | 'end'; limit: number }
  */
 export type HistoryPage = { messages: MessageRecord[]; quoted: MessageRecord[]; quotedSeqs: number[]; users: UserRecord[]; beyond: boolean }
 
-type PageJson = { messages: MessageRow[]; quoted: MessageRow[]; quotedSeqs: number[]; users: Parameters<typeof toUser>[0][]; beyond: boolean }
+type PageJson = {
+  messages: MessageRow[]
+  quoted: MessageRow[]
+  quotedSeqs: number[]
+  users: Parameters<typeof toUser>[0][]
+  beyond: boolean
+  access?: Parameters<typeof accessFromJson>[0] | null
+}
 
 const seqRange = (r: SeqRange) => Prisma.sql`
   ${r.afterSeq !== null ? Prisma.sql`AND m.seq > ${r.afterSeq}` : Prisma.empty}
@@ -35,6 +43,26 @@ const visibleIn = (reader: Reader, conversationId: number, range: Prisma.Sql) =>
  * One round trip and one JSON value: Prisma maps one column instead of every column of every row.
  */
 export async function readHistoryPage(conn: Conn, reader: Reader, conversationId: number, opts: PageOptions, beyond: SeqRange | null): Promise<HistoryPage> {
+  return pageFromJson(await queryPage(conn, reader, conversationId, opts, beyond, Prisma.empty))
+}
+
+/**
+ * readHistoryPage with the conversation and the reader's membership (findConversationsForUser's
+ * row; null when the conversation does not exist) in the same statement: a page whose membership
+ * check is one round trip with it. Without a membership the page is empty (readerMembership).
+ */
+export async function readConversationPage(
+  conn: Conn,
+  reader: Reader,
+  conversationId: number,
+  opts: PageOptions,
+  beyond: SeqRange | null,
+): Promise<HistoryPage & { access: ConversationAccess | null }> {
+  const json = await queryPage(conn, reader, conversationId, opts, beyond, Prisma.sql`, 'access', ${accessJson(conversationId, reader.userId)}`)
+  return { ...pageFromJson(json), access: json.access ? accessFromJson(json.access) : null }
+}
+
+async function queryPage(conn: Conn, reader: Reader, conversationId: number, opts: PageOptions, beyond: SeqRange | null, extra: Prisma.Sql): Promise<PageJson> {
   const rows = await conn.$queryRaw<{ page: PageJson }[]>`
     WITH page AS (
       SELECT ${MESSAGE_COLUMNS} ${visibleIn(reader, conversationId, seqRange(opts))}
@@ -47,13 +75,15 @@ export async function readHistoryPage(conn: Conn, reader: Reader, conversationId
       'quotedSeqs', (SELECT coalesce(json_agg(DISTINCT p."quotedSeq"), '[]') FROM page p WHERE p."quotedSeq" IS NOT NULL),
       'users', (SELECT coalesce(json_agg(u), '[]') FROM (
         SELECT ${USER_COLUMNS} FROM users u WHERE u.id IN (SELECT "senderId" FROM page UNION SELECT "senderId" FROM quoted)) u),
-      'beyond', ${beyond ? Prisma.sql`EXISTS (SELECT 1 ${visibleIn(reader, conversationId, seqRange(beyond))})` : Prisma.sql`false`}) AS page`
-  const page = rows[0]!.page
-  return {
-    messages: page.messages.map(messageFromJson),
-    quoted: page.quoted.map(messageFromJson),
-    quotedSeqs: page.quotedSeqs,
-    users: page.users.map(toUser),
-    beyond: page.beyond,
-  }
+      'beyond', ${beyond ? Prisma.sql`EXISTS (SELECT 1 ${visibleIn(reader, conversationId, seqRange(beyond))})` : Prisma.sql`false`}
+      ${extra}) AS page`
+  return rows[0]!.page
 }
+
+const pageFromJson = (page: PageJson): HistoryPage => ({
+  messages: page.messages.map(messageFromJson),
+  quoted: page.quoted.map(messageFromJson),
+  quotedSeqs: page.quotedSeqs,
+  users: page.users.map(toUser),
+  beyond: page.beyond,
+})
