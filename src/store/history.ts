@@ -25,9 +25,20 @@ type PageJson = {
   access?: Parameters<typeof accessFromJson>[0] | null
 }
 
+/**
+ * The bounds are InitPlans, (SELECT $n), so that no plan depends on their values: PostgreSQL then keeps
+ * one generic plan for the statement (a keyset scan on the key, right at every depth) instead of
+ * planning it anew on each call, which for this statement costs twice its execution.
+ */
 const seqRange = (r: SeqRange) => Prisma.sql`
-  ${r.afterSeq !== null ? Prisma.sql`AND m.seq > ${r.afterSeq}` : Prisma.empty}
-  ${r.beforeSeq !== null ? Prisma.sql`AND m.seq < ${r.beforeSeq}` : Prisma.empty}`
+  ${r.afterSeq !== null ? Prisma.sql`AND m.seq > (SELECT ${r.afterSeq}::bigint)` : Prisma.empty}
+  ${r.beforeSeq !== null ? Prisma.sql`AND m.seq < (SELECT ${r.beforeSeq}::bigint)` : Prisma.empty}`
+
+/** LIMIT as a literal: a generic plan that knows it (at most 101 texts) costs like the custom one, so PostgreSQL keeps it. */
+const limitLiteral = (limit: number) => {
+  if (!Number.isSafeInteger(limit) || limit < 1) throw new Error(`page limit ${limit}`)
+  return Prisma.raw(String(limit))
+}
 
 const direction = (opts: PageOptions) => (opts.from === 'start' ? Prisma.sql`ASC` : Prisma.sql`DESC`)
 
@@ -66,7 +77,7 @@ async function queryPage(conn: Conn, reader: Reader, conversationId: number, opt
   const rows = await conn.$queryRaw<{ page: PageJson }[]>`
     WITH page AS (
       SELECT ${MESSAGE_COLUMNS} ${visibleIn(reader, conversationId, seqRange(opts))}
-      ORDER BY m.seq ${direction(opts)} LIMIT ${opts.limit}),
+      ORDER BY m.seq ${direction(opts)} LIMIT ${limitLiteral(opts.limit)}),
     quoted AS (
       SELECT ${MESSAGE_COLUMNS} ${visibleIn(reader, conversationId, Prisma.sql`AND m.seq IN (SELECT "quotedSeq" FROM page)`)})
     SELECT json_build_object(
