@@ -87,6 +87,17 @@ const jobs = {
     return throughput(a.calls.length, a.concurrency, (i) => graphqlRequest(a.endpoint, a.calls[i]!))
   },
 
+  /** `throughput`, also timing each call: calls per second and every call's latency in ms. */
+  async load(a: { endpoint: string; concurrency: number; calls: GraphQLCall[] }) {
+    const ms: number[] = []
+    const perSecond = await throughput(a.calls.length, a.concurrency, async (i) => {
+      const t = performance.now()
+      await graphqlRequest(a.endpoint, a.calls[i]!)
+      ms.push(performance.now() - t)
+    })
+    return { perSecond, ms }
+  },
+
   /** The same call `count` times, one after another: each one's latency in ms. */
   async latencies(a: { endpoint: string; count: number; call: GraphQLCall }) {
     return latencies(a.count, () => graphqlRequest(a.endpoint, a.call))

@@ -30,17 +30,18 @@ export function percentile(xs: number[], p: number): number {
 }
 
 /**
- * Medians of `runs` repetitions of two measurements, alternated (a, b, a, b, …) after one warm-up of
- * each, so a drift in the machine's speed during the run hits both sides alike.
+ * Medians of `runs` repetitions of each measurement, alternated (a, b, …, a, b, …) after one warm-up
+ * of each, so a drift in the machine's speed during the run hits every side alike.
  */
+export async function alternatingMedians(runs: number, measurements: (() => Promise<number>)[]): Promise<number[]> {
+  for (const m of measurements) await m()
+  const samples = measurements.map(() => [] as number[])
+  for (let i = 0; i < runs; i++) for (const [j, m] of measurements.entries()) samples[j]!.push(await m())
+  return samples.map(median)
+}
+
+/** alternatingMedians of two measurements. */
 export async function pairedMedians(runs: number, a: () => Promise<number>, b: () => Promise<number>): Promise<[number, number]> {
-  await a()
-  await b()
-  const as: number[] = []
-  const bs: number[] = []
-  for (let i = 0; i < runs; i++) {
-    as.push(await a())
-    bs.push(await b())
-  }
-  return [median(as), median(bs)]
+  const [ma, mb] = await alternatingMedians(runs, [a, b])
+  return [ma!, mb!]
 }

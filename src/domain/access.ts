@@ -1,5 +1,6 @@
 import { notFound } from '../errors.ts'
-import { findConversationsForUser, lockConversation, type ConversationAccess } from '../store/conversations.ts'
+import { lockConversation } from '../store/conversationLocks.ts'
+import { findConversationsForUser, type ConversationAccess } from '../store/conversations.ts'
 import type { Conn } from '../store/sql.ts'
 import type { MemberRecord } from '../store/records.ts'
 import type { Viewer } from './app.ts'

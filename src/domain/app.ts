@@ -4,7 +4,7 @@ import type { Db, Tx } from '../db/client.ts'
 import type { RealtimeEvent } from '../realtime/events.ts'
 import type { Realtime } from '../realtime/pubsub.ts'
 import { Hub } from './live/hub.ts'
-import type { SendQueues } from './messages.ts'
+import { createSendQueues, type SendQueues } from './sendQueue.ts'
 import { createRateLimits, type RateLimits } from './rateLimits.ts'
 import type { Settings } from './settings.ts'
 import type { TypingThrottle } from './typing.ts'
@@ -26,7 +26,7 @@ export type App = { db: Db; realtime: Realtime; settings: Settings; hub: Hub; se
 export function createApp({ rateLimitStore, ...parts }: { db: Db; realtime: Realtime; settings: Settings; rateLimitStore?: Redis }): App {
   const hub = new Hub(parts.db, parts.realtime)
   parts.realtime.onClose(() => hub.close())
-  return { ...parts, hub, sends: new Map(), typing: new Map(), limits: createRateLimits(parts.db, parts.settings.rateLimits, rateLimitStore) }
+  return { ...parts, hub, sends: createSendQueues(), typing: new Map(), limits: createRateLimits(parts.db, parts.settings.rateLimits, rateLimitStore) }
 }
 
 export type Outcome<T> = { result: T; events: RealtimeEvent[] }

@@ -104,19 +104,27 @@ export async function saveDraft(app: App, viewer: Viewer, conversationId: string
 }
 
 /**
- * In the send's transaction: the senders' drafts are cleared, and an archived conversation comes back
- * for each member a new message alerts (the MessageEvent.alert rule). `touched`: the rows the
- * conversation lock read for the send (settingsTouchedBySend).
+ * In the sends' transaction, for each conversation it appended to: the senders' drafts are cleared,
+ * and an archived conversation comes back for each member a new message alerts (the
+ * MessageEvent.alert rule). `touched`: the rows the conversation lock read for the send
+ * (settingsTouchedBySend). One statement for all of them.
  */
-export async function settingsAfterSend(tx: Tx, conversationId: number, messages: readonly MessageRecord[], touched: readonly SendSettings[]): Promise<RealtimeEvent[]> {
-  if (!touched.length) return []
-  const senders = new Set(messages.map((m) => m.senderId))
+export async function settingsAfterSend(
+  tx: Tx,
+  sent: readonly { conversationId: number; messages: readonly MessageRecord[]; touched: readonly SendSettings[] }[],
+): Promise<RealtimeEvent[]> {
   const now = new Date()
-  const drafts = touched.filter((s) => s.hasDraft && senders.has(s.userId)).map((s) => s.userId)
-  const unarchive = touched.filter((s) => s.archived && messages.some((m) => alerts('ADDED', m, s.userId, s.doNotDisturbUntil, now))).map((s) => s.userId)
-  if (!drafts.length && !unarchive.length) return []
-  await applySendEffects(tx, conversationId, drafts, unarchive)
-  return changed([...new Set([...drafts, ...unarchive])].map((userId) => ({ userId, conversationId })))
+  const effects = sent.flatMap(({ conversationId, messages, touched }) => {
+    const senders = new Set(messages.map((m) => m.senderId))
+    return touched.flatMap((s) => {
+      const clearDraft = s.hasDraft && senders.has(s.userId)
+      const unarchive = s.archived && messages.some((m) => alerts('ADDED', m, s.userId, s.doNotDisturbUntil, now))
+      return clearDraft || unarchive ? [{ conversationId, userId: s.userId, clearDraft, unarchive }] : []
+    })
+  })
+  if (!effects.length) return []
+  await applySendEffects(tx, effects)
+  return changed(effects)
 }
 
 /** In markConversationRead's transaction: reading clears the viewer's markedUnread. */

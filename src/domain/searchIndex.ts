@@ -1,6 +1,6 @@
 import type { Db } from '../db/client.ts'
 import type { MessageKind, UserRecord } from '../store/records.ts'
-import { lockConversationFor } from '../store/conversations.ts'
+import { lockConversationFor } from '../store/conversationLocks.ts'
 import { findConversationsToIndex, findUnindexedMessages, findUnindexedUsers, insertDocuments, updateUserDocuments, type SearchDocument } from '../store/search.ts'
 import type { ForwardedItemRecord } from './content.ts'
 import { documentVector } from './searchText.ts'

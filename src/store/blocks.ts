@@ -15,11 +15,14 @@ export async function deleteBlock(conn: Conn, blockerId: number, blockedId: numb
   await conn.$executeRaw`DELETE FROM user_blocks WHERE blocker_id = ${blockerId} AND blocked_id = ${blockedId}`
 }
 
-/** Those of `userIds` whom another member of the conversation blocks (the rule for private conversations). */
-export const blockedByOtherMember = (conversationId: number | Prisma.Sql, userIds: readonly number[]) => Prisma.sql`
+/**
+ * Those of `userIds` (ids, or a bigint[] expression) whom another member of the conversation blocks
+ * (the rule for private conversations).
+ */
+export const blockedByOtherMember = (conversationId: number | Prisma.Sql, userIds: readonly number[] | Prisma.Sql) => Prisma.sql`
   SELECT b.blocked_id FROM conversation_members peer
   JOIN user_blocks b ON b.blocker_id = peer.user_id AND b.blocked_id <> peer.user_id
-  WHERE peer.conversation_id = ${conversationId} AND b.blocked_id = ANY(${bigintArray(userIds)})`
+  WHERE peer.conversation_id = ${conversationId} AND b.blocked_id = ANY(${userIds instanceof Prisma.Sql ? userIds : bigintArray(userIds)})`
 
 /** Whether the other participant of a private conversation blocks `senderId`. */
 export async function isBlockedByPeer(conn: Conn, conversationId: number, senderId: number): Promise<boolean> {

@@ -69,12 +69,12 @@ export type SendSettings = { userId: number; archived: boolean; doNotDisturbUnti
  * send reads of the current members' settings rows it may change, the archived ones and the senders'
  * drafts (not the drafts themselves: the lock holds the row while they would be serialized).
  */
-export const settingsTouchedBySend = (conversationId: Prisma.Sql, senderIds: readonly number[]) => Prisma.sql`(
+export const settingsTouchedBySend = (conversationId: Prisma.Sql, senderIds: Prisma.Sql) => Prisma.sql`(
   SELECT coalesce(json_agg(json_build_object('userId', cs.user_id, 'archived', cs.archived,
     'doNotDisturbUntil', cs.do_not_disturb_until, 'hasDraft', cs.draft_text IS NOT NULL)), '[]')
   FROM conversation_settings cs
   JOIN conversation_members cm ON cm.conversation_id = cs.conversation_id AND cm.user_id = cs.user_id AND cm.left_at IS NULL
-  WHERE cs.conversation_id = ${conversationId} AND (cs.archived OR (cs.draft_text IS NOT NULL AND cs.user_id = ANY(${bigintArray(senderIds)}))))`
+  WHERE cs.conversation_id = ${conversationId} AND (cs.archived OR (cs.draft_text IS NOT NULL AND cs.user_id = ANY(${senderIds}))))`
 
 /** A row of settingsTouchedBySend (JSON carries timestamps as strings, ids as numbers). */
 export const sendSettingsFromJson = (r: Omit<SendSettings, 'doNotDisturbUntil'> & { doNotDisturbUntil: string | null }): SendSettings => ({
@@ -114,16 +114,21 @@ export async function writeDraft(conn: Conn, conversationId: number, userId: num
       draft_mention_ids = EXCLUDED.draft_mention_ids, draft_updated_at = EXCLUDED.draft_updated_at`
 }
 
-/** After a send: clears the drafts of `draftsOf` and brings `unarchive` back into the list; one statement. */
-export async function applySendEffects(conn: Conn, conversationId: number, draftsOf: readonly number[], unarchive: readonly number[]): Promise<void> {
+/** What a send does to one member's settings row: clear their draft (they sent), bring the conversation back from the archive. */
+export type SendEffect = { conversationId: number; userId: number; clearDraft: boolean; unarchive: boolean }
+
+/** Applies the effects of the sends of one transaction, across its conversations; one statement. */
+export async function applySendEffects(conn: Conn, effects: readonly SendEffect[]): Promise<void> {
   await conn.$executeRaw`
     UPDATE conversation_settings cs SET
-      archived = cs.archived AND NOT (cs.user_id = ANY(${bigintArray(unarchive)})),
-      draft_text = CASE WHEN cs.user_id = ANY(${bigintArray(draftsOf)}) THEN NULL ELSE cs.draft_text END,
-      draft_quoted_seq = CASE WHEN cs.user_id = ANY(${bigintArray(draftsOf)}) THEN NULL ELSE cs.draft_quoted_seq END,
-      draft_mention_ids = CASE WHEN cs.user_id = ANY(${bigintArray(draftsOf)}) THEN '{}' ELSE cs.draft_mention_ids END,
-      draft_updated_at = CASE WHEN cs.user_id = ANY(${bigintArray(draftsOf)}) THEN NULL ELSE cs.draft_updated_at END
-    WHERE cs.conversation_id = ${conversationId} AND cs.user_id = ANY(${bigintArray([...draftsOf, ...unarchive])})`
+      archived = cs.archived AND NOT e.unarchive,
+      draft_text = CASE WHEN e.clear_draft THEN NULL ELSE cs.draft_text END,
+      draft_quoted_seq = CASE WHEN e.clear_draft THEN NULL ELSE cs.draft_quoted_seq END,
+      draft_mention_ids = CASE WHEN e.clear_draft THEN '{}' ELSE cs.draft_mention_ids END,
+      draft_updated_at = CASE WHEN e.clear_draft THEN NULL ELSE cs.draft_updated_at END
+    FROM unnest(${bigintArray(effects.map((e) => e.conversationId))}, ${bigintArray(effects.map((e) => e.userId))},
+      ${effects.map((e) => e.clearDraft)}::boolean[], ${effects.map((e) => e.unarchive)}::boolean[]) AS e(conversation_id, user_id, clear_draft, unarchive)
+    WHERE cs.conversation_id = e.conversation_id AND cs.user_id = e.user_id`
 }
 
 /** Clears markedUnread; true when it was set. */

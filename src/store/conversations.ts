@@ -1,9 +1,6 @@
 import type { ConversationType, HistoryVisibility, MemberRole } from '../generated/prisma/enums.ts'
-import { MESSAGE_COLUMNS, messageFromJson, type IdempotencyKey } from './messages.ts'
-import { toConversation, toMember, toUser, type ConversationRecord, type MemberRecord, type MessageRecord, type MessageRow, type UserRecord } from './records.ts'
+import { toConversation, toMember, toUser, type ConversationRecord, type MemberRecord, type UserRecord } from './records.ts'
 import { Prisma, bigintArray, type Conn } from './sql.ts'
-import { blockedByOtherMember } from './blocks.ts'
-import { sendSettingsFromJson, settingsTouchedBySend, type SendSettings } from './conversationSettings.ts'
 import { USER_COLUMNS } from './users.ts'
 
 export const CONVERSATION_COLUMNS = Prisma.sql`c.id, c.type, c.title, c.history_visibility AS "historyVisibility",
@@ -12,83 +9,21 @@ export const MEMBER_COLUMNS = Prisma.sql`cm.conversation_id AS "conversationId",
   cm.visible_from_seq AS "visibleFromSeq", cm.last_read_seq AS "lastReadSeq", cm.last_read_at AS "lastReadAt",
   cm.muted_until AS "mutedUntil", cm.joined_at AS "joinedAt"`
 
-type ConversationRow = Parameters<typeof toConversation>[0]
-type MemberRow = Parameters<typeof toMember>[0]
+export type ConversationRow = Parameters<typeof toConversation>[0]
+export type MemberRow = Parameters<typeof toMember>[0]
 export type AccessRow = ConversationRow & { member: MemberRow | null }
 
 export type ConversationAccess = { conversation: ConversationRecord; member: MemberRecord | null }
 
 // Member rows read as JSON carry their timestamps as strings.
-const toMemberFromJson = (m: MemberRow) => toMember({ ...m, lastReadAt: date(m.lastReadAt), mutedUntil: date(m.mutedUntil), joinedAt: date(m.joinedAt)! })
+export const toMemberFromJson = (m: MemberRow) => toMember({ ...m, lastReadAt: date(m.lastReadAt), mutedUntil: date(m.mutedUntil), joinedAt: date(m.joinedAt)! })
 export const toAccess = (r: AccessRow): ConversationAccess => ({ conversation: toConversation(r), member: r.member ? toMemberFromJson(r.member) : null })
 const date = (v: Date | string | null) => (v === null ? null : new Date(v))
 
-const memberJson = Prisma.sql`json_build_object(
+export const memberJson = Prisma.sql`json_build_object(
   'conversationId', cm.conversation_id, 'userId', cm.user_id, 'role', cm.role, 'visibleFromSeq', cm.visible_from_seq,
   'lastReadSeq', cm.last_read_seq, 'lastReadAt', cm.last_read_at, 'mutedUntil', cm.muted_until, 'joinedAt', cm.joined_at)`
 export const MEMBER_JSON = Prisma.sql`CASE WHEN cm.user_id IS NULL THEN NULL ELSE ${memberJson} END AS member`
-
-export type LockedConversation = {
-  conversation: ConversationRecord
-  members: Map<number, MemberRecord>
-  stored: MessageRecord[]
-  /** In a PRIVATE conversation, which of the users the other participant blocks. */
-  blockedByPeer: Set<number>
-  /** For a send: the settings rows it may change (settingsTouchedBySend); else empty. */
-  sendSettings: SendSettings[]
-}
-
-/**
- * Locks the conversation row (the seq/pts allocator) and reads, in the same statement, the current
- * memberships of `userIds`, the messages already stored under the idempotency `keys`, and (private
- * conversations) whether the peer blocks any of `userIds`, and for a send (`forSend`) the settings rows
- * the send may change. Every write
- * that takes a seq or pts goes through here, so writes to one conversation serialize (and a send sees
- * every send committed before it) while writes to different conversations never wait for each other.
- */
-export async function lockConversationFor(
-  conn: Conn,
-  conversationId: number,
-  userIds: readonly number[],
-  keys: readonly IdempotencyKey[] = [],
-  opts: { forSend?: boolean } = {},
-): Promise<LockedConversation | null> {
-  const stored = keys.length
-    ? Prisma.sql`(SELECT coalesce(json_agg(s), '[]') FROM (
-        SELECT ${MESSAGE_COLUMNS}
-        FROM unnest(${keys.map((k) => k.senderType)}::"SenderType"[], ${bigintArray(keys.map((k) => k.senderId))}, ${keys.map((k) => k.clientMessageId)}::varchar[])
-          AS k(sender_type, sender_id, client_message_id)
-        JOIN messages m ON m.conversation_id = c.id AND m.sender_type = k.sender_type
-          AND m.sender_id = k.sender_id AND m.client_message_id = k.client_message_id) s)`
-    : Prisma.sql`'[]'::json`
-  const sendSettings = opts.forSend ? settingsTouchedBySend(Prisma.sql`c.id`, userIds) : Prisma.sql`'[]'::json`
-  const rows = await conn.$queryRaw<(ConversationRow & { members: MemberRow[]; stored: MessageRow[]; blockedByPeer: number[]; sendSettings: Parameters<typeof sendSettingsFromJson>[0][] })[]>`
-    SELECT ${CONVERSATION_COLUMNS}, (
-      SELECT coalesce(json_agg(${memberJson}), '[]') FROM conversation_members cm
-      WHERE cm.conversation_id = c.id AND cm.user_id = ANY(${bigintArray(userIds)}) AND cm.left_at IS NULL) AS members,
-      ${stored} AS stored, (
-      SELECT coalesce(json_agg(DISTINCT blocked.blocked_id), '[]') FROM (${blockedByOtherMember(Prisma.sql`c.id`, userIds)}) blocked
-      WHERE c.type = 'PRIVATE') AS "blockedByPeer", ${sendSettings} AS "sendSettings"
-    FROM conversations c
-    WHERE c.id = ${conversationId}
-    FOR UPDATE OF c`
-  const row = rows[0]
-  if (!row) return null
-  const members = row.members.map(toMemberFromJson)
-  return {
-    conversation: toConversation(row),
-    members: new Map(members.map((m) => [m.userId, m])),
-    stored: row.stored.map(messageFromJson),
-    blockedByPeer: new Set(row.blockedByPeer.map(Number)),
-    sendSettings: row.sendSettings.map(sendSettingsFromJson),
-  }
-}
-
-/** Locks the conversation row and reads one user's current membership with it (see lockConversationFor). */
-export async function lockConversation(conn: Conn, conversationId: number, userId: number): Promise<ConversationAccess | null> {
-  const locked = await lockConversationFor(conn, conversationId, [userId])
-  return locked && { conversation: locked.conversation, member: locked.members.get(userId) ?? null }
-}
 
 /** The conversations `where` picks, each with the user's current membership as `member` (null when not a member). */
 const accessRows = (userId: number, where: Prisma.Sql) => Prisma.sql`

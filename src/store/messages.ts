@@ -61,46 +61,57 @@ export class DuplicateIdempotencyKey extends Error {
   }
 }
 
+/** Messages to append to one conversation, whose row the caller holds locked, after its counters `last`. */
+export type Append = { conversationId: number; last: { lastSeq: number; lastPts: number }; drafts: readonly MessageDraft[] }
+
+const nullableText = (v: number | string | null) => (v === null ? null : String(v))
+const arrayLiteral = (ids: readonly number[]) => `{${ids.join(',')}}`
+
 /**
- * Appends messages to a conversation whose row the caller holds locked (lockConversation), taking
- * seq and pts after `last`. One statement: the rows, the conversation's counters and activity time,
- * each user sender's read position (sending reads up to your own message), and the search documents.
+ * Appends messages to conversations whose rows the caller holds locked (lockConversations), taking
+ * seq and pts after each one's `last`. One statement whatever the batch, with one SQL text (the rows
+ * arrive as arrays): the rows, each conversation's counters and activity time, each user sender's read
+ * position (sending reads up to your own message), and the search documents. Returns the messages in
+ * the order of `appends` and their drafts.
  */
-export async function appendMessages(
-  conn: Conn,
-  conversationId: number,
-  last: { lastSeq: number; lastPts: number },
-  drafts: MessageDraft[],
-): Promise<MessageRecord[]> {
-  const values = drafts.map((d, i) => Prisma.sql`(
-    ${conversationId}, ${last.lastSeq + i + 1}, ${last.lastPts + i + 1}, ${d.senderType}::"SenderType", ${d.senderId}::bigint,
-    ${d.kind}::"MessageKind", ${d.clientMessageId}, ${JSON.stringify(d.content)}::jsonb, ${d.quotedSeq}::bigint,
-    ${bigintArray(d.mentionUserIds)}, ${d.mentionAll}, ${bigintArray(d.visibleTo)}, (SELECT at FROM clock),
-    ${d.forwardedFrom ? JSON.stringify(d.forwardedFrom) : null}::jsonb)`)
-  const readUpTo = new Map<number, number>()
-  drafts.forEach((d, i) => d.senderId !== null && d.senderType !== 'SYSTEM' && readUpTo.set(d.senderId, last.lastSeq + i + 1))
-  const reads = readUpTo.size
-    ? Prisma.sql`, reads AS (
-        UPDATE conversation_members cm SET last_read_seq = GREATEST(cm.last_read_seq, r.seq), last_read_at = (SELECT at FROM clock)
-        FROM unnest(${bigintArray([...readUpTo.keys()])}, ${bigintArray([...readUpTo.values()])}) AS r(user_id, seq)
-        WHERE cm.conversation_id = ${conversationId} AND cm.user_id = r.user_id)`
-    : Prisma.empty
-  const rows = await conn.$queryRaw<MessageRow[]>`
+export async function appendMessagesTo(conn: Conn, appends: readonly Append[]): Promise<MessageRecord[]> {
+  const rows = appends.flatMap((a) => a.drafts.map((d, i) => ({ ...d, conversationId: a.conversationId, seq: a.last.lastSeq + i + 1, pts: a.last.lastPts + i + 1 })))
+  const column = <T,>(pick: (r: (typeof rows)[number]) => T) => rows.map(pick)
+  const stored = await conn.$queryRaw<MessageRow[]>`
     WITH clock AS (SELECT clock_timestamp() AS at),
+    appended AS (
+      SELECT * FROM unnest(${bigintArray(column((r) => r.conversationId))}, ${bigintArray(column((r) => r.seq))}, ${bigintArray(column((r) => r.pts))},
+        ${column((r) => r.senderType)}::"SenderType"[], ${column((r) => nullableText(r.senderId))}::text[], ${column((r) => r.kind)}::"MessageKind"[],
+        ${column((r) => r.clientMessageId)}::text[], ${column((r) => JSON.stringify(r.content))}::text[], ${column((r) => nullableText(r.quotedSeq))}::text[],
+        ${column((r) => arrayLiteral(r.mentionUserIds))}::text[], ${column((r) => r.mentionAll)}::boolean[], ${column((r) => arrayLiteral(r.visibleTo))}::text[],
+        ${column((r) => (r.forwardedFrom ? JSON.stringify(r.forwardedFrom) : null))}::text[], ${column((r) => r.searchDocument ?? '')}::text[])
+        AS a(conversation_id, seq, pts, sender_type, sender_id, kind, client_message_id, content, quoted_seq, mention_user_ids, mention_all,
+          visible_to, forwarded_from, document)),
     conv AS (
-      UPDATE conversations SET last_seq = ${last.lastSeq + drafts.length}, last_pts = ${last.lastPts + drafts.length},
-        last_activity_at = (SELECT at FROM clock)
-      WHERE id = ${conversationId})
-    ${reads}
-    ${indexAppended(conversationId, last.lastSeq + 1, drafts.map((d) => d.searchDocument), Prisma.sql`(SELECT at FROM clock)`)}
+      UPDATE conversations c SET last_seq = n.last_seq, last_pts = n.last_pts, last_activity_at = (SELECT at FROM clock)
+      FROM (SELECT conversation_id, max(seq) AS last_seq, max(pts) AS last_pts FROM appended GROUP BY conversation_id) n
+      WHERE c.id = n.conversation_id),
+    reads AS (
+      UPDATE conversation_members cm SET last_read_seq = GREATEST(cm.last_read_seq, r.seq), last_read_at = (SELECT at FROM clock)
+      FROM (SELECT conversation_id, sender_id::bigint AS user_id, max(seq) AS seq FROM appended
+        WHERE sender_type <> 'SYSTEM' AND sender_id IS NOT NULL GROUP BY 1, 2) r
+      WHERE cm.conversation_id = r.conversation_id AND cm.user_id = r.user_id)
+    ${indexAppended(Prisma.sql`appended`, Prisma.sql`(SELECT at FROM clock)`)}
     INSERT INTO messages AS m (conversation_id, seq, pts, sender_type, sender_id, kind, client_message_id, content,
       quoted_seq, mention_user_ids, mention_all, visible_to, sent_at, forwarded_from)
-    VALUES ${Prisma.join(values)}
+    SELECT conversation_id, seq, pts, sender_type, sender_id::bigint, kind, client_message_id, content::jsonb, quoted_seq::bigint,
+      mention_user_ids::bigint[], mention_all, visible_to::bigint[], (SELECT at FROM clock), forwarded_from::jsonb
+    FROM appended
     RETURNING ${MESSAGE_COLUMNS}`.catch((error: unknown) => {
     throw violatedUniqueConstraint(error) === 'messages_idempotency_key' ? new DuplicateIdempotencyKey() : error
   })
-  return rows.map(toMessage)
+  const byKey = new Map(stored.map(toMessage).map((m) => [`${m.conversationId}:${m.seq}`, m]))
+  return rows.map((r) => byKey.get(`${r.conversationId}:${r.seq}`)!)
 }
+
+/** appendMessagesTo for one conversation. */
+export const appendMessages = (conn: Conn, conversationId: number, last: Append['last'], drafts: readonly MessageDraft[]) =>
+  appendMessagesTo(conn, [{ conversationId, last, drafts }])
 
 const jsonDate = (v: Date | string | null) => (v === null ? null : new Date(v))
 /** A message row read as JSON (inside a larger statement): timestamps arrive as strings. */

@@ -36,11 +36,11 @@ export type MessageSearch = {
 /**
  * For appendMessages: a CTE that writes the documents of the messages it appends (the ones with
  * one), stamped `sentAt` like the messages, in the same statement as the messages themselves.
+ * `appended` names a relation of (conversation_id, seq, document text) rows; '' and NULL are none.
  */
-export function indexAppended(conversationId: number, firstSeq: number, documents: readonly (SearchDocument | undefined)[], sentAt: Prisma.Sql): Prisma.Sql {
-  const rows = documents.flatMap((document, i) => (document ? [Prisma.sql`(${conversationId}, ${firstSeq + i}, ${sentAt}, ${document}::tsvector)`] : []))
-  return rows.length ? Prisma.sql`, searched AS (INSERT INTO message_search (conversation_id, seq, sent_at, document) VALUES ${Prisma.join(rows)})` : Prisma.empty
-}
+export const indexAppended = (appended: Prisma.Sql, sentAt: Prisma.Sql): Prisma.Sql => Prisma.sql`, searched AS (
+  INSERT INTO message_search (conversation_id, seq, sent_at, document)
+  SELECT a.conversation_id, a.seq, ${sentAt}, a.document::tsvector FROM ${appended} a WHERE a.document <> '')`
 
 /**
  * For an edit (a CTE beside the UPDATE, as `changed`): the edited message's document replaces the
