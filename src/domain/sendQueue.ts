@@ -10,9 +10,10 @@ type Waiter = { send: PreparedSend; resolve: (r: SendMessageResult) => void; rej
 const MAX_BATCH = 100
 /**
  * Shared transactions in flight at once. Two: one commits while the next fills, and a send finding
- * the other slot free starts at once (a lone sender waits for nobody).
+ * the other slot free starts at once (a lone sender waits for nobody). Measured in bench scenario 1
+ * against one and four (decision 0140).
  */
-const MAX_RUNNING = Number(process.env.SEND_BATCHES_IN_FLIGHT ?? 2)
+const MAX_RUNNING = 2
 
 /**
  * Per app (App.sends): the sends waiting for a transaction, the conversations some transaction of this
