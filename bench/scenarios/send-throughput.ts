@@ -178,7 +178,6 @@ export async function sendThroughput(host: DatabaseHost, client: LoadClient): Pr
         ratio: measured / statements,
         target: '≥ 0.7',
         met: measured / statements >= 0.7,
-        note: `coalescing off: ${off.toFixed(0)} msgs/s`,
       },
       {
         scenario,
@@ -188,6 +187,15 @@ export async function sendThroughput(host: DatabaseHost, client: LoadClient): Pr
         ratio: measured / oneCall,
         target: '≥ 0.3',
         met: measured / oneCall >= 0.3,
+      },
+      {
+        scenario: '1 send throughput, coalescing off (SEND_COALESCING=false)',
+        metric: 'msgs/s',
+        value: off.toFixed(0),
+        baseline: `${statements.toFixed(0)} (pg, the transaction as separate statements)`,
+        ratio: off / statements,
+        target: 'reported',
+        met: true,
       },
       {
         scenario: '1 send latency under load (32 senders)',

@@ -11,7 +11,7 @@ export type Settings = {
   sensitiveWords: string[]
   /** More missed changes than this on resume → RESYNC_REQUIRED. */
   resyncLimit: number
-  /** Concurrent sends to one conversation share one transaction (one lock and commit for many messages). */
+  /** Concurrent sends share one transaction, across conversations (one lock statement and commit for many messages). */
   coalesceSends: boolean
   /** How many conversations one user may pin (PINNED_CONVERSATIONS_LIMIT); one more is LIMIT_REACHED. */
   pinnedConversationsLimit: number
