@@ -71,7 +71,8 @@ async function sendFixture(host: DatabaseHost, client: LoadClient, name: string,
   })
   const tokens = await Promise.all(senders.map((_, i) => tokenFor(`sender-${i}`)))
   const parley = await startParleyProcess(database.url, { poolSize: SENDERS + 8 })
-  const pool = new pg.Pool({ connectionString: database.url, max: SENDERS })
+  // Idle connections close at once: the servers measured in between need the database's connections.
+  const pool = new pg.Pool({ connectionString: database.url, max: SENDERS, idleTimeoutMillis: 100 })
   // pool.end() resolves before its sockets close; the database's DROP … WITH (FORCE) may then end one,
   // which an idle client reports as an error that would otherwise crash the run.
   pool.on('error', () => {})
