@@ -121,6 +121,17 @@ describe('statement counts', () => {
     }
     const pageInfo = (p: { messages: Page }) => [p.messages.pageInfo.hasPreviousPage, p.messages.pageInfo.hasNextPage]
     expect([pageInfo(newest), pageInfo(older), pageInfo(forward)]).toEqual([[true, false], [false, true], [true, true]])
+
+    // The shape Relay and Apollo send: the page inside fragments on Conversation (and on Node).
+    const FRAGMENTS = `query F($id: ID!) { conversation(id: $id) { id ...Chat } }
+      fragment Chat on Conversation { title ... on Node { ...Page } }
+      fragment Page on Conversation { messages(last: 50) { edges { node { seq sender { handle } } } } }`
+    let fromFragments: { conversation: { messages: { edges: { node: { seq: number } }[] } } } | undefined
+    const count = await countStatements(async () => {
+      fromFragments = (await request<NonNullable<typeof fromFragments>, unknown>(member!.token, FRAGMENTS, { id: group.id })).data ?? undefined
+    })
+    expect(count).toBe(1)
+    expect(fromFragments!.conversation.messages.edges.map((e) => e.node.seq)).toEqual(newest.messages.edges.map((e) => e.node.seq))
   })
 
   it('stay the same for a page of 50 with settings, drafts (quotes, mentions) and the total selected', async () => {
