@@ -8,12 +8,20 @@ export type Db = PrismaClient
 export type Tx = Parameters<Parameters<PrismaClient['$transaction']>[0]>[0]
 
 /**
+ * Marks a statement PostgreSQL must plan on every call (see store/sql.ts `plannedPerCall`): it goes
+ * unnamed, so no generic plan is kept for it.
+ */
+export const PLANNED_PER_CALL = '/* planned per call */'
+
+/**
  * Names each distinct SQL text, so pg prepares it once per connection and PostgreSQL can keep its
- * plan: the visibility predicates make planning cost more than running a history page.
+ * plan: the visibility predicates make planning cost more than running a history page. A statement
+ * marked PLANNED_PER_CALL gets no name ('' is pg's unnamed statement).
  */
 function statementNames(): (query: { sql: string }) => string {
   const names = new Map<string, string>()
   return ({ sql }) => {
+    if (sql.startsWith(PLANNED_PER_CALL)) return ''
     let name = names.get(sql)
     if (!name) {
       name = `p_${createHash('sha1').update(sql).digest('base64url').slice(0, 22)}`
@@ -40,7 +48,14 @@ export const poolOf = (db: Db): pg.Pool | undefined => pools.get(db)
  * connection, then fails (isPoolTimeout), so no request waits forever on an exhausted pool.
  */
 export function createDb(databaseUrl: string, opts: { poolSize?: number; poolTimeoutMs?: number; onQuery?: (sql: string) => void } = {}): Db {
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: opts.poolSize ?? 20, connectionTimeoutMillis: opts.poolTimeoutMs ?? 10_000 })
+  const pool = new pg.Pool({
+    connectionString: databaseUrl,
+    max: opts.poolSize ?? 20,
+    connectionTimeoutMillis: opts.poolTimeoutMs ?? 10_000,
+    // A connection's kept (generic) plans were made from the statistics of when it prepared them; a
+    // new connection every 10 minutes plans again from today's, as tables grow from empty.
+    maxLifetimeSeconds: 600,
+  })
   const adapter = new PrismaPg(pool, { statementNameGenerator: statementNames(), disposeExternalPool: true })
   const db = new PrismaClient({
     adapter,

@@ -3,7 +3,7 @@ import { sendSettingsFromJson, settingsTouchedBySend, type SendSettings } from '
 import { CONVERSATION_COLUMNS, memberJson, toMemberFromJson, type ConversationAccess, type ConversationRow, type MemberRow } from './conversations.ts'
 import { MESSAGE_COLUMNS, messageFromJson, type IdempotencyKey } from './messages.ts'
 import { toConversation, type ConversationRecord, type MemberRecord, type MessageRecord, type MessageRow } from './records.ts'
-import { Prisma, bigintArray, type Conn } from './sql.ts'
+import { Prisma, bigintArray, plannedPerCall, type Conn } from './sql.ts'
 
 /** The conversation row lock: the seq/pts allocator every write that takes a seq or pts goes through. */
 
@@ -40,7 +40,7 @@ export async function lockConversations(
   // The request's users of the conversation at hand (`c`).
   const usersOfC = Prisma.sql`ARRAY(SELECT w.user_id FROM wanted w WHERE w.conversation_id = c.id)`
   const sendSettings = opts.forSend ? settingsTouchedBySend(Prisma.sql`c.id`, usersOfC) : Prisma.sql`'[]'::json`
-  const rows = await conn.$queryRaw<(ConversationRow & { members: MemberRow[]; stored: MessageRow[]; blockedByPeer: number[]; sendSettings: Parameters<typeof sendSettingsFromJson>[0][] })[]>`
+  const rows = await conn.$queryRaw<(ConversationRow & { members: MemberRow[]; stored: MessageRow[]; blockedByPeer: number[]; sendSettings: Parameters<typeof sendSettingsFromJson>[0][] })[]>`${plannedPerCall}
     WITH wanted AS (
       SELECT * FROM unnest(${bigintArray(wanted.map((w) => w[0]))}, ${bigintArray(wanted.map((w) => w[1]))}) AS w(conversation_id, user_id)),
     keys AS (
@@ -56,7 +56,9 @@ export async function lockConversations(
           AND m.sender_id = k.sender_id AND m.client_message_id = k.client_message_id
         WHERE k.conversation_id = c.id) s) AS stored, (
       SELECT coalesce(json_agg(DISTINCT blocked.blocked_id), '[]') FROM (${blockedByOtherMember(Prisma.sql`c.id`, usersOfC)}) blocked
-      WHERE c.type = 'PRIVATE') AS "blockedByPeer", ${sendSettings} AS "sendSettings"
+      WHERE c.type = 'PRIVATE') AS "blockedByPeer", ${sendSettings} AS "sendSettings",
+      -- The rest of this write's transaction is planned per call too, foreign-key checks included (store/sql.ts plannedPerCall).
+      set_config('plan_cache_mode', 'force_custom_plan', true) AS "planCacheMode"
     FROM conversations c
     WHERE c.id = ANY(${bigintArray(requests.map((r) => r.conversationId))})
     ORDER BY c.id

@@ -1,7 +1,7 @@
 import type { MessageKind, SenderType } from '../generated/prisma/enums.ts'
 import { toMessage, type ForwardOriginRecord, type MessageRecord, type MessageRow } from './records.ts'
 import { indexAppended, type SearchDocument } from './search.ts'
-import { Prisma, bigintArray, violatedUniqueConstraint, type Conn } from './sql.ts'
+import { Prisma, bigintArray, plannedPerCall, violatedUniqueConstraint, type Conn } from './sql.ts'
 
 export const MESSAGE_COLUMNS = Prisma.sql`m.conversation_id AS "conversationId", m.seq, m.pts, m.sender_type AS "senderType",
   m.sender_id AS "senderId", m.kind, m.client_message_id AS "clientMessageId", m.content, m.quoted_seq AS "quotedSeq",
@@ -77,6 +77,7 @@ const arrayLiteral = (ids: readonly number[]) => `{${ids.join(',')}}`
 export async function appendMessagesTo(conn: Conn, appends: readonly Append[]): Promise<MessageRecord[]> {
   const rows = appends.flatMap((a) => a.drafts.map((d, i) => ({ ...d, conversationId: a.conversationId, seq: a.last.lastSeq + i + 1, pts: a.last.lastPts + i + 1 })))
   const column = <T,>(pick: (r: (typeof rows)[number]) => T) => rows.map(pick)
+  // Runs after lockConversations, so it is planned per call (see there).
   const stored = await conn.$queryRaw<MessageRow[]>`
     WITH clock AS (SELECT clock_timestamp() AS at),
     appended AS (
@@ -122,7 +123,7 @@ export type IdempotencyKey = { senderType: SenderType; senderId: number; clientM
 
 /** Messages already stored under any of `keys` in one conversation (the idempotency lookup). */
 export async function findByClientMessageIds(conn: Conn, conversationId: number, keys: readonly IdempotencyKey[]): Promise<MessageRecord[]> {
-  const rows = await conn.$queryRaw<MessageRow[]>`
+  const rows = await conn.$queryRaw<MessageRow[]>`${plannedPerCall}
     SELECT ${MESSAGE_COLUMNS}
     FROM unnest(${keys.map((k) => k.senderType)}::"SenderType"[], ${bigintArray(keys.map((k) => k.senderId))}, ${keys.map((k) => k.clientMessageId)}::varchar[])
       AS k(sender_type, sender_id, client_message_id)

@@ -1,5 +1,5 @@
 import { Prisma } from '../generated/prisma/client.ts'
-import type { Db, Tx } from '../db/client.ts'
+import { PLANNED_PER_CALL, type Db, type Tx } from '../db/client.ts'
 
 export { Prisma }
 /** Store functions take either the client or a transaction; both can run raw SQL. */
@@ -16,5 +16,17 @@ export function violatedUniqueConstraint(error: unknown): string | null {
   const cause = (error.meta?.driverAdapterError as { cause?: DriverCause } | undefined)?.cause
   return cause?.kind === 'UniqueConstraintViolation' ? (cause.constraint?.index ?? null) : null
 }
+
+/**
+ * Put first in a statement whose kept plan would go wrong as a table grows: PostgreSQL plans it on
+ * every call, from the arguments and the statistics of the moment. Kept plans of the write path
+ * were made while the tables were small and stayed there: the idempotency lookup hash-joined a
+ * sequential scan of every message, the counter updates and the foreign-key checks scanned the
+ * conversation and member rows (one live row each, a dead version per write until vacuum), so every
+ * send got slower with each one stored (bench scenario 2 fell from 2× to 0.4× the raw baseline over
+ * 12,000 sends into one conversation). lockConversations, the first statement of every write that
+ * takes a seq, is marked so and sets plan_cache_mode for the rest of its transaction.
+ */
+export const plannedPerCall = Prisma.raw(PLANNED_PER_CALL)
 
 export const bigintArray = (ids: readonly number[]) => Prisma.sql`${ids.map(BigInt)}::bigint[]`
