@@ -29,4 +29,11 @@ export function violatedUniqueConstraint(error: unknown): string | null {
  */
 export const plannedPerCall = Prisma.raw(PLANNED_PER_CALL)
 
+/** A deadlock or serialization failure (40P01, 40001): PostgreSQL rolled the transaction back, and running it again may succeed. */
+export function isWriteConflict(error: unknown): boolean {
+  if (!(error instanceof Prisma.PrismaClientKnownRequestError)) return false
+  const cause = (error.meta?.driverAdapterError as { cause?: DriverCause } | undefined)?.cause
+  return error.code === 'P2034' || cause?.kind === 'TransactionWriteConflict'
+}
+
 export const bigintArray = (ids: readonly number[]) => Prisma.sql`${ids.map(BigInt)}::bigint[]`
