@@ -13,22 +13,22 @@ export type Tx = Parameters<Parameters<PrismaClient['$transaction']>[0]>[0]
  */
 export const PLANNED_PER_CALL = '/* planned per call */'
 
+const statementNames = new Map<string, string>()
+
 /**
- * Names each distinct SQL text, so pg prepares it once per connection and PostgreSQL can keep its
- * plan: the visibility predicates make planning cost more than running a history page. A statement
+ * The name of a SQL text, so pg prepares it once per connection and PostgreSQL can keep its plan:
+ * the visibility predicates make planning cost more than running a history page. Statements sent
+ * through Prisma and straight through the pool (store/changes.ts) are named alike. A statement
  * marked PLANNED_PER_CALL gets no name ('' is pg's unnamed statement).
  */
-function statementNames(): (query: { sql: string }) => string {
-  const names = new Map<string, string>()
-  return ({ sql }) => {
-    if (sql.startsWith(PLANNED_PER_CALL)) return ''
-    let name = names.get(sql)
-    if (!name) {
-      name = `p_${createHash('sha1').update(sql).digest('base64url').slice(0, 22)}`
-      if (names.size < 10_000) names.set(sql, name)
-    }
-    return name
+export function statementName(sql: string): string {
+  if (sql.startsWith(PLANNED_PER_CALL)) return ''
+  let name = statementNames.get(sql)
+  if (!name) {
+    name = `p_${createHash('sha1').update(sql).digest('base64url').slice(0, 22)}`
+    if (statementNames.size < 10_000) statementNames.set(sql, name)
   }
+  return name
 }
 
 /**
@@ -56,7 +56,7 @@ export function createDb(databaseUrl: string, opts: { poolSize?: number; poolTim
     // new connection every 10 minutes plans again from today's, as tables grow from empty.
     maxLifetimeSeconds: 600,
   })
-  const adapter = new PrismaPg(pool, { statementNameGenerator: statementNames(), disposeExternalPool: true })
+  const adapter = new PrismaPg(pool, { statementNameGenerator: ({ sql }) => statementName(sql), disposeExternalPool: true })
   const db = new PrismaClient({
     adapter,
     // The defaults (wait 2 s, run 5 s) are too tight when many sends queue on one conversation row.

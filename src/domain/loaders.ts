@@ -1,6 +1,7 @@
 import DataLoader from 'dataloader'
 import type { Db } from '../db/client.ts'
 import { messageKeyText as messageKey, type MessageKey } from '../ids.ts'
+import { groupBy } from '../groupBy.ts'
 import { findConversationsForUser, findPeers, type ConversationAccess } from '../store/conversations.ts'
 import { findSettings, noSettings, type SettingsRecord } from '../store/conversationSettings.ts'
 import { findEdits, type MessageEditRecord } from '../store/lifecycle.ts'
@@ -31,17 +32,6 @@ const lazily = <F extends Factories>(factories: F): Made<F> => new Proxy({ facto
 export function createLoaders(db: Db, viewer: Viewer | null) {
   const viewerId = viewer?.userId ?? 0
   const byKey = <K, V>(rows: V[], keyOf: (v: V) => K) => new Map(rows.map((r) => [keyOf(r), r]))
-  /** Rows grouped by key, each group in the rows' order. */
-  const groupBy = <K, V>(rows: V[], keyOf: (v: V) => K) => {
-    const groups = new Map<K, V[]>()
-    for (const row of rows) {
-      const key = keyOf(row)
-      const group = groups.get(key)
-      if (group) group.push(row)
-      else groups.set(key, [row])
-    }
-    return groups
-  }
   const loaders = lazily({
     users: () => new DataLoader<number, UserRecord | null>(async (ids) => {
       const found = byKey(await findUsersByIds(db, ids), (u) => u.id)

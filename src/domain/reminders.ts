@@ -1,4 +1,5 @@
 import { messageKeyText } from '../ids.ts'
+import { groupBy } from '../groupBy.ts'
 import type { RealtimeEvent } from '../realtime/events.ts'
 import { findVisibleMessages } from '../store/messages.ts'
 import { claimDueReminders, markRemindersFired, type ClaimedReminder } from '../store/userActions.ts'
@@ -13,8 +14,7 @@ export const REMINDER_LEASE_MS = 30_000
  * for them, left the conversation) or that was recalled is used up without one.
  */
 async function dueEvents(app: App, claimed: readonly ClaimedReminder[]): Promise<RealtimeEvent[]> {
-  const byUser = new Map<number, ClaimedReminder[]>()
-  for (const r of claimed) byUser.set(r.userId, [...(byUser.get(r.userId) ?? []), r])
+  const byUser = groupBy(claimed, (r) => r.userId)
   const events: RealtimeEvent[] = []
   // One visibility read per owner: the shared rule is per reader.
   for (const [userId, reminders] of byUser) {

@@ -1,4 +1,5 @@
 import { DomainError, notFound } from '../errors.ts'
+import { groupBy } from '../groupBy.ts'
 import type { RealtimeEvent } from '../realtime/events.ts'
 import { lockConversations, type LockRequest } from '../store/conversationLocks.ts'
 import { appendMessagesTo, type IdempotencyKey, type MessageDraft } from '../store/messages.ts'
@@ -42,7 +43,7 @@ export async function commitSends(app: App, sends: readonly PreparedSend[], opts
     const stored = new Map([...locked.values()].flatMap((l) => l.stored.map((m) => [storedKeyOf(m), m] as const)))
     const now = new Date()
     const outcomes: Outcome[] = []
-    const accepted = new Map<number, { index: number; draft: MessageDraft }[]>()
+    const checked: { conversationId: number; index: number; draft: MessageDraft }[] = []
     const firstOfKey = new Map<string, number>()
     for (const [index, send] of sends.entries()) {
       const lock = locked.get(send.conversationId)
@@ -60,7 +61,7 @@ export async function commitSends(app: App, sends: readonly PreparedSend[], opts
         else if (firstOfKey.has(key)) outcomes[index] = { sameAs: firstOfKey.get(key)! }
         else {
           const draft = await checkSend(tx, app, send, { conversation: lock.conversation, member }, { now, blockedByPeer: lock.blockedByPeer.has(send.viewer.userId) })
-          accepted.set(send.conversationId, [...(accepted.get(send.conversationId) ?? []), { index, draft }])
+          checked.push({ conversationId: send.conversationId, index, draft })
           firstOfKey.set(key, index)
         }
       } catch (error) {
@@ -68,6 +69,7 @@ export async function commitSends(app: App, sends: readonly PreparedSend[], opts
         outcomes[index] = error
       }
     }
+    const accepted = groupBy(checked, (c) => c.conversationId)
     const appends = [...accepted].map(([conversationId, rows]) => ({ conversationId, last: locked.get(conversationId)!.conversation, drafts: rows.map((r) => r.draft) }))
     const messages = appends.length ? await appendMessagesTo(tx, appends) : []
     ;[...accepted.values()].flat().forEach(({ index }, i) => (outcomes[index] = { message: messages[i]!, deduplicated: false }))

@@ -1,4 +1,5 @@
 import { DomainError } from '../errors.ts'
+import { groupBy } from '../groupBy.ts'
 import { recordSendBatch } from '../ops/metrics.ts'
 import type { App } from './app.ts'
 import type { PreparedSend, SendMessageResult } from './messages.ts'
@@ -70,8 +71,7 @@ function takeBatch(queues: SendQueues): Waiter[] {
 async function runBatch(app: App, batch: Waiter[]): Promise<void> {
   const queues = app.sends
   const deferred = await settle(app, batch, false)
-  const waiting = new Map<number, Waiter[]>()
-  for (const w of deferred) waiting.set(w.send.conversationId, [...(waiting.get(w.send.conversationId) ?? []), w])
+  const waiting = groupBy(deferred, (w) => w.send.conversationId)
   queues.running--
   for (const waiter of batch) if (!waiting.has(waiter.send.conversationId)) queues.busy.delete(waiter.send.conversationId)
   pump(app)

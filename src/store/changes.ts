@@ -1,6 +1,5 @@
-import { createHash } from 'node:crypto'
 import pg from 'pg'
-import { poolOf, type Db } from '../db/client.ts'
+import { poolOf, statementName, type Db } from '../db/client.ts'
 import { toMessage, type MessageRecord, type MessageRow } from './records.ts'
 import { MESSAGE_COLUMNS, visibleTo, type Reader } from './messages.ts'
 import { Prisma, type Conn } from './sql.ts'
@@ -34,13 +33,6 @@ const int8Numbers = (text: string): number[] => (text === '{}' ? [] : (int8Array
 const numberTypes = {
   getTypeParser: (oid: number, format?: 'text' | 'binary') =>
     oid === INT8 ? Number : oid === INT8_ARRAY ? int8Numbers : pg.types.getTypeParser(oid as never, format),
-}
-/** Statement names by SQL text, so each pooled connection prepares the replay's statement once (as the Prisma adapter names its own). */
-const statementNames = new Map<string, string>()
-const statementName = (text: string) => {
-  let name = statementNames.get(text)
-  if (!name) statementNames.set(text, (name = `r_${createHash('sha1').update(text).digest('base64url').slice(0, 22)}`))
-  return name
 }
 
 /**
