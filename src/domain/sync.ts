@@ -2,10 +2,8 @@ import type { Db } from '../db/client.ts'
 import { DomainError } from '../errors.ts'
 import { messageKeyText, type MessageKey } from '../ids.ts'
 import type { ConversationAccess } from '../store/conversations.ts'
-import { findConversationsForUser } from '../store/conversations.ts'
-import { findVisibleMessages } from '../store/messages.ts'
-import { CONVERSATION_CHANGE, MEMBERSHIP_CHANGE, MESSAGE_STATE_CHANGE, listSyncChanges, planForValues, readSnapshot, type Snapshot, type SyncChange, type SyncRange } from '../store/sync.ts'
-import { findViewerStates, NO_ACTIONS, type ViewerState } from '../store/userActions.ts'
+import { CONVERSATION_CHANGE, MEMBERSHIP_CHANGE, MESSAGE_STATE_CHANGE, readSnapshot, readSyncDifference, type Snapshot, type SyncChange, type SyncRange } from '../store/sync.ts'
+import { NO_ACTIONS, type ViewerState } from '../store/userActions.ts'
 import type { App, Viewer } from './app.ts'
 import { syncBatchSize } from './input.ts'
 import { shownViewerState } from './policy.ts'
@@ -13,7 +11,7 @@ import { decodeSyncToken, encodeSyncToken, tokenAt } from './syncToken.ts'
 
 /**
  * Account-level sync (docs/sync.md, decision 0080): the viewer's changes after a token, read in one
- * REPEATABLE READ transaction so the rows and the snapshot the next token names are the same state.
+ * statement so the rows and the snapshot the next token names are the same state (decision 0160).
  */
 
 export type MessageState = { key: MessageKey; state: ViewerState }
@@ -48,35 +46,22 @@ export async function currentSyncToken(app: App, viewer: Viewer): Promise<string
 }
 
 export async function readDifference(db: Db, viewer: Viewer, range: SyncRange, limit: number): Promise<Difference> {
-  return db.$transaction(
-    async (tx) => {
-      await planForValues(tx)
-      const { snapshot, ahead } = await readSnapshot(tx, range.since)
-      if (ahead) throw new DomainError('RESYNC_REQUIRED', 'this sync token is from another database state; refetch, then take a new Viewer.syncToken')
-      const found = await listSyncChanges(tx, viewer.userId, range, limit + 1)
-      const changes = found.slice(0, limit)
-      const conversationIds = [...new Set(changes.filter(isConversationChange).map((c) => c.conversationId))]
-      const keys = uniqueKeys(changes.filter(isStateChange))
-      const [accesses, messages, stored] = await Promise.all([
-        findConversationsForUser(tx, conversationIds, viewer.userId),
-        findVisibleMessages(tx, { userId: viewer.userId }, keys),
-        findViewerStates(tx, viewer.userId, keys),
-      ])
-      const storedByKey = new Map<string, ViewerState>(stored.map((s) => [messageKeyText(s), s]))
-      const messageByKey = new Map(messages.map((m) => [messageKeyText(m), m]))
-      const states = new Map<string, ViewerState>()
-      for (const key of keys) {
-        const text = messageKeyText(key)
-        const state = storedByKey.get(text) ?? NO_ACTIONS
-        // A message deleted for the viewer is invisible to them, but its state still goes to their devices.
-        const message = messageByKey.get(text)
-        states.set(text, message ? shownViewerState(message, state) : state)
-      }
-      const conversations = new Map(accesses.filter((a) => a.member).map((a) => [a.conversation.id, a]))
-      return { snapshot, changes, hasMore: found.length > limit, conversationIds, keys, conversations, states }
-    },
-    { isolationLevel: 'RepeatableRead' },
-  )
+  const { snapshot, ahead, changes: found } = await readSyncDifference(db, viewer.userId, range, limit + 1)
+  if (ahead) throw new DomainError('RESYNC_REQUIRED', 'this sync token is from another database state; refetch, then take a new Viewer.syncToken')
+  const changes = found.slice(0, limit)
+  const conversations = new Map<number, ConversationAccess>()
+  const states = new Map<string, ViewerState>()
+  for (const change of changes) {
+    if (change.access?.member) conversations.set(change.conversationId, change.access)
+    if (change.state) {
+      const stored = change.state.stored ?? NO_ACTIONS
+      // A message deleted for the viewer is invisible to them, but its state still goes to their devices.
+      const status = change.state.visibleStatus
+      states.set(messageKeyText(change), status ? shownViewerState({ status }, stored) : stored)
+    }
+  }
+  const conversationIds = [...new Set(changes.filter(isConversationChange).map((c) => c.conversationId))]
+  return { snapshot, changes, hasMore: found.length > limit, conversationIds, keys: uniqueKeys(changes.filter(isStateChange)), conversations, states }
 }
 
 function uniqueKeys(changes: readonly SyncChange[]): MessageKey[] {

@@ -14,8 +14,8 @@ const eventKey = (change: SyncChange): string => (isStateChange(change) ? `m${me
 /** One viewerUpdates payload: an InboxEvent and the token after it. */
 export type ViewerUpdateDelivery = { delivery: Delivery; token: string }
 
-/** The difference is read this many changes at a time. */
-const DIFFERENCE_PAGE = 100
+/** The difference is read this many changes per statement, as a conversation's replay reads its changes (a resume of fewer is one statement). */
+const DIFFERENCE_PAGE = 1000
 /** Past this many conversations delivered live since the token's snapshot, the stream re-reads the difference (tokens stay short). */
 const FLOOR_LIMIT = 50
 
@@ -66,12 +66,17 @@ export async function openViewerUpdates(app: App, viewer: Viewer, since: string 
     }
   }
 
-  /** One event per conversation and message, at its last change in the page, so each token covers what came before it. */
+  /**
+   * One event per conversation and message, at its last change in the page, so each token covers what
+   * came before it. The page's events share one set of loaders (primed with its conversations): they
+   * all stand for its one snapshot.
+   */
   async function* events(diff: Difference, page: SyncRange): AsyncGenerator<ViewerUpdateDelivery> {
     const lastIndex = new Map(diff.changes.map((c, i) => [eventKey(c), i]))
+    const loaders = subscription.loaders()
+    for (const [id, access] of diff.conversations) loaders.conversations.prime(id, access)
     for (const [i, change] of diff.changes.entries()) {
       if (lastIndex.get(eventKey(change)) !== i) continue
-      const loaders = subscription.loaders()
       const id = change.conversationId
       let delivery: Delivery | null = null
       if (isRemoval(change)) {
@@ -84,7 +89,6 @@ export async function openViewerUpdates(app: App, viewer: Viewer, since: string 
           // Live MessageEvents up to this state are covered by this event: the feed skips them.
           if (!subscription.delivered.has(id)) await subscription.join(id)
           subscription.delivered.set(id, Math.max(subscription.delivered.get(id) ?? 0, access.conversation.lastPts))
-          loaders.conversations.prime(id, access)
           delivery = { payload: { typename: 'ConversationUpdatedEvent', conversation: access }, loaders }
         }
       } else {

@@ -38,8 +38,11 @@ export async function findConversationsForUser(conn: Conn, ids: readonly number[
   return rows.map(toAccess)
 }
 
-/** One conversation's findConversationsForUser row as a JSON value inside a larger statement (null when none), and reading it back. */
-export const accessJson = (conversationId: number, userId: number) => Prisma.sql`(SELECT row_to_json(a) FROM (${accessRows(userId, Prisma.sql`c.id = ${conversationId}`)}) a)`
+/**
+ * One conversation's findConversationsForUser row as a JSON value inside a larger statement (null when
+ * none), and reading it back. The id is a value, or a column of the outer statement.
+ */
+export const accessJson = (conversationId: number | Prisma.Sql, userId: number) => Prisma.sql`(SELECT row_to_json(a) FROM (${accessRows(userId, Prisma.sql`c.id = ${conversationId}`)}) a)`
 export const accessFromJson = (r: AccessRow): ConversationAccess => toAccess({ ...r, lastActivityAt: date(r.lastActivityAt)!, createdAt: date(r.createdAt)! })
 
 export async function insertConversation(

@@ -1,4 +1,10 @@
-import { Prisma, bigintArray, type Conn } from './sql.ts'
+import type { Db } from '../db/client.ts'
+import { accessFromJson, accessJson, type ConversationAccess } from './conversations.ts'
+import { readerMembership, visibleTo } from './messages.ts'
+import { queryPooled } from './pooled.ts'
+import type { MessageStatus } from './records.ts'
+import { Prisma, bigintArray, plannedPerCall, type Conn } from './sql.ts'
+import { viewerStatesSql, type ViewerState } from './userActions.ts'
 
 /**
  * Account-level sync (decision 0080): what changed for one user between two database snapshots.
@@ -36,14 +42,6 @@ export async function readSnapshot(conn: Conn, since: Snapshot | null): Promise<
   return { snapshot: rows[0]!.snapshot, ahead: rows[0]!.ahead === true }
 }
 
-/**
- * Plans this transaction's statements for their actual values: a generic plan cannot know that
- * `sync_xid >= xmin` selects a handful of rows, and would scan every membership instead.
- */
-export async function planForValues(conn: Conn): Promise<void> {
-  await conn.$executeRaw`SET LOCAL plan_cache_mode = force_custom_plan`
-}
-
 /** The range condition on one source's xid and sort key. */
 function after(range: SyncRange, xid: Prisma.Sql, key: Prisma.Sql): Prisma.Sql {
   const since = Prisma.sql`${range.since}::pg_snapshot`
@@ -60,30 +58,98 @@ function after(range: SyncRange, xid: Prisma.Sql, key: Prisma.Sql): Prisma.Sql {
  * by sync_xid joined to the viewer's current memberships (or the memberships probed, whichever the
  * planner finds smaller), so the cost follows the changes, not the viewer's conversations.
  */
-export async function listSyncChanges(conn: Conn, userId: number, range: SyncRange, limit: number): Promise<SyncChange[]> {
+const changesSql = (userId: number, range: SyncRange, limit: number) => {
   const floorIds = bigintArray(range.floors.map(([id]) => id))
   const floorPts = bigintArray(range.floors.map(([, pts]) => pts))
-  const rows = await conn.$queryRaw<{ xid: string; kind: number; conversationId: bigint; seq: bigint; action: string; left: boolean }[]>`
-    SELECT x::text AS xid, kind, "conversationId", seq, action, "left" FROM (
-      (SELECT c.sync_xid AS x, 0 AS kind, c.id AS "conversationId", 0::bigint AS seq, ''::text AS action, false AS "left"
-       FROM conversations c JOIN conversation_members m ON m.conversation_id = c.id AND m.user_id = ${userId} AND m.left_at IS NULL
-       WHERE ${after(range, Prisma.sql`c.sync_xid`, Prisma.sql`0, c.id, 0::bigint, ''::text`)}
-         AND NOT EXISTS (SELECT 1 FROM unnest(${floorIds}, ${floorPts}) f(id, pts) WHERE f.id = c.id AND f.pts = c.last_pts)
-       ORDER BY c.sync_xid, c.id LIMIT ${limit})
-      UNION ALL
-      (SELECT m.sync_xid, 1, m.conversation_id, 0::bigint, ''::text, m.left_at IS NOT NULL
-       FROM conversation_members m
-       WHERE m.user_id = ${userId} AND ${after(range, Prisma.sql`m.sync_xid`, Prisma.sql`1, m.conversation_id, 0::bigint, ''::text`)}
-       ORDER BY m.sync_xid, m.conversation_id LIMIT ${limit})
-      UNION ALL
-      (SELECT a.sync_xid, 2, a.conversation_id, a.seq, a.action::text, false
-       FROM message_user_actions a
-       WHERE a.user_id = ${userId} AND ${after(range, Prisma.sql`a.sync_xid`, Prisma.sql`2, a.conversation_id, a.seq, a.action::text`)}
-       ORDER BY a.sync_xid, a.conversation_id, a.seq, a.action::text LIMIT ${limit})
-    ) changes
+  return Prisma.sql`
+    (SELECT c.sync_xid AS x, 0 AS kind, c.id AS "conversationId", 0::bigint AS seq, ''::text AS action, false AS "left"
+     FROM conversations c JOIN conversation_members m ON m.conversation_id = c.id AND m.user_id = ${userId} AND m.left_at IS NULL
+     WHERE ${after(range, Prisma.sql`c.sync_xid`, Prisma.sql`0, c.id, 0::bigint, ''::text`)}
+       AND NOT EXISTS (SELECT 1 FROM unnest(${floorIds}, ${floorPts}) f(id, pts) WHERE f.id = c.id AND f.pts = c.last_pts)
+     ORDER BY c.sync_xid, c.id LIMIT ${limit})
+    UNION ALL
+    (SELECT m.sync_xid, 1, m.conversation_id, 0::bigint, ''::text, m.left_at IS NOT NULL
+     FROM conversation_members m
+     WHERE m.user_id = ${userId} AND ${after(range, Prisma.sql`m.sync_xid`, Prisma.sql`1, m.conversation_id, 0::bigint, ''::text`)}
+     ORDER BY m.sync_xid, m.conversation_id LIMIT ${limit})
+    UNION ALL
+    (SELECT a.sync_xid, 2, a.conversation_id, a.seq, a.action::text, false
+     FROM message_user_actions a
+     WHERE a.user_id = ${userId} AND ${after(range, Prisma.sql`a.sync_xid`, Prisma.sql`2, a.conversation_id, a.seq, a.action::text`)}
+     ORDER BY a.sync_xid, a.conversation_id, a.seq, a.action::text LIMIT ${limit})
     ORDER BY x, kind, "conversationId", seq, action
     LIMIT ${limit}`
-  return rows.map((r) => ({ xid: r.xid, kind: r.kind, conversationId: Number(r.conversationId), seq: Number(r.seq), action: r.action, left: r.left }))
+}
+
+/** A change with what it names as of the difference's snapshot: a conversation with the viewer's membership, or a message state. */
+export type DifferenceChange = SyncChange & {
+  access: ConversationAccess | null
+  /** The viewer's stored state of the message (null: no ACTIVE action), and its status when the viewer may see it. */
+  state: { stored: ViewerState | null; visibleStatus: MessageStatus | null } | null
+}
+
+type DifferenceRow = {
+  snapshot: string
+  ahead: boolean | null
+  xid: string | null
+  kind: number
+  conversationId: number | bigint
+  seq: number | bigint
+  action: string
+  left: boolean
+  access: Parameters<typeof accessFromJson>[0] | null
+  favorite: boolean | null
+  deletedForMe: boolean | null
+  remindAt: Date | null
+  visibleStatus: MessageStatus | null
+}
+
+/**
+ * The difference after `range` at one snapshot, in ONE statement, so no transaction is needed: a
+ * statement reads at one snapshot, and `pg_current_snapshot()` inside it is that snapshot (decision
+ * 0160). Up to `limit` changes, each with its conversation and the viewer's membership (conversation
+ * and membership changes) or the viewer's state of the message and, when the viewer may see the
+ * message, its status (message-state changes); and whether `range.since` is ahead of the snapshot
+ * (a token from another or a restored database). Planned per call: a kept generic plan cannot know
+ * that `sync_xid >= xmin` selects a handful of rows, and would scan every membership instead.
+ */
+export async function readSyncDifference(
+  db: Db,
+  userId: number,
+  range: SyncRange,
+  limit: number,
+): Promise<{ snapshot: Snapshot; ahead: boolean; changes: DifferenceChange[] }> {
+  const reader = { userId }
+  const rows = await queryPooled<DifferenceRow>(db, Prisma.sql`${plannedPerCall}
+    WITH ch AS MATERIALIZED (${changesSql(userId, range, limit)}),
+    states AS (${viewerStatesSql(userId, Prisma.sql`(SELECT DISTINCT "conversationId" AS conversation_id, seq FROM ch WHERE kind = 2) k`)})
+    SELECT s.snapshot::text AS snapshot, pg_snapshot_xmax(${range.since}::pg_snapshot) > pg_snapshot_xmax(s.snapshot) AS ahead,
+      ch.x::text AS xid, ch.kind, ch."conversationId", ch.seq, ch.action, ch."left",
+      CASE WHEN ch.kind <> 2 AND NOT ch."left" THEN ${accessJson(Prisma.sql`ch."conversationId"`, userId)} END AS access,
+      st.favorite, st."deletedForMe", st."remindAt", shown.status AS "visibleStatus"
+    FROM (SELECT pg_current_snapshot() AS snapshot) s
+    LEFT JOIN ch ON true
+    LEFT JOIN states st ON ch.kind = 2 AND st."conversationId" = ch."conversationId" AND st.seq = ch.seq
+    LEFT JOIN LATERAL (
+      SELECT m.status FROM messages m ${readerMembership(reader)}
+      WHERE ch.kind = 2 AND m.conversation_id = ch."conversationId" AND m.seq = ch.seq AND ${visibleTo(reader)}) shown ON true
+    ORDER BY ch.x, ch.kind, ch."conversationId", ch.seq, ch.action`)
+  const first = rows[0]!
+  const changes = rows.flatMap((r): DifferenceChange[] => {
+    if (r.xid === null) return []
+    const stored = r.favorite === null ? null : { favorite: r.favorite, deletedForMe: r.deletedForMe!, remindAt: r.remindAt }
+    return [{
+      xid: r.xid,
+      kind: r.kind,
+      conversationId: Number(r.conversationId),
+      seq: Number(r.seq),
+      action: r.action,
+      left: r.left,
+      access: r.access ? accessFromJson(r.access) : null,
+      state: r.kind === MESSAGE_STATE_CHANGE ? { stored, visibleStatus: r.visibleStatus } : null,
+    }]
+  })
+  return { snapshot: first.snapshot, ahead: first.ahead === true, changes }
 }
 
 /**

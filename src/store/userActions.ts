@@ -50,16 +50,19 @@ export const NO_ACTIONS: ViewerState = { favorite: false, deletedForMe: false, r
 
 export type ViewerStateRecord = MessageKey & ViewerState
 
-/** The user's ACTIVE actions on each message, one row per message that has any (absent = none). */
-export async function findViewerStates(conn: Conn, userId: number, keys: readonly MessageKey[]): Promise<ViewerStateRecord[]> {
-  const rows = await conn.$queryRaw<(KeyRow & { favorite: boolean; deletedForMe: boolean; remindAt: Date | null })[]>`
+/** The user's ACTIVE actions on the messages of `keys` (a relation `k(conversation_id, seq)`), one row per message that has any. */
+export const viewerStatesSql = (userId: number, keys: Prisma.Sql) => Prisma.sql`
     SELECT ua.conversation_id AS "conversationId", ua.seq,
       bool_or(ua.action = 'FAVORITE') AS favorite, bool_or(ua.action = 'DELETE') AS "deletedForMe",
       max(ua.remind_at) FILTER (WHERE ua.action = 'REMINDER') AS "remindAt"
-    FROM ${keysTable(keys)}
+    FROM ${keys}
     JOIN message_user_actions ua ON ua.conversation_id = k.conversation_id AND ua.seq = k.seq
     WHERE ua.user_id = ${userId} AND ua.status = 'ACTIVE'
     GROUP BY ua.conversation_id, ua.seq`
+
+/** The user's ACTIVE actions on each message, one row per message that has any (absent = none). */
+export async function findViewerStates(conn: Conn, userId: number, keys: readonly MessageKey[]): Promise<ViewerStateRecord[]> {
+  const rows = await conn.$queryRaw<(KeyRow & ViewerState)[]>(viewerStatesSql(userId, keysTable(keys)))
   return rows.map((r) => ({ ...toKey(r), favorite: r.favorite, deletedForMe: r.deletedForMe, remindAt: r.remindAt }))
 }
 
