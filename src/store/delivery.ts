@@ -1,7 +1,9 @@
+import type { Db } from '../db/client.ts'
 import type { MessageKey } from '../ids.ts'
 import { MEMBER_COLUMNS } from './conversations.ts'
 import { MESSAGE_COLUMNS, visibleToUser } from './messages.ts'
 import { toMember, toMessage, type MemberRecord, type MessageRecord, type MessageRow, type MessageStatus } from './records.ts'
+import { queryPooled } from './pooled.ts'
 import { Prisma, bigintArray, type Conn } from './sql.ts'
 
 /** Reads for live delivery: each runs once per event and process, whatever the number of subscribers. */
@@ -50,16 +52,16 @@ export async function findChangeKeys(conn: Conn, conversationId: number, afterPt
   return rows.map((r) => ({ seq: Number(r.seq), pts: Number(r.pts), status: r.status, edited: r.edited, reacted: r.reacted }))
 }
 
-/** The newest pts of each conversation: where a live stream starts. */
-export async function findLastPts(conn: Conn, conversationIds: readonly number[]): Promise<Map<number, number>> {
-  const rows = await conn.$queryRaw<{ id: bigint; lastPts: bigint }[]>`
-    SELECT id, last_pts AS "lastPts" FROM conversations WHERE id = ANY(${bigintArray(conversationIds)})`
+/** The newest pts of each conversation: where a live stream starts (a stream of a whole account starts thousands: through the pool). */
+export async function findLastPts(db: Db, conversationIds: readonly number[]): Promise<Map<number, number>> {
+  const rows = await queryPooled<{ id: number | bigint; lastPts: number | bigint }>(db, Prisma.sql`
+    SELECT id, last_pts AS "lastPts" FROM conversations WHERE id = ANY(${bigintArray(conversationIds)})`)
   return new Map(rows.map((r) => [Number(r.id), Number(r.lastPts)]))
 }
 
-/** Every conversation the user is a current member of (the inbox stream listens to all of them). */
-export async function listMemberConversationIds(conn: Conn, userId: number): Promise<number[]> {
-  const rows = await conn.$queryRaw<{ id: bigint }[]>`
-    SELECT conversation_id AS id FROM conversation_members WHERE user_id = ${userId} AND left_at IS NULL`
+/** Every conversation the user is a current member of (the inbox and account streams listen to all of them). */
+export async function listMemberConversationIds(db: Db, userId: number): Promise<number[]> {
+  const rows = await queryPooled<{ id: number | bigint }>(db, Prisma.sql`
+    SELECT conversation_id AS id FROM conversation_members WHERE user_id = ${userId} AND left_at IS NULL`)
   return rows.map((r) => Number(r.id))
 }
