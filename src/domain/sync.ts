@@ -7,7 +7,7 @@ import { NO_ACTIONS, type ViewerState } from '../store/userActions.ts'
 import type { App, Viewer } from './app.ts'
 import { syncBatchSize } from './input.ts'
 import { shownViewerState } from './policy.ts'
-import { decodeSyncToken, encodeSyncToken, tokenAt } from './syncToken.ts'
+import { decodeSyncToken, syncTokenEncoder, tokenAt } from './syncToken.ts'
 
 /**
  * Account-level sync (docs/sync.md, decision 0080): the viewer's changes after a token, read in one
@@ -69,12 +69,14 @@ function uniqueKeys(changes: readonly SyncChange[]): MessageKey[] {
   return [...keys.values()]
 }
 
-/** The token after the difference's change at `index`: the snapshot itself once nothing is left. */
-export function tokenAfter(userId: number, range: SyncRange, diff: Difference, index: number): string {
-  if (index === diff.changes.length - 1 && !diff.hasMore) return tokenAt(userId, diff.snapshot)
-  const change = diff.changes[index]!
-  const after = { xid: change.xid, kind: change.kind, conversationId: change.conversationId, seq: change.seq, action: change.action }
-  return encodeSyncToken({ userId, range: { since: range.since, mid: diff.snapshot, after, floors: range.floors } })
+/** The token after the difference's change at each index: the snapshot itself once nothing is left. */
+export function tokensAfter(userId: number, range: SyncRange, diff: Difference): (index: number) => string {
+  const encode = syncTokenEncoder(userId, { since: range.since, mid: diff.snapshot, floors: range.floors })
+  return (index) => {
+    if (index === diff.changes.length - 1 && !diff.hasMore) return tokenAt(userId, diff.snapshot)
+    const change = diff.changes[index]!
+    return encode({ xid: change.xid, kind: change.kind, conversationId: change.conversationId, seq: change.seq, action: change.action })
+  }
 }
 
 /** Query.sync: one batch of the difference after `since`, each conversation and message once. */
@@ -84,7 +86,7 @@ export async function sync(app: App, viewer: Viewer, since: string, first: numbe
   const diff = await readDifference(app.db, viewer, range, limit)
   if (!diff.changes.length) return { token: since, hasMore: false, conversations: [], removedConversationIds: [], messageStates: [] }
   return {
-    token: tokenAfter(viewer.userId, range, diff, diff.changes.length - 1),
+    token: tokensAfter(viewer.userId, range, diff)(diff.changes.length - 1),
     hasMore: diff.hasMore,
     conversations: diff.conversationIds.flatMap((id) => diff.conversations.get(id) ?? []),
     removedConversationIds: [...new Set(diff.changes.filter(isRemoval).map((c) => c.conversationId))],

@@ -31,17 +31,18 @@ const tokenSchema = z.strictObject({
   f: z.array(z.tuple([id, seq])).max(1000).optional(),
 })
 
-export function encodeSyncToken({ userId, range }: SyncPosition): string {
-  const k = range.after
-  const body = {
-    v: 1,
-    u: userId,
-    s: range.since,
-    ...(range.mid && k ? { m: range.mid, k: [k.xid, k.kind, k.conversationId, k.seq, k.action] } : {}),
-    ...(range.floors.length ? { f: range.floors } : {}),
-  }
-  return Buffer.from(JSON.stringify(body)).toString('base64url')
+/**
+ * Encodes the tokens of one range that differ only in where they stopped (`after`), such as every
+ * payload of one difference read: the rest of the body is serialized once.
+ */
+export function syncTokenEncoder(userId: number, range: Omit<SyncRange, 'after'>): (after: SyncKey | null) => string {
+  const head = `{"v":1,"u":${JSON.stringify(userId)},"s":${JSON.stringify(range.since)}`
+  const mid = range.mid ? `,"m":${JSON.stringify(range.mid)},"k":` : null
+  const tail = `${range.floors.length ? `,"f":${JSON.stringify(range.floors)}` : ''}}`
+  return (k) => Buffer.from(mid !== null && k ? `${head}${mid}${JSON.stringify([k.xid, k.kind, k.conversationId, k.seq, k.action])}${tail}` : head + tail).toString('base64url')
 }
+
+export const encodeSyncToken = ({ userId, range }: SyncPosition): string => syncTokenEncoder(userId, range)(range.after)
 
 /** The position a token names, for `userId` only: malformed or another user's token is BAD_USER_INPUT. */
 export function decodeSyncToken(token: string, userId: number, field: string): SyncPosition {

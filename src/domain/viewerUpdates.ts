@@ -5,7 +5,7 @@ import type { App, Viewer } from './app.ts'
 import type { Delivery } from './live/payloads.ts'
 import { guardedStream, opening } from './live/stream.ts'
 import { Subscription } from './live/subscription.ts'
-import { isConversationChange, isRemoval, isStateChange, readDifference, tokenAfter, type Difference } from './sync.ts'
+import { isConversationChange, isRemoval, isStateChange, readDifference, tokensAfter, type Difference } from './sync.ts'
 import { decodeSyncToken, encodeSyncToken } from './syncToken.ts'
 
 /** What one event of the difference is about: a conversation (changed or removed), or a message's state. */
@@ -73,6 +73,7 @@ export async function openViewerUpdates(app: App, viewer: Viewer, since: string 
    */
   async function* events(diff: Difference, page: SyncRange): AsyncGenerator<ViewerUpdateDelivery> {
     const lastIndex = new Map(diff.changes.map((c, i) => [eventKey(c), i]))
+    const tokenAfter = tokensAfter(viewer.userId, page, diff)
     const loaders = subscription.loaders()
     for (const [id, access] of diff.conversations) loaders.conversations.prime(id, access)
     for (const [i, change] of diff.changes.entries()) {
@@ -95,7 +96,7 @@ export async function openViewerUpdates(app: App, viewer: Viewer, since: string 
         const messageKey = { conversationId: id, seq: change.seq }
         delivery = { payload: { typename: 'MessageActionEvent', key: messageKey, state: diff.states.get(messageKeyText(messageKey))! }, loaders }
       }
-      if (delivery) yield { delivery, token: tokenAfter(viewer.userId, page, diff, i) }
+      if (delivery) yield { delivery, token: tokenAfter(i) }
     }
   }
 
