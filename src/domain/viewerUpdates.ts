@@ -14,8 +14,13 @@ const eventKey = (change: SyncChange): string => (isStateChange(change) ? `m${me
 /** One viewerUpdates payload: an InboxEvent and the token after it. */
 export type ViewerUpdateDelivery = { delivery: Delivery; token: string }
 
-/** The difference is read this many changes per statement, as a conversation's replay reads its changes (a resume of fewer is one statement). */
+/**
+ * The difference is read this many changes per statement, as a conversation's replay reads its
+ * changes; the first read of each difference is smaller, so delivery starts while the next, larger
+ * read runs (a difference of one read waits on all of it before its first event).
+ */
 const DIFFERENCE_PAGE = 1000
+const FIRST_PAGE = 100
 /** Past this many conversations delivered live since the token's snapshot, the stream re-reads the difference (tokens stay short). */
 const FLOOR_LIMIT = 50
 
@@ -46,13 +51,13 @@ export async function openViewerUpdates(app: App, viewer: Viewer, since: string 
   /** The difference after `range` as events; afterwards `range` is its snapshot with nothing pending. */
   async function* difference(): AsyncGenerator<ViewerUpdateDelivery> {
     const base: SyncRange = { ...range, floors: [...floors] }
-    const read = (page: SyncRange) => {
-      const diff = readDifference(app.db, viewer, page, DIFFERENCE_PAGE)
+    const read = (page: SyncRange, limit = DIFFERENCE_PAGE) => {
+      const diff = readDifference(app.db, viewer, page, limit)
       diff.catch(() => {}) // awaited below, unless the subscriber leaves first
       return { page, diff }
     }
     // The next page is read while this one is delivered (it depends only on this page's snapshot and last change).
-    let next = read(base)
+    let next = read(base, FIRST_PAGE)
     for (;;) {
       const { page, diff: reading } = next
       const diff = await reading
