@@ -25,11 +25,14 @@ export const memberJson = Prisma.sql`json_build_object(
   'lastReadSeq', cm.last_read_seq, 'lastReadAt', cm.last_read_at, 'mutedUntil', cm.muted_until, 'joinedAt', cm.joined_at)`
 export const MEMBER_JSON = Prisma.sql`CASE WHEN cm.user_id IS NULL THEN NULL ELSE ${memberJson} END AS member`
 
+/** Joins the user's current membership of conversation `c` as `cm` (its columns null when not a member). */
+export const currentMembership = (userId: number) => Prisma.sql`
+    LEFT JOIN conversation_members cm ON cm.conversation_id = c.id AND cm.user_id = ${userId} AND cm.left_at IS NULL`
+
 /** The conversations `where` picks, each with the user's current membership as `member` (null when not a member). */
 const accessRows = (userId: number, where: Prisma.Sql) => Prisma.sql`
     SELECT ${CONVERSATION_COLUMNS}, ${MEMBER_JSON}
-    FROM conversations c
-    LEFT JOIN conversation_members cm ON cm.conversation_id = c.id AND cm.user_id = ${userId} AND cm.left_at IS NULL
+    FROM conversations c ${currentMembership(userId)}
     WHERE ${where}`
 
 /** Conversations with the viewer's current membership (null when not a member), for batched access checks. */
@@ -38,11 +41,8 @@ export async function findConversationsForUser(conn: Conn, ids: readonly number[
   return rows.map(toAccess)
 }
 
-/**
- * One conversation's findConversationsForUser row as a JSON value inside a larger statement (null when
- * none), and reading it back. The id is a value, or a column of the outer statement.
- */
-export const accessJson = (conversationId: number | Prisma.Sql, userId: number) => Prisma.sql`(SELECT row_to_json(a) FROM (${accessRows(userId, Prisma.sql`c.id = ${conversationId}`)}) a)`
+/** One conversation's findConversationsForUser row as a JSON value inside a larger statement (null when none), and reading it back. */
+export const accessJson = (conversationId: number, userId: number) => Prisma.sql`(SELECT row_to_json(a) FROM (${accessRows(userId, Prisma.sql`c.id = ${conversationId}`)}) a)`
 export const accessFromJson = (r: AccessRow): ConversationAccess => toAccess({ ...r, lastActivityAt: date(r.lastActivityAt)!, createdAt: date(r.createdAt)! })
 
 export async function insertConversation(

@@ -1,8 +1,8 @@
 import type { Db } from '../db/client.ts'
-import { accessFromJson, accessJson, type ConversationAccess } from './conversations.ts'
+import { CONVERSATION_COLUMNS, currentMembership, MEMBER_COLUMNS, type ConversationAccess, type ConversationRow, type MemberRow } from './conversations.ts'
 import { readerMembership, visibleTo } from './messages.ts'
 import { queryPooled } from './pooled.ts'
-import type { MessageStatus } from './records.ts'
+import { toConversation, toMember, type MessageStatus } from './records.ts'
 import { Prisma, bigintArray, plannedPerCall, type Conn } from './sql.ts'
 import { viewerStatesSql, type ViewerState } from './userActions.ts'
 
@@ -88,16 +88,16 @@ export type DifferenceChange = SyncChange & {
   state: { stored: ViewerState | null; visibleStatus: MessageStatus | null } | null
 }
 
-type DifferenceRow = {
+/** A change's row: its conversation's and membership's columns null where it has none. */
+type DifferenceRow = Partial<ConversationRow & MemberRow> & {
   snapshot: string
   ahead: boolean | null
   xid: string | null
   kind: number
-  conversationId: number | bigint
+  changedId: number | bigint
   seq: number | bigint
   action: string
   left: boolean
-  access: Parameters<typeof accessFromJson>[0] | null
   favorite: boolean | null
   deletedForMe: boolean | null
   remindAt: Date | null
@@ -124,11 +124,12 @@ export async function readSyncDifference(
     WITH ch AS MATERIALIZED (${changesSql(userId, range, limit)}),
     states AS (${viewerStatesSql(userId, Prisma.sql`(SELECT DISTINCT "conversationId" AS conversation_id, seq FROM ch WHERE kind = 2) k`)})
     SELECT s.snapshot::text AS snapshot, pg_snapshot_xmax(${range.since}::pg_snapshot) > pg_snapshot_xmax(s.snapshot) AS ahead,
-      ch.x::text AS xid, ch.kind, ch."conversationId", ch.seq, ch.action, ch."left",
-      CASE WHEN ch.kind <> 2 AND NOT ch."left" THEN ${accessJson(Prisma.sql`ch."conversationId"`, userId)} END AS access,
+      ch.x::text AS xid, ch.kind, ch."conversationId" AS "changedId", ch.seq, ch.action, ch."left",
+      ${CONVERSATION_COLUMNS}, ${MEMBER_COLUMNS},
       st.favorite, st."deletedForMe", st."remindAt", shown.status AS "visibleStatus"
     FROM (SELECT pg_current_snapshot() AS snapshot) s
     LEFT JOIN ch ON true
+    LEFT JOIN conversations c ON ch.kind <> 2 AND NOT ch."left" AND c.id = ch."conversationId" ${currentMembership(userId)}
     LEFT JOIN states st ON ch.kind = 2 AND st."conversationId" = ch."conversationId" AND st.seq = ch.seq
     LEFT JOIN LATERAL (
       SELECT m.status FROM messages m ${readerMembership(reader)}
@@ -141,11 +142,11 @@ export async function readSyncDifference(
     return [{
       xid: r.xid,
       kind: r.kind,
-      conversationId: Number(r.conversationId),
+      conversationId: Number(r.changedId),
       seq: Number(r.seq),
       action: r.action,
       left: r.left,
-      access: r.access ? accessFromJson(r.access) : null,
+      access: r.id == null ? null : { conversation: toConversation(r as ConversationRow), member: r.userId == null ? null : toMember(r as MemberRow) },
       state: r.kind === MESSAGE_STATE_CHANGE ? { stored, visibleStatus: r.visibleStatus } : null,
     }]
   })
