@@ -62,7 +62,7 @@ export async function openViewerUpdates(app: App, viewer: Viewer, since: string 
       const { page, diff: reading } = next
       const diff = await reading
       if (diff.hasMore) next = read({ ...base, mid: diff.snapshot, after: diff.changes.at(-1)! })
-      yield* events(diff, page)
+      for (const update of await events(diff, page)) yield update
       if (!diff.hasMore) {
         range = { since: diff.snapshot, mid: null, after: null, floors: [] }
         floors.clear()
@@ -74,9 +74,11 @@ export async function openViewerUpdates(app: App, viewer: Viewer, since: string 
   /**
    * One event per conversation and message, at its last change in the page, so each token covers what
    * came before it. The page's events share one set of loaders (primed with its conversations): they
-   * all stand for its one snapshot.
+   * all stand for its one snapshot. Made for the whole page at once, not one async step each: live
+   * events wait until the page is delivered either way.
    */
-  async function* events(diff: Difference, page: SyncRange): AsyncGenerator<ViewerUpdateDelivery> {
+  async function events(diff: Difference, page: SyncRange): Promise<ViewerUpdateDelivery[]> {
+    const updates: ViewerUpdateDelivery[] = []
     const lastIndex = new Map(diff.changes.map((c, i) => [eventKey(c), i]))
     const tokenAfter = tokensAfter(viewer.userId, page, diff)
     const loaders = subscription.loaders()
@@ -101,8 +103,9 @@ export async function openViewerUpdates(app: App, viewer: Viewer, since: string 
         const messageKey = { conversationId: id, seq: change.seq }
         delivery = { payload: { typename: 'MessageActionEvent', key: messageKey, state: diff.states.get(messageKeyText(messageKey))! }, loaders }
       }
-      if (delivery) yield { delivery, token: tokenAfter(i) }
+      if (delivery) updates.push({ delivery, token: tokenAfter(i) })
     }
+    return updates
   }
 
   async function* stream(): AsyncGenerator<ViewerUpdateDelivery> {
