@@ -41,8 +41,8 @@ describe('viewerUpdates across difference pages', () => {
     const ids = keys.map((id) => encodeGlobalId('Conversation', id))
     let token = (await viewer.run(SyncToken)).viewer.syncToken
     await sendToAll(owner, keys)
-    // Later transactions: a send that sorts after the whole page, and a message state.
-    const later = await sendVia(live.server, owner, ids[0]!, 'after the page')
+    // Later transactions, sorting after those 2,100 changes: a send, and a message state.
+    const later = await sendVia(live.server, owner, ids[0]!, 'after them')
     await viewer.run(SetFavorite, { messageId: later.id, favorite: true })
 
     const known = new Map(ids.map((id) => [id, 0]))
