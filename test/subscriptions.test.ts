@@ -4,9 +4,10 @@ import { parseId } from '../src/ids.ts'
 import { describe, expect, it } from 'vitest'
 import { signToken } from '../src/auth.ts'
 import { AUTH_SECRET, countStatements, newUser, newUsers, testApp, type TestUser } from './support/harness.ts'
-import { liveServer, subscribeWs, waitForSubscriptions } from './support/server.ts'
+import { createRealtime } from '../src/realtime/pubsub.ts'
+import { liveServer, post, startInstance, subscribeWs, waitForSubscriptions, wsClient } from './support/server.ts'
 import { DeleteForMe, EditMessage, RecallMessage, SetFavorite } from './support/lifecycle.ts'
-import { ConversationEvents, InboxEvents, Position, RenamedConversationEvents, SendTyping, textOf } from './support/live.ts'
+import { ConversationEventBatches, ConversationEvents, InboxEvents, Position, RenamedConversationEvents, SendTyping, textOf } from './support/live.ts'
 import { AddMembers, createGroup, MarkRead, RemoveMember, SendMessage, sendText } from './support/operations.ts'
 
 // Variable names unlike the argument names, and a literal: the subscribe resolver must get the field's arguments.
@@ -272,5 +273,44 @@ describe('delivery cost', () => {
 
   it('costs the same statements per event for 30 subscribers as for 2', async () => {
     expect(await statementsForOneEvent(30)).toBe(await statementsForOneEvent(2))
+  })
+})
+
+describe('unsubscribing', () => {
+  it('frees everything a subscription registered, whether its client completes it or its socket closes (each stream kind, several per socket)', async () => {
+    // An instance of its own, so the hub's registry holds only this test's subscriptions.
+    const server = await startInstance(createRealtime())
+    const clients: Client[] = []
+    try {
+      const [owner, ...members] = await newUsers(4)
+      const group = await createGroup(owner!, members)
+      // Per member two sockets, each with a live conversation stream, a replaying batch stream and an inbox.
+      const streams = members.flatMap((member) =>
+        [0, 1].flatMap(() => {
+          const client = wsClient(server.wsUrl, member.token)
+          clients.push(client)
+          return [
+            subscribeWs(client, ConversationEvents, { conversationId: group.id, sincePts: group.lastPts }),
+            subscribeWs(client, ConversationEventBatches, { conversationId: group.id, sincePts: 0 }),
+            subscribeWs(client, InboxEvents),
+          ]
+        }),
+      )
+      for (const member of members) await waitForSubscriptions(server.app, member, 6)
+      const sent = await post(server.url, owner!.token, SendMessage, { input: { conversationId: group.id, clientMessageId: 'freed', content: { text: { text: 'to all' } } } })
+      const messageId = sent.data!.sendMessage.message.id
+      // Each has delivered (and so parked after) a live event.
+      await Promise.all(streams.map((stream) => stream.waitUntil((events) => JSON.stringify(events).includes(messageId))))
+
+      // The first socket of each member completes its subscriptions and stays open; the second closes.
+      clients.forEach((client, i) => (i % 2 ? client.dispose() : streams.slice(i * 3, i * 3 + 3).forEach((stream) => stream.dispose())))
+      for (const member of members) await waitForSubscriptions(server.app, member, 0)
+      expect(server.app.hub.open.size).toBe(0)
+      expect(server.app.hub.stats()).toEqual({ subscriptions: 0, conversationTopics: 0, userTopics: 0 })
+      expect(streams.flatMap((stream) => stream.errors)).toEqual([])
+    } finally {
+      await Promise.all(clients.map((client) => client.dispose()))
+      await server.close()
+    }
   })
 })

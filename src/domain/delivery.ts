@@ -5,7 +5,7 @@ import { accessConversation } from './access.ts'
 import type { App, Viewer } from './app.ts'
 import { optionalPosition } from './input.ts'
 import { batchOf, type Delivery, type DeliveryBatch } from './live/payloads.ts'
-import { guardedStream, opening } from './live/stream.ts'
+import { opening, pulledStream, replayThenLive } from './live/stream.ts'
 import { Subscription } from './live/subscription.ts'
 
 /**
@@ -41,23 +41,20 @@ async function openConversation(app: App, viewer: Viewer, input: ConversationStr
     }
     return head
   })
-  async function* replay(): AsyncGenerator<DeliveryBatch> {
-    if (sincePts !== null) yield* subscription.replay(conversationId, access, sincePts, head)
-  }
+  const replay = sincePts === null ? null : subscription.replay(conversationId, access, sincePts, head)
   return { subscription, replay }
+}
+
+/** A replay's pages as single events, each with its page's loaders. */
+async function* eachEvent(pages: AsyncIterable<DeliveryBatch>): AsyncGenerator<Delivery> {
+  for await (const page of pages) for (const payload of page.payloads) yield { payload, loaders: page.loaders }
 }
 
 /** Subscription.conversationEvents: the replay, then live events, one event per payload. */
 export async function openConversationEvents(app: App, viewer: Viewer, input: ConversationStreamInput): Promise<AsyncIterableIterator<Delivery>> {
   const { subscription, replay } = await openConversation(app, viewer, input)
-  return guardedStream(
-    subscription,
-    async function* () {
-      for await (const page of replay()) for (const payload of page.payloads) yield { payload, loaders: page.loaders }
-      yield* subscription.live()
-    },
-    (error) => subscription.fail(error),
-  )
+  const source = replayThenLive(replay && eachEvent(replay), () => subscription.nextLive())
+  return pulledStream(subscription, source, (error) => subscription.fail(error))
 }
 
 /**
@@ -67,14 +64,11 @@ export async function openConversationEvents(app: App, viewer: Viewer, input: Co
  */
 export async function openConversationEventBatches(app: App, viewer: Viewer, input: ConversationStreamInput): Promise<AsyncIterableIterator<DeliveryBatch>> {
   const { subscription, replay } = await openConversation(app, viewer, input)
-  return guardedStream(
-    subscription,
-    async function* () {
-      yield* replay()
-      for await (const delivery of subscription.live()) yield batchOf(delivery)
-    },
-    (error) => batchOf(subscription.fail(error)),
-  )
+  const source = replayThenLive(replay, async () => {
+    const delivery = await subscription.nextLive()
+    return delivery && batchOf(delivery)
+  })
+  return pulledStream(subscription, source, (error) => batchOf(subscription.fail(error)))
 }
 
 /**
@@ -90,5 +84,5 @@ export async function openInboxEvents(app: App, viewer: Viewer): Promise<AsyncIt
     const ids = await listMemberConversationIds(app.db, viewer.userId)
     await Promise.all(ids.map((id) => subscription.join(id)))
   })
-  return guardedStream(subscription, () => subscription.live(), (error) => subscription.fail(error))
+  return pulledStream(subscription, { pull: () => subscription.nextLive() }, (error) => subscription.fail(error))
 }

@@ -138,23 +138,34 @@ export class Subscription {
     this.delivered.set(conversationId, Math.max(this.delivered.get(conversationId) ?? 0, untilPts, sincePts))
   }
 
-  /** Live events until the queue ends: overflow ends the stream with RESYNC_REQUIRED, close just ends it. */
-  async *live(): AsyncGenerator<Delivery> {
-    for (;;) {
+  /**
+   * The next live event, or null once there is none: the queue closed, or the stream ended with an
+   * error (RESYNC_REQUIRED on overflow, a lost conversation), which closes the subscription. Not a
+   * generator, so an idle subscription holds nothing of the events before (see pulledStream).
+   */
+  async nextLive(): Promise<Delivery | null> {
+    while (!this.closed) {
       const next = await this.queue.take()
       if ('end' in next) {
-        if (next.end === 'overflow') {
-          this.hub.observer.slowConsumerDropped()
-          yield this.fail(new DomainError('RESYNC_REQUIRED', 'this subscription fell too far behind; subscribe again with sincePts'))
-        }
-        return
+        if (next.end === 'closed') return null
+        this.hub.observer.slowConsumerDropped()
+        return this.ending(this.fail(new DomainError('RESYNC_REQUIRED', 'this subscription fell too far behind; subscribe again with sincePts')))
       }
       const wave = next.value
       const delivery = wave.fromUserTopic ? await this.fromUserTopic(wave) : await this.fromConversation(wave)
-      if (!delivery) continue
-      yield delivery
-      if (delivery.payload.typename === 'Error') return
+      if (delivery) return delivery.payload.typename === 'Error' ? this.ending(delivery) : delivery
     }
+    return null
+  }
+
+  /** nextLive's events as an async generator, for a stream that interleaves its own reads (viewerUpdates). */
+  async *live(): AsyncGenerator<Delivery> {
+    for (let delivery = await this.nextLive(); delivery; delivery = await this.nextLive()) yield delivery
+  }
+
+  private ending(delivery: Delivery): Delivery {
+    this.close()
+    return delivery
   }
 
   fail(error: Error): Delivery {
