@@ -42,7 +42,10 @@ export function useCompiledExecution(): Plugin {
     if (!isCompiledQuery(query)) return query
     const stream = await createSourceEventStream(args)
     if (!isAsyncIterable(stream)) return stream
-    return mapAsyncIterator(stream, (event: unknown) => query.query(event, args.contextValue, args.variableValues))
+    // Each event runs on its own copy of the operation's context: what its resolvers put there (the
+    // event's loaders, see schema/subscription.ts) goes with the event, not held while the subscription idles.
+    const context = args.contextValue as object
+    return mapAsyncIterator(stream, (event: unknown) => query.query(event, { ...context }, args.variableValues))
   }
 
   return {
