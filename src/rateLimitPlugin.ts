@@ -12,8 +12,11 @@ import type { Context } from './schema/context.ts'
  */
 const FIELD_RULES: Record<string, RateRule | null> = { sendMessage: null, sendTyping: 'typing' }
 
+/** What the address limits read of a request: the HTTP request itself, or what server.ts keeps of a WebSocket's upgrade request. */
+export type ClientPeer = Pick<IncomingMessage, 'headers'> & { socket: { remoteAddress?: string } }
+
 /** The serving socket (graphql-ws) or HTTP request, as server.ts puts them in the context. */
-type TransportContext = Context & { req?: IncomingMessage; socket?: object }
+type TransportContext = Context & { req?: ClientPeer; socket?: object }
 
 const socketKeys = new WeakMap<object, string>()
 let sockets = 0
@@ -24,14 +27,14 @@ const socketKey = (socket: object) => {
 }
 
 /** The client's address: the socket's peer, or behind a trusted proxy the last X-Forwarded-For entry (the one it added). */
-function clientAddress(req: IncomingMessage | undefined, trustProxy: boolean): string {
+function clientAddress(req: ClientPeer | undefined, trustProxy: boolean): string {
   const forwarded = trustProxy ? req?.headers['x-forwarded-for'] : undefined
   const last = (Array.isArray(forwarded) ? forwarded.join(',') : forwarded)?.split(',').at(-1)?.trim()
   return last || req?.socket.remoteAddress || 'unknown'
 }
 
 /** Counts an operation without a valid token against its address (called by the context, before it refuses or answers). */
-export function limitAnonymous(app: App, req: IncomingMessage | undefined): Promise<void> {
+export function limitAnonymous(app: App, req: ClientPeer | undefined): Promise<void> {
   return app.limits.consume('anonymous', { tier: 'user', key: clientAddress(req, app.limits.trustProxy) })
 }
 

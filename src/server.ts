@@ -1,14 +1,15 @@
 import { isUtf8 } from 'node:buffer'
-import { createServer, type Server, type ServerResponse } from 'node:http'
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
 import { GraphQLError } from 'graphql'
-import { useServer } from 'graphql-ws/use/ws'
+import { useServer, type Extra } from 'graphql-ws/use/ws'
 import { createLogger } from 'graphql-yoga'
 import { WebSocket, WebSocketServer } from 'ws'
 import { authenticate } from './auth.ts'
 import { DatabaseAvailability, RETRY_AFTER_MS } from './db/availability.ts'
 import type { App } from './domain/app.ts'
 import { tierOf } from './domain/rateLimits.ts'
+import type { ClientPeer } from './rateLimitPlugin.ts'
 import { createViewerResolver } from './domain/users.ts'
 import { retryLater } from './errors.ts'
 import { createHealth, databaseReadiness, type ReadinessCheck } from './ops/health.ts'
@@ -106,6 +107,15 @@ export type ServerOptions = YogaOptions & {
   shutdownGraceMs?: number
 }
 
+/** What a socket's operations need of its upgrade request (onConnect puts it in graphql-ws's extra). */
+type SocketExtra = Extra & { requestId?: string; peer?: ClientPeer }
+
+/** The part of an upgrade request the address limits read (rateLimitPlugin's clientAddress). */
+const peerOf = (request: IncomingMessage): ClientPeer => ({
+  headers: { 'x-forwarded-for': request.headers['x-forwarded-for'] },
+  socket: { remoteAddress: request.socket.remoteAddress },
+})
+
 /** A request arriving while the server drains: try another instance. */
 function refuseStopping(res: ServerResponse): void {
   res.writeHead(503, { 'content-type': 'application/json', connection: 'close', 'retry-after': String(RETRY_AFTER_MS / 1000) })
@@ -148,8 +158,10 @@ export function createParleyServer(opts: ServerOptions): ParleyServer {
       // A socket needs a valid token: a missing or bad one is refused here (close 4403), before any
       // operation. Each subscribe authenticates again through Yoga's context (an expired token fails there).
       onConnect: async (ctx) => {
-        const requestId = requestIdFrom(ctx.extra.request.headers['x-request-id'])
-        Object.assign(ctx.extra, { requestId })
+        const request = ctx.extra.request
+        const requestId = requestIdFrom(request.headers['x-request-id'])
+        // graphql-ws would hold the whole upgrade request (headers, streams) as long as the socket is open.
+        Object.assign(ctx.extra, { requestId, peer: peerOf(request), request: undefined })
         opts.log?.debug({ requestId }, 'websocket connected')
         const authorization = ctx.connectionParams?.authorization
         if (typeof authorization !== 'string') return false
@@ -169,10 +181,11 @@ export function createParleyServer(opts: ServerOptions): ParleyServer {
       execute: (args: any) => withRequestId(args.rootValue.requestId, () => args.rootValue.execute(args)),
       subscribe: (args: any) => withRequestId(args.rootValue.requestId, () => args.rootValue.subscribe(args)),
       onSubscribe: async (ctx, _id, params) => {
+        const extra: SocketExtra = ctx.extra
         const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
           ...ctx,
-          req: ctx.extra.request,
-          socket: ctx.extra.socket,
+          req: extra.peer,
+          socket: extra.socket,
           params,
           connectionParams: ctx.connectionParams,
         })
@@ -183,7 +196,7 @@ export function createParleyServer(opts: ServerOptions): ParleyServer {
             document: parse(params.query),
             variableValues: params.variables,
             contextValue: await contextFactory(),
-            rootValue: { execute, subscribe, requestId: (ctx.extra as { requestId?: string }).requestId },
+            rootValue: { execute, subscribe, requestId: extra.requestId },
           }
           const errors = validate(args.schema, args.document)
           if (errors.length) return refused(errors)

@@ -1,4 +1,3 @@
-import type { IncomingMessage } from 'node:http'
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor'
 import { GraphQLError } from 'graphql'
 import { createLogger, createYoga, type Plugin, type YogaLogger } from 'graphql-yoga'
@@ -16,7 +15,7 @@ import type { Metrics } from './ops/metrics.ts'
 import { useMetrics } from './ops/metricsPlugin.ts'
 import { useOperationSpans } from './ops/tracing.ts'
 import { useQueryLimits } from './queryLimits.ts'
-import { limitAnonymous, useRateLimits } from './rateLimitPlugin.ts'
+import { limitAnonymous, useRateLimits, type ClientPeer } from './rateLimitPlugin.ts'
 import type { Context } from './schema/context.ts'
 import { schema } from './schema/index.ts'
 
@@ -35,7 +34,7 @@ export type YogaOptions = {
 }
 
 /** Where the viewer's token arrives: the HTTP header, or graphql-ws connectionParams; `req` is the node request (its address). */
-type ServerContext = { request?: Request; connectionParams?: Record<string, unknown>; req?: IncomingMessage }
+type ServerContext = { request?: Request; connectionParams?: Record<string, unknown>; req?: ClientPeer }
 
 export const GRAPHQL_PATH = '/graphql'
 
