@@ -11,8 +11,14 @@ const current = new AsyncLocalStorage<{ requestId: string }>()
 /** An incoming x-request-id when it is a sane token (a proxy's), else a fresh one. */
 export function requestIdFrom(header: string | string[] | undefined): string {
   const value = Array.isArray(header) ? header[0] : header
-  return value && /^[\w.:-]{1,128}$/.test(value) ? value : randomUUID()
+  return value && /^[\w.:-]{1,128}$/.test(value) ? value : newRequestId()
 }
+
+/**
+ * A fresh id as one flat string: randomUUID's text is a tree of some 30 concatenated pieces (about
+ * 1 KiB), which a WebSocket's id would keep for the socket's life.
+ */
+const newRequestId = (): string => Buffer.from(randomUUID(), 'latin1').toString('latin1')
 
 export function withRequestId<T>(requestId: string, work: () => T): T {
   return current.run({ requestId }, work)
