@@ -8,56 +8,71 @@ export type Source<T> = { pull(): Promise<T | null>; stop?(): Promise<unknown> }
 /**
  * Runs `source` as a subscription's stream. Not an async generator: a suspended generator keeps the
  * locals of the items before it (the last replayed page, the last event and its loaders) for as long
- * as the subscription idles; an idle stream here holds only its pending pull. A failure while
- * streaming (the database away) becomes the last item (`failure`), so it is masked like any resolver
- * error and the client resumes; the owner is closed however the stream ends. return() closes the
- * owner first, so it does not wait for a next event.
+ * as the subscription idles; an idle stream here holds only its pending pull (and, a class, no
+ * closures of its own). A failure while streaming (the database away) becomes the last item
+ * (`failure`), so it is masked like any resolver error and the client resumes; the owner is closed
+ * however the stream ends. return() closes the owner first, so it does not wait for a next event.
  */
-export function pulledStream<T>(owner: Owner, source: Source<T>, failure: (error: Error) => T): AsyncIterableIterator<T> {
-  let ended = false
-  const end = async (): Promise<IteratorReturnResult<undefined>> => {
-    if (!ended) {
-      ended = true
-      owner.close()
-      await source.stop?.()
+class PulledStream<T> implements AsyncIterableIterator<T> {
+  private ended = false
+
+  constructor(
+    private readonly owner: Owner,
+    private readonly source: Source<T>,
+    private readonly failure: (error: Error) => T,
+  ) {}
+
+  async next(): Promise<IteratorResult<T>> {
+    if (this.ended) return { done: true, value: undefined }
+    let value: T | null
+    try {
+      value = await this.source.pull()
+    } catch (error) {
+      value = this.failure(error instanceof Error ? error : new Error(String(error)))
+      await this.return()
+      return { done: false, value }
+    }
+    return value === null ? this.return() : { done: false, value }
+  }
+
+  async return(): Promise<IteratorReturnResult<undefined>> {
+    if (!this.ended) {
+      this.ended = true
+      this.owner.close()
+      await this.source.stop?.()
     }
     return { done: true, value: undefined }
   }
-  return {
-    async next(): Promise<IteratorResult<T>> {
-      if (ended) return { done: true, value: undefined }
-      let value: T | null
-      try {
-        value = await source.pull()
-      } catch (error) {
-        value = failure(error instanceof Error ? error : new Error(String(error)))
-        await end()
-        return { done: false, value }
-      }
-      return value === null ? end() : { done: false, value }
-    },
-    return: end,
-    [Symbol.asyncIterator]() {
-      return this
-    },
+
+  [Symbol.asyncIterator]() {
+    return this
   }
 }
 
+export const pulledStream = <T>(owner: Owner, source: Source<T>, failure: (error: Error) => T): AsyncIterableIterator<T> => new PulledStream(owner, source, failure)
+
 /** A source of `replay`'s items up to its end, then of `live`'s; the finished replay is let go. */
-export function replayThenLive<T>(replay: AsyncGenerator<T> | null, live: () => Promise<T | null>): Source<T> {
-  let replaying = replay
-  return {
-    async pull() {
-      if (replaying) {
-        const item = await replaying.next()
-        if (!item.done) return item.value
-        replaying = null
-      }
-      return live()
-    },
-    stop: async () => replaying?.return(undefined),
+class ReplayThenLive<T> implements Source<T> {
+  constructor(
+    private replaying: AsyncGenerator<T> | null,
+    private readonly live: () => Promise<T | null>,
+  ) {}
+
+  async pull(): Promise<T | null> {
+    if (this.replaying) {
+      const item = await this.replaying.next()
+      if (!item.done) return item.value
+      this.replaying = null
+    }
+    return this.live()
+  }
+
+  async stop(): Promise<void> {
+    await this.replaying?.return(undefined)
   }
 }
+
+export const replayThenLive = <T>(replay: AsyncGenerator<T> | null, live: () => Promise<T | null>): Source<T> => new ReplayThenLive(replay, live)
 
 /** pulledStream of an async generator's items (a stream that interleaves its own reads with live events). */
 export function guardedStream<T>(owner: Owner, events: () => AsyncGenerator<T>, failure: (error: Error) => T): AsyncIterableIterator<T> {
