@@ -48,30 +48,40 @@ export async function fanout(host: DatabaseHost, client: LoadClient): Promise<Fi
     const tokens = await Promise.all(Array.from({ length: MEMBERS }, (_, i) => tokenFor(`member-${i}`)))
     const rssMiB = (parley: ParleyProcess) => parley.rssBytes() / MIB
 
+    /** Sends the conversation's first message (the one its subscriptions replay), unless it is there already. */
+    const sendFirst = (parley: ParleyProcess, conversationId: number) => {
+      const id = encodeGlobalId('Conversation', conversationId)
+      return client.request({ endpoint: parley.endpoint, call: { token: tokens[0]!, query: SEND, variables: { input: { conversationId: id, clientMessageId: 'first', content: { text: { text: 'first' } } } } } })
+    }
+
     /**
      * Opens `count` subscriptions to the conversation, `perSocket` per socket, each live once it has
-     * replayed the conversation's first message (sincePts 0), sent here unless it is there already.
+     * replayed the conversation's first message (sincePts 0, see sendFirst).
      */
     const openLive = async (parley: ParleyProcess, conversationId: number, count: number, perSocket: number) => {
       const id = encodeGlobalId('Conversation', conversationId)
       const wsUrl = parley.endpoint.replace(/^http/, 'ws')
-      const send = (text: string) =>
-        client.request({ endpoint: parley.endpoint, call: { token: tokens[0]!, query: SEND, variables: { input: { conversationId: id, clientMessageId: text, content: { text: { text } } } } } })
-      await send('first')
+      await sendFirst(parley, conversationId)
       const calls = Array.from({ length: count }, (_, i) => ({ token: tokens[Math.floor(i / perSocket) % tokens.length]!, query: EVENTS, variables: { id } }))
       await client.openSubscribers({ wsUrl, calls, perSocket })
       return (text: string) => client.deliver({ endpoint: parley.endpoint, text, send: { token: tokens[0]!, query: SEND, variables: { input: { conversationId: id, clientMessageId: text, content: { text: { text } } } } } })
     }
 
-    /** A fresh server: RSS at rest, then with IDLE idle subscriptions `perSocket` per socket. */
+    /**
+     * A fresh server: RSS at start, at rest once it has served its first request, then with IDLE idle
+     * subscriptions `perSocket` per socket. The first request loads what any first use does (Prisma's
+     * query compiler, the pool's connection, compiled code: some 80 MiB), which is no subscription's.
+     */
     const idleMemory = async (perSocket: number) => {
       const parley = await startParleyProcess(database.url)
       try {
+        const started = rssMiB(parley)
+        await sendFirst(parley, group)
         const atRest = rssMiB(parley)
         await openLive(parley, group, IDLE, perSocket)
         const open = rssMiB(parley)
         await client.closeSubscribers()
-        return { atRest, open, perSubscriptionKiB: ((open - atRest) * KIB) / IDLE }
+        return { started, atRest, open, perSubscriptionKiB: ((open - atRest) * KIB) / IDLE }
       } finally {
         await parley.close()
       }
@@ -110,11 +120,11 @@ export async function fanout(host: DatabaseHost, client: LoadClient): Promise<Fi
           met: true,
           note: `server RSS at rest ${rssAtRest.toFixed(0)} MiB, at most ${many.rssPeak.toFixed(0)} MiB during the ${SENDS} sends to ${MEMBERS.toLocaleString('en')} subscribers`,
         },
-        memoryFigure('on as many sockets', single.perSubscriptionKiB, `server RSS ${single.atRest.toFixed(0)} MiB at rest, ${single.open.toFixed(0)} MiB with ${IDLE.toLocaleString('en')} idle subscriptions on as many sockets`),
+        memoryFigure('on as many sockets', single.perSubscriptionKiB, `server RSS ${single.started.toFixed(0)} MiB started, ${single.atRest.toFixed(0)} MiB at rest after its first request, ${single.open.toFixed(0)} MiB with ${IDLE.toLocaleString('en')} idle subscriptions on as many sockets`),
         memoryFigure(
           `${PER_SOCKET} per socket`,
           multiplexed.perSubscriptionKiB,
-          `server RSS ${multiplexed.atRest.toFixed(0)} MiB at rest, ${multiplexed.open.toFixed(0)} MiB with ${IDLE.toLocaleString('en')} subscriptions on ${(IDLE / PER_SOCKET).toLocaleString('en')} sockets; from both phases a socket costs about ${perSocketKiB.toFixed(1)} KiB and a subscription on it about ${perExtraSubscriptionKiB.toFixed(1)} KiB`,
+          `server RSS ${multiplexed.started.toFixed(0)} MiB started, ${multiplexed.atRest.toFixed(0)} MiB at rest after its first request, ${multiplexed.open.toFixed(0)} MiB with ${IDLE.toLocaleString('en')} subscriptions on ${(IDLE / PER_SOCKET).toLocaleString('en')} sockets; from both phases a socket costs about ${perSocketKiB.toFixed(1)} KiB and a subscription on it about ${perExtraSubscriptionKiB.toFixed(1)} KiB`,
         ),
       ]
     } finally {
