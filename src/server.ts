@@ -80,14 +80,19 @@ const INVALID_PAYLOAD = 1007
 /**
  * graphql-ws reads a binary frame with String(data), which turns bytes that are not UTF-8 into
  * U+FFFD unseen; ws checks text frames itself, and this closes the socket on such binary frames too.
+ * Frames reach graphql-ws as text: the handler of a subscribe frame lasts as long as its
+ * subscription and would keep the frame's bytes besides their text.
  * A client's malformed frame (ws's WS_ERR_* errors: bad UTF-8, too large) is not the server's error:
  * ws closes that socket with the matching code, and graphql-ws would log a stack for each one.
  */
 class Utf8WebSocket extends BatchingWebSocket {
   override emit(event: string | symbol, ...args: any[]): boolean {
-    if (event === 'message' && args[1] === true && Buffer.isBuffer(args[0]) && !isUtf8(args[0])) {
-      this.close(INVALID_PAYLOAD, 'frames must be UTF-8')
-      return false
+    if (event === 'message' && Buffer.isBuffer(args[0])) {
+      if (args[1] === true && !isUtf8(args[0])) {
+        this.close(INVALID_PAYLOAD, 'frames must be UTF-8')
+        return false
+      }
+      return super.emit(event, args[0].toString(), args[1])
     }
     if (event === 'error' && String((args[0] as { code?: unknown } | undefined)?.code).startsWith('WS_ERR_')) return false
     return super.emit(event, ...args)
