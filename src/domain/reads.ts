@@ -34,10 +34,12 @@ export async function markConversationRead(app: App, viewer: Viewer, conversatio
   return transact(app, async (tx) => {
     // No conversation lock: the conditional UPDATE alone keeps concurrent reads monotonic.
     const { conversation, member } = await accessConversation(tx, viewer, id, { lock: false })
-    const settingsEvents = await settingsAfterRead(tx, viewer, id)
     const target = Math.min(upTo ?? conversation.lastSeq, conversation.lastSeq)
+    // The member row before the settings row, the order a send takes them in: one user's read and
+    // send never wait for each other in a deadlock (transact would retry, after deadlock_timeout).
+    const moved = target > member.lastReadSeq ? await advanceReadPosition(tx, id, viewer.userId, target) : null
+    const settingsEvents = await settingsAfterRead(tx, viewer, id)
     if (target <= member.lastReadSeq) return { result: member, events: settingsEvents }
-    const moved = await advanceReadPosition(tx, id, viewer.userId, target)
     if (!moved) {
       // A concurrent call moved it further first; this statement sees that commit.
       const current = await findMember(tx, id, viewer.userId)
