@@ -1,7 +1,7 @@
 import pg from 'pg'
 import { describe, expect, inject, it } from 'vitest'
 import { codes, newUser, newUsers, sqlLog, type TestUser } from './support/harness.ts'
-import { createGroup, lastSeqOf, MuteMember, SendMessage } from './support/operations.ts'
+import { createGroup, lastSeqOf, MuteMember, ReadStored, SendMessage, SendStored } from './support/operations.ts'
 import { seededRandom } from './support/random.ts'
 
 /** Sends coalesced across conversations (src/domain/sendQueue.ts, decision 0140), raced through the API. */
@@ -154,6 +154,31 @@ describe('sends coalesced across conversations', () => {
       await admin.query(`DROP TRIGGER ${trigger} ON messages`)
       await admin.query(`DROP FUNCTION ${trigger}()`)
       await admin.end()
+    }
+  })
+})
+
+describe('a coalesced send answers with the message as stored', () => {
+  it('for keys, texts and JSON that need quoting in an array literal, across conversations in one burst', async () => {
+    const [owner, member] = await newUsers(2)
+    const groups = await Promise.all(Array.from({ length: 4 }, () => createGroup(owner!, [member!])))
+    const awkward = ['a"b', 'back\\slash', '{braces},commas', 'NULL', ' spaced ', '引号"和\\', '']
+    const contents = [
+      ...awkward.filter(Boolean).map((text) => ({ text: { text } })),
+      // jsonb keeps its own key order (shorter keys first): the answer must not keep the input's.
+      { card: { cardType: 'order', data: { zebra: 1, b: [{ yy: 'x"y', a: null }], aa: { '\\': true } } } },
+    ]
+    const plan = contents.flatMap((content, i) =>
+      groups.map((g, j) => ({ user: (i + j) % 2 ? owner! : member!, input: { conversationId: g.id, clientMessageId: `${awkward[i % awkward.length]}-${i}-${j}`, content, mentionUserIds: j % 2 ? [owner!.id] : [] } })),
+    )
+    const { result: responses, commits } = await commitsIn(() => Promise.all(plan.map((p) => p.user.run(SendStored, { input: p.input }))))
+    expect(commits).toBeLessThan(plan.length)
+    for (const [i, response] of responses.entries()) {
+      const sent = response.sendMessage.message
+      expect(sent.clientMessageId).toBe(plan[i]!.input.clientMessageId)
+      const stored = (await plan[i]!.user.run(ReadStored, { id: sent.id })).node
+      // Key order included: the JSON texts compare, not only the values.
+      expect(JSON.stringify(sent)).toBe(JSON.stringify(stored))
     }
   })
 })

@@ -3,7 +3,7 @@ import { sendSettingsFromJson, settingsTouchedBySend, type SendSettings } from '
 import { CONVERSATION_COLUMNS, memberJson, toMemberFromJson, type ConversationAccess, type ConversationRow, type MemberRow } from './conversations.ts'
 import { MESSAGE_COLUMNS, messageFromJson, type IdempotencyKey } from './messages.ts'
 import { toConversation, type ConversationRecord, type MemberRecord, type MessageRecord, type MessageRow } from './records.ts'
-import { Prisma, bigintArray, plannedPerCall, type Conn } from './sql.ts'
+import { Prisma, arrayLiteral, bigintArray, plannedPerCall, type Conn } from './sql.ts'
 
 /** The conversation row lock: the seq/pts allocator every write that takes a seq or pts goes through. */
 
@@ -44,8 +44,8 @@ export async function lockConversations(
     WITH wanted AS (
       SELECT * FROM unnest(${bigintArray(wanted.map((w) => w[0]))}, ${bigintArray(wanted.map((w) => w[1]))}) AS w(conversation_id, user_id)),
     keys AS (
-      SELECT * FROM unnest(${bigintArray(keys.map((k) => k.conversationId))}, ${keys.map((k) => k.senderType)}::"SenderType"[],
-        ${bigintArray(keys.map((k) => k.senderId))}, ${keys.map((k) => k.clientMessageId)}::varchar[])
+      SELECT * FROM unnest(${bigintArray(keys.map((k) => k.conversationId))}, ${arrayLiteral(keys.map((k) => k.senderType))}::"SenderType"[],
+        ${bigintArray(keys.map((k) => k.senderId))}, ${arrayLiteral(keys.map((k) => k.clientMessageId))}::varchar[])
         AS k(conversation_id, sender_type, sender_id, client_message_id))
     SELECT ${CONVERSATION_COLUMNS}, (
       SELECT coalesce(json_agg(${memberJson}), '[]') FROM conversation_members cm

@@ -1,7 +1,7 @@
 import type { MessageKind, SenderType } from '../generated/prisma/enums.ts'
 import { toMessage, type ForwardOriginRecord, type MessageRecord, type MessageRow } from './records.ts'
 import { indexAppended, type SearchDocument } from './search.ts'
-import { Prisma, bigintArray, plannedPerCall, violatedUniqueConstraint, type Conn } from './sql.ts'
+import { Prisma, arrayLiteral, bigintArray, plannedPerCall, violatedUniqueConstraint, type Conn } from './sql.ts'
 
 export const MESSAGE_COLUMNS = Prisma.sql`m.conversation_id AS "conversationId", m.seq, m.pts, m.sender_type AS "senderType",
   m.sender_id AS "senderId", m.kind, m.client_message_id AS "clientMessageId", m.content, m.quoted_seq AS "quotedSeq",
@@ -64,27 +64,34 @@ export class DuplicateIdempotencyKey extends Error {
 /** Messages to append to one conversation, whose row the caller holds locked, after its counters `last`. */
 export type Append = { conversationId: number; last: { lastSeq: number; lastPts: number }; drafts: readonly MessageDraft[] }
 
-const nullableText = (v: number | string | null) => (v === null ? null : String(v))
-const arrayLiteral = (ids: readonly number[]) => `{${ids.join(',')}}`
+const idList = (ids: readonly number[]) => arrayLiteral(ids)
+
+/** jsonb's order of object keys: shorter first, then by their bytes. */
+const jsonbKeyOrder = (a: string, b: string) => Buffer.byteLength(a) - Buffer.byteLength(b) || Buffer.compare(Buffer.from(a), Buffer.from(b))
+const sortKeys = (v: unknown): unknown =>
+  Array.isArray(v) ? v.map(sortKeys) : v && typeof v === 'object' ? Object.fromEntries(Object.keys(v).sort(jsonbKeyOrder).map((k) => [k, sortKeys((v as Record<string, unknown>)[k])])) : v
+/** A value as a jsonb column gives it back (what JSON keeps, keys in jsonb's order), so a sent message reads as any later read of it. */
+const asJsonb = (v: unknown) => sortKeys(JSON.parse(JSON.stringify(v)))
 
 /**
  * Appends messages to conversations whose rows the caller holds locked (lockConversations), taking
  * seq and pts after each one's `last`. One statement whatever the batch, with one SQL text (the rows
- * arrive as arrays): the rows, each conversation's counters and activity time, each user sender's read
- * position (sending reads up to your own message), and the search documents. Returns the messages in
- * the order of `appends` and their drafts.
+ * arrive as array literals): the rows, each conversation's counters and activity time, each user
+ * sender's read position (sending reads up to your own message), and the search documents. It returns
+ * only the time it stamped (as stored: milliseconds); the messages are built here from the drafts, in
+ * the order of `appends`.
  */
 export async function appendMessagesTo(conn: Conn, appends: readonly Append[]): Promise<MessageRecord[]> {
   const rows = appends.flatMap((a) => a.drafts.map((d, i) => ({ ...d, conversationId: a.conversationId, seq: a.last.lastSeq + i + 1, pts: a.last.lastPts + i + 1 })))
-  const column = <T,>(pick: (r: (typeof rows)[number]) => T) => rows.map(pick)
+  const column = (pick: (r: (typeof rows)[number]) => string | number | boolean | null) => arrayLiteral(rows.map(pick))
   // Runs after lockConversations, so it is planned per call (see there).
-  const stored = await conn.$queryRaw<MessageRow[]>`
-    WITH clock AS (SELECT clock_timestamp() AS at),
+  const [stamped] = await conn.$queryRaw<{ sentAt: Date }[]>`
+    WITH clock AS (SELECT clock_timestamp()::timestamptz(3) AS at),
     appended AS (
-      SELECT * FROM unnest(${bigintArray(column((r) => r.conversationId))}, ${bigintArray(column((r) => r.seq))}, ${bigintArray(column((r) => r.pts))},
-        ${column((r) => r.senderType)}::"SenderType"[], ${column((r) => nullableText(r.senderId))}::text[], ${column((r) => r.kind)}::"MessageKind"[],
-        ${column((r) => r.clientMessageId)}::text[], ${column((r) => JSON.stringify(r.content))}::text[], ${column((r) => nullableText(r.quotedSeq))}::text[],
-        ${column((r) => arrayLiteral(r.mentionUserIds))}::text[], ${column((r) => r.mentionAll)}::boolean[], ${column((r) => arrayLiteral(r.visibleTo))}::text[],
+      SELECT * FROM unnest(${column((r) => r.conversationId)}::bigint[], ${column((r) => r.seq)}::bigint[], ${column((r) => r.pts)}::bigint[],
+        ${column((r) => r.senderType)}::"SenderType"[], ${column((r) => r.senderId)}::bigint[], ${column((r) => r.kind)}::"MessageKind"[],
+        ${column((r) => r.clientMessageId)}::text[], ${column((r) => JSON.stringify(r.content))}::text[], ${column((r) => r.quotedSeq)}::bigint[],
+        ${column((r) => idList(r.mentionUserIds))}::text[], ${column((r) => r.mentionAll)}::boolean[], ${column((r) => idList(r.visibleTo))}::text[],
         ${column((r) => (r.forwardedFrom ? JSON.stringify(r.forwardedFrom) : null))}::text[], ${column((r) => r.searchDocument ?? '')}::text[])
         AS a(conversation_id, seq, pts, sender_type, sender_id, kind, client_message_id, content, quoted_seq, mention_user_ids, mention_all,
           visible_to, forwarded_from, document)),
@@ -94,20 +101,41 @@ export async function appendMessagesTo(conn: Conn, appends: readonly Append[]): 
       WHERE c.id = n.conversation_id),
     reads AS (
       UPDATE conversation_members cm SET last_read_seq = GREATEST(cm.last_read_seq, r.seq), last_read_at = (SELECT at FROM clock)
-      FROM (SELECT conversation_id, sender_id::bigint AS user_id, max(seq) AS seq FROM appended
+      FROM (SELECT conversation_id, sender_id AS user_id, max(seq) AS seq FROM appended
         WHERE sender_type <> 'SYSTEM' AND sender_id IS NOT NULL GROUP BY 1, 2) r
       WHERE cm.conversation_id = r.conversation_id AND cm.user_id = r.user_id)
-    ${indexAppended(Prisma.sql`appended`, Prisma.sql`(SELECT at FROM clock)`)}
-    INSERT INTO messages AS m (conversation_id, seq, pts, sender_type, sender_id, kind, client_message_id, content,
-      quoted_seq, mention_user_ids, mention_all, visible_to, sent_at, forwarded_from)
-    SELECT conversation_id, seq, pts, sender_type, sender_id::bigint, kind, client_message_id, content::jsonb, quoted_seq::bigint,
-      mention_user_ids::bigint[], mention_all, visible_to::bigint[], (SELECT at FROM clock), forwarded_from::jsonb
-    FROM appended
-    RETURNING ${MESSAGE_COLUMNS}`.catch((error: unknown) => {
+    ${indexAppended(Prisma.sql`appended`, Prisma.sql`(SELECT at FROM clock)`)},
+    inserted AS (
+      INSERT INTO messages (conversation_id, seq, pts, sender_type, sender_id, kind, client_message_id, content,
+        quoted_seq, mention_user_ids, mention_all, visible_to, sent_at, forwarded_from)
+      SELECT conversation_id, seq, pts, sender_type, sender_id, kind, client_message_id, content::jsonb, quoted_seq,
+        mention_user_ids::bigint[], mention_all, visible_to::bigint[], (SELECT at FROM clock), forwarded_from::jsonb
+      FROM appended)
+    SELECT at AS "sentAt" FROM clock`.catch((error: unknown) => {
     throw violatedUniqueConstraint(error) === 'messages_idempotency_key' ? new DuplicateIdempotencyKey() : error
   })
-  const byKey = new Map(stored.map(toMessage).map((m) => [`${m.conversationId}:${m.seq}`, m]))
-  return rows.map((r) => byKey.get(`${r.conversationId}:${r.seq}`)!)
+  const sentAt = stamped!.sentAt
+  return rows.map((r) => ({
+    conversationId: r.conversationId,
+    seq: r.seq,
+    pts: r.pts,
+    senderType: r.senderType,
+    senderId: r.senderId,
+    kind: r.kind,
+    clientMessageId: r.clientMessageId,
+    content: asJsonb(r.content),
+    quotedSeq: r.quotedSeq,
+    mentionUserIds: r.mentionUserIds,
+    mentionAll: r.mentionAll,
+    visibleTo: r.visibleTo,
+    status: 'NORMAL',
+    sentAt,
+    editedAt: null,
+    recalledAt: null,
+    recalledById: null,
+    reactionsPts: null,
+    forwardedFrom: r.forwardedFrom ? (asJsonb(r.forwardedFrom) as ForwardOriginRecord) : null,
+  }))
 }
 
 /** appendMessagesTo for one conversation. */
@@ -125,7 +153,7 @@ export type IdempotencyKey = { senderType: SenderType; senderId: number; clientM
 export async function findByClientMessageIds(conn: Conn, conversationId: number, keys: readonly IdempotencyKey[]): Promise<MessageRecord[]> {
   const rows = await conn.$queryRaw<MessageRow[]>`${plannedPerCall}
     SELECT ${MESSAGE_COLUMNS}
-    FROM unnest(${keys.map((k) => k.senderType)}::"SenderType"[], ${bigintArray(keys.map((k) => k.senderId))}, ${keys.map((k) => k.clientMessageId)}::varchar[])
+    FROM unnest(${arrayLiteral(keys.map((k) => k.senderType))}::"SenderType"[], ${bigintArray(keys.map((k) => k.senderId))}, ${arrayLiteral(keys.map((k) => k.clientMessageId))}::varchar[])
       AS k(sender_type, sender_id, client_message_id)
     JOIN messages m ON m.conversation_id = ${conversationId} AND m.sender_type = k.sender_type
       AND m.sender_id = k.sender_id AND m.client_message_id = k.client_message_id`

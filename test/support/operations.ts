@@ -19,6 +19,23 @@ export const CreateGroup = graphql(`
   }
 `)
 
+/** Every field a send answers with that a later read must answer alike (test/send-coalescing.test.ts). */
+export const StoredFields = graphql(`
+  fragment StoredFields on Message {
+    id seq pts kind senderType clientMessageId status sentAt editedAt recalledAt mentionsAll
+    sender { id } mentions { id }
+    content { __typename ... on TextContent { text } ... on CardContent { cardType data } }
+  }
+`)
+
+export const SendStored = graphql(`
+  mutation SendStored($input: SendMessageInput!) { sendMessage(input: $input) { deduplicated message { ...StoredFields } } }
+`)
+
+export const ReadStored = graphql(`
+  query ReadStored($id: ID!) { node(id: $id) { ...StoredFields } }
+`)
+
 export const SendMessage = graphql(`
   mutation SendMessage($input: SendMessageInput!) {
     sendMessage(input: $input) {
