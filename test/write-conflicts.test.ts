@@ -86,6 +86,6 @@ describe("one user's read and send at the same time", () => {
     // A transaction aborted for a deadlock runs again (transact): its statements would be logged twice.
     const statements = sqlLog.slice(logged)
     expect(statements.filter((q) => q.includes('SET marked_unread = false')).length).toBe(1)
-    expect(statements.filter((q) => q.includes('INSERT INTO messages AS m')).length).toBe(1)
+    expect(statements.filter((q) => q.includes('INSERT INTO messages ')).length).toBe(1)
   })
 })
