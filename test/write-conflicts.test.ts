@@ -21,13 +21,18 @@ async function outsideTransaction() {
   return { client, pid, blockedBehind }
 }
 
+/** A group with a message the viewer has not read, marked unread by the viewer; with the raw ids of both rows' key. */
+async function markedUnreadGroup() {
+  const [owner, viewer] = await newUsers(2)
+  const group = await createGroup(owner!, [viewer!])
+  await sendText(owner!, group.id, 'unread')
+  await viewer!.run(UpdateSettings, { id: group.id, input: { markedUnread: true } })
+  return { viewer: viewer!, group, conversationId: rawId(group.id), userId: rawId(viewer!.id) }
+}
+
 describe('a write PostgreSQL aborts to break a deadlock', () => {
   it('is run again and succeeds, with nothing of the aborted run left', async () => {
-    const [owner, viewer] = await newUsers(2)
-    const group = await createGroup(owner!, [viewer!])
-    await sendText(owner!, group.id, 'unread')
-    await viewer!.run(UpdateSettings, { id: group.id, input: { markedUnread: true } })
-    const [conversationId, userId] = [rawId(group.id), rawId(viewer!.id)]
+    const { viewer, group, conversationId, userId } = await markedUnreadGroup()
 
     // markConversationRead takes the viewer's member row, then their settings row. Another transaction
     // takes them the other way round; it waits longer before it checks for a deadlock, so PostgreSQL
@@ -36,7 +41,7 @@ describe('a write PostgreSQL aborts to break a deadlock', () => {
     try {
       await other.client.query(`SET LOCAL deadlock_timeout = '20s'`)
       await other.client.query('UPDATE conversation_settings SET marked_unread = marked_unread WHERE conversation_id = $1 AND user_id = $2', [conversationId, userId])
-      const read = viewer!.try(MarkRead, { conversationId: group.id })
+      const read = viewer.try(MarkRead, { conversationId: group.id })
       await other.blockedBehind([other.pid])
       // Waits for the read's member row until PostgreSQL aborts the read.
       await other.client.query('UPDATE conversation_members SET left_at = left_at WHERE conversation_id = $1 AND user_id = $2', [conversationId, userId])
@@ -45,7 +50,7 @@ describe('a write PostgreSQL aborts to break a deadlock', () => {
       const answer = await read
       expect(answer.errors).toBeUndefined()
       expect(answer.data!.markConversationRead).toMatchObject({ lastReadSeq: group.lastSeq + 1, conversation: { unreadCount: 0 } })
-      expect((await viewer!.run(ViewerSettings, { id: group.id })).conversation!.viewerSettings.markedUnread).toBe(false)
+      expect((await viewer.run(ViewerSettings, { id: group.id })).conversation!.viewerSettings.markedUnread).toBe(false)
     } finally {
       await other.client.end()
     }
@@ -54,13 +59,9 @@ describe('a write PostgreSQL aborts to break a deadlock', () => {
 
 describe("one user's read and send at the same time", () => {
   it('take the member row before the settings row alike, so neither waits for a deadlock check or runs twice', async () => {
-    const [owner, viewer] = await newUsers(2)
-    const group = await createGroup(owner!, [viewer!])
-    await sendText(owner!, group.id, 'unread')
+    const { viewer, group, conversationId, userId } = await markedUnreadGroup()
     // The read clears markedUnread and the send clears the draft: both write the viewer's settings row.
-    await viewer!.run(UpdateSettings, { id: group.id, input: { markedUnread: true } })
-    await viewer!.run(SaveDraft, { id: group.id, draft: { text: 'typing' } })
-    const [conversationId, userId] = [rawId(group.id), rawId(viewer!.id)]
+    await viewer.run(SaveDraft, { id: group.id, draft: { text: 'typing' } })
     const logged = sqlLog.length
 
     // Both queue on the viewer's member row, the send first: had the read taken the settings row
@@ -69,16 +70,16 @@ describe("one user's read and send at the same time", () => {
     const other = await outsideTransaction()
     try {
       await other.client.query('SELECT FROM conversation_members WHERE conversation_id = $1 AND user_id = $2 FOR UPDATE', [conversationId, userId])
-      const send = viewer!.try(SendMessage, { input: { conversationId: group.id, clientMessageId: 'with-read', content: { text: { text: 'sent' } } } })
+      const send = viewer.try(SendMessage, { input: { conversationId: group.id, clientMessageId: 'with-read', content: { text: { text: 'sent' } } } })
       const sender = await other.blockedBehind([other.pid])
-      const read = viewer!.try(MarkRead, { conversationId: group.id })
+      const read = viewer.try(MarkRead, { conversationId: group.id })
       await other.blockedBehind([other.pid, sender])
       await other.client.query('COMMIT')
 
       const [sent, answer] = await Promise.all([send, read])
       expect(sent.errors).toBeUndefined()
       expect(answer.errors).toBeUndefined()
-      const settings = (await viewer!.run(ViewerSettings, { id: group.id })).conversation!.viewerSettings
+      const settings = (await viewer.run(ViewerSettings, { id: group.id })).conversation!.viewerSettings
       expect(settings).toMatchObject({ markedUnread: false, draft: null })
     } finally {
       await other.client.end()
