@@ -13,7 +13,7 @@ import type { ClientPeer } from './rateLimitPlugin.ts'
 import { createViewerResolver } from './domain/users.ts'
 import { retryLater } from './errors.ts'
 import { createHealth, databaseReadiness, type ReadinessCheck } from './ops/health.ts'
-import { requestIdFrom, withRequestId, yogaLogger, type Logger } from './ops/logger.ts'
+import { requestIdFrom, yogaLogger, type Logger } from './ops/logger.ts'
 import type { Metrics } from './ops/metrics.ts'
 import { createYogaServer, GRAPHQL_PATH, type YogaOptions } from './yoga.ts'
 
@@ -145,7 +145,7 @@ export function createParleyServer(opts: ServerOptions): ParleyServer {
     if (opts.serveMetrics && opts.metrics && req.url === '/metrics') return void opts.metrics.serve(req, res)
     const requestId = requestIdFrom(req.headers['x-request-id'])
     res.setHeader('x-request-id', requestId)
-    withRequestId(requestId, () => yoga(req, res))
+    yoga(req, res, { requestId })
   })
   const wss = new WebSocketServer({ server, path: GRAPHQL_PATH, maxPayload: opts.maxBodyBytes, WebSocket: Utf8WebSocket })
   if (opts.metrics) wss.on('connection', (socket) => opts.metrics!.trackWebSocket(socket))
@@ -182,14 +182,14 @@ export function createParleyServer(opts: ServerOptions): ParleyServer {
         ctx.extra.socket.once('close', release)
         return true
       },
-      // The connection's request id reaches the logs of everything its operations run.
-      execute: (args: any) => withRequestId(args.rootValue.requestId, () => args.rootValue.execute(args)),
-      subscribe: (args: any) => withRequestId(args.rootValue.requestId, () => args.rootValue.subscribe(args)),
+      execute: (args: any) => args.rootValue.execute(args),
+      subscribe: (args: any) => args.rootValue.subscribe(args),
       onSubscribe: async (ctx, _id, params) => {
         const extra: SocketExtra = ctx.extra
         const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
           ...ctx,
           req: extra.peer,
+          requestId: extra.requestId,
           socket: extra.socket,
           params,
           connectionParams: ctx.connectionParams,
@@ -201,7 +201,7 @@ export function createParleyServer(opts: ServerOptions): ParleyServer {
             document: parse(params.query),
             variableValues: params.variables,
             contextValue: await contextFactory(),
-            rootValue: { execute, subscribe, requestId: extra.requestId },
+            rootValue: { execute, subscribe },
           }
           const errors = validate(args.schema, args.document)
           if (errors.length) return refused(errors)

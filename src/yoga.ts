@@ -1,6 +1,6 @@
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor'
 import { GraphQLError } from 'graphql'
-import { createLogger, createYoga, type Plugin, type YogaLogger } from 'graphql-yoga'
+import { createLogger, createYoga, handleStreamOrSingleExecutionResult, type Plugin, type YogaLogger } from 'graphql-yoga'
 import { authenticate, type Identity } from './auth.ts'
 import { isDatabaseOutage, RETRY_AFTER_MS, type DatabaseAvailability } from './db/availability.ts'
 import type { App, Viewer } from './domain/app.ts'
@@ -11,6 +11,7 @@ import { DomainError, retryLater } from './errors.ts'
 import { useCompiledExecution } from './execution.ts'
 import { parleyGraphiQL } from './graphiql.ts'
 import { useInputHygiene } from './inputHygiene.ts'
+import { requestIdOf, tagWithRequest } from './ops/logger.ts'
 import type { Metrics } from './ops/metrics.ts'
 import { useMetrics } from './ops/metricsPlugin.ts'
 import { useOperationSpans } from './ops/tracing.ts'
@@ -33,8 +34,11 @@ export type YogaOptions = {
   availability?: DatabaseAvailability
 }
 
-/** Where the viewer's token arrives: the HTTP header, or graphql-ws connectionParams; `req` is the node request (its address). */
-type ServerContext = { request?: Request; connectionParams?: Record<string, unknown>; req?: ClientPeer }
+/**
+ * Where the viewer's token arrives: the HTTP header, or graphql-ws connectionParams; `req` is the
+ * node request (its address); `requestId` the HTTP request's or the WebSocket's (server.ts).
+ */
+type ServerContext = { request?: Request; connectionParams?: Record<string, unknown>; req?: ClientPeer; requestId?: string }
 
 export const GRAPHQL_PATH = '/graphql'
 
@@ -60,7 +64,7 @@ function maskError(logger: YogaLogger, availability: DatabaseAvailability | unde
     }
     // An exhausted pool is load, not a bug: the client is told to retry, and nothing is logged per request.
     if (isPoolTimeout(original)) return retryLater('UNAVAILABLE', 'the database is busy; retry shortly', RETRY_AFTER_MS)
-    logger.error('unexpected error', original)
+    logger.error('unexpected error', original, { requestId: requestIdOf(original) })
     return new GraphQLError('Unexpected error.', { extensions: { code: 'INTERNAL_SERVER_ERROR' } })
   }
 }
@@ -75,9 +79,28 @@ const withoutOutageErrors = (logger: YogaLogger): YogaLogger => ({
   info: (...args: unknown[]) => logger.info(...args),
   warn: (...args: unknown[]) => logger.warn(...args),
   error: (...args: unknown[]) => {
-    if (!args.some((arg) => isDatabaseOutage(arg) || isPoolTimeout(arg))) logger.error(...args)
+    if (args.some((arg) => isDatabaseOutage(arg) || isPoolTimeout(arg))) return
+    const requestId = args.map(requestIdOf).find(Boolean)
+    logger.error(...args, ...(requestId ? [{ requestId }] : []))
   },
 })
+
+/**
+ * Tags the errors of each result with the operation's request id before the mask (a later plugin)
+ * sees them, so the mask's log line names the request.
+ */
+function useErrorRequestIds(): Plugin<Context> {
+  const tagAll = (requestId: string | undefined) => ({ result }: { result: { errors?: readonly GraphQLError[] } }) => {
+    for (const error of result.errors ?? []) tagWithRequest(error.originalError ?? error, requestId)
+  }
+  return {
+    onExecute: ({ args }) => ({ onExecuteDone: (payload) => handleStreamOrSingleExecutionResult(payload, tagAll(args.contextValue.requestId)) }),
+    onSubscribe: ({ args }) => ({
+      onSubscribeResult: (payload) => handleStreamOrSingleExecutionResult(payload, tagAll(args.contextValue.requestId)),
+      onSubscribeError: ({ error }) => tagWithRequest((error as GraphQLError).originalError ?? error, args.contextValue.requestId),
+    }),
+  }
+}
 
 /** Refuses bodies over the limit before they are read (413 with a GraphQL-shaped error). */
 function useBodyLimit(maxBytes: number): Plugin {
@@ -136,8 +159,20 @@ export function createYogaServer(opts: YogaOptions) {
       // After compiled execution: it wraps the compiled executor, so the operation's span is active while its resolvers run.
       ...(opts.tracing ? [useOperationSpans()] : []),
       ...(opts.metrics ? [useMetrics(opts.metrics)] : []),
+      // Before Yoga's error mask, which it adds after these plugins.
+      useErrorRequestIds(),
     ],
-    context: async ({ request, connectionParams, req }): Promise<Context> => {
+    context: ({ requestId, ...server }) =>
+      contextOf(server).then(
+        (context): Context => ({ ...context, requestId }),
+        (error: unknown) => {
+          tagWithRequest(error, requestId)
+          throw error
+        },
+      ),
+  })
+
+  async function contextOf({ request, connectionParams, req }: ServerContext): Promise<Context> {
       const authorization = request?.headers.get('authorization') ?? (connectionParams?.authorization as string | undefined)
       // Without a valid token the caller is counted by address, whether answered (the schema) or refused.
       const identity = await authenticate(opts.authSecret, authorization).catch(async (error: unknown) => {
@@ -147,6 +182,5 @@ export function createYogaServer(opts: YogaOptions) {
       if (!identity) await limitAnonymous(opts.app, req)
       const viewer: Viewer | null = identity ? await resolveViewer(identity) : null
       return { app: opts.app, viewer, loaders: createLoaders(opts.app.db, viewer) }
-    },
-  })
+  }
 }

@@ -9,11 +9,12 @@ import { openConversationEvents, type Delivery } from '../src/domain/delivery.ts
 import { sendMessage } from '../src/domain/messages.ts'
 import { DEFAULT_SETTINGS } from '../src/domain/settings.ts'
 import { databaseReadiness } from '../src/ops/health.ts'
-import { createLogger, type Logger } from '../src/ops/logger.ts'
+import { createLogger, yogaLogger, type Logger } from '../src/ops/logger.ts'
 import { createMetrics, type Metrics } from '../src/ops/metrics.ts'
 import { parseId } from '../src/ids.ts'
 import { createRealtime } from '../src/realtime/pubsub.ts'
-import { newUsers, testApp } from './support/harness.ts'
+import { createYogaServer } from '../src/yoga.ts'
+import { AUTH_SECRET, newUsers, testApp } from './support/harness.ts'
 import { ConversationEvents } from './support/live.ts'
 import { createGroup, SendMessage, sendText } from './support/operations.ts'
 import { startServer, subscribeWs, wsClient, type TestServer } from './support/server.ts'
@@ -190,6 +191,28 @@ describe('logs', () => {
       expect(JSON.stringify(lines)).not.toContain(user!.token)
     } finally {
       await server.close()
+      await db.$disconnect()
+    }
+  })
+
+  it('name the request an unexpected error in a resolver came from', async () => {
+    const lines: Record<string, unknown>[] = []
+    const log = createLogger('debug', { write: (line: string) => void lines.push(JSON.parse(line)) })
+    const [user] = await newUsers(1)
+    // The viewer resolves without the database, so the failure happens during execution (the user loader).
+    const db = createDb(inject('adminDatabaseUrl'), { poolSize: 1 })
+    const app = createApp({ db, realtime: createRealtime(), settings: DEFAULT_SETTINGS })
+    const resolveViewer = async () => ({ userId: 1, handle: 'probe', kind: 'HUMAN' as const, isOperator: false })
+    const yoga = createYogaServer({ app, authSecret: AUTH_SECRET, maxBodyBytes: 10_000, production: true, logger: yogaLogger(log), resolveViewer })
+    try {
+      const response = await yoga.fetch(
+        'http://parley.test/graphql',
+        { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${user!.token}` }, body: JSON.stringify({ query: '{ viewer { user { handle } } }' }) },
+        { requestId: 'probe-43' },
+      )
+      expect(((await response.json()) as { errors: { extensions: { code: string } }[] }).errors[0]!.extensions.code).toBe('INTERNAL_SERVER_ERROR')
+      expect(lines.find((l) => l.msg === 'unexpected error')).toMatchObject({ level: 50, requestId: 'probe-43' })
+    } finally {
       await db.$disconnect()
     }
   })

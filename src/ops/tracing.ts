@@ -6,7 +6,6 @@ import { PrismaInstrumentation } from '@prisma/instrumentation'
 import { getOperationAST, type ExecutionResult } from 'graphql'
 import type { Plugin } from 'graphql-yoga'
 import type { Realtime } from '../realtime/pubsub.ts'
-import { currentRequestId } from './logger.ts'
 
 /**
  * Every Parley span comes from this tracer. Until a provider is registered it is OpenTelemetry's
@@ -54,7 +53,7 @@ export function useOperationSpans(): Plugin {
       const request = (args.contextValue as { request?: Request }).request
       const parent = request ? propagation.extract(context.active(), Object.fromEntries(request.headers)) : context.active()
       const attributes: Attributes = { 'graphql.operation.type': operation.operation, 'graphql.operation.name': operation.name?.value ?? 'anonymous' }
-      const requestId = currentRequestId()
+      const requestId = (args.contextValue as { requestId?: string }).requestId
       if (requestId) attributes['parley.request_id'] = requestId
       setExecuteFn((execArgs) =>
         tracer.startActiveSpan(name, { kind: SpanKind.SERVER, attributes }, parent, async (span) => {

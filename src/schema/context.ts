@@ -3,7 +3,8 @@ import type { Loaders } from '../domain/loaders.ts'
 import { DomainError } from '../errors.ts'
 
 /** Per-request (or per-subscription) context. */
-export type Context = { app: App; viewer: Viewer | null; loaders: Loaders }
+/** `requestId` names the HTTP request or WebSocket in log lines and trace attributes. */
+export type Context = { app: App; viewer: Viewer | null; loaders: Loaders; requestId?: string }
 export type AuthedContext = Context & { viewer: Viewer }
 
 /** For fields below an authenticated root field. */
