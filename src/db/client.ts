@@ -42,6 +42,9 @@ export const isPoolTimeout = (error: unknown): boolean => error instanceof Error
 /** Each client's pg pool, for the pool size/idle/waiting metrics. */
 const pools = new WeakMap<Db, pg.Pool>()
 export const poolOf = (db: Db): pg.Pool | undefined => pools.get(db)
+/** Each client's `onQuery`, for statements sent straight through its pool (store/pooled.ts). */
+const queryLogs = new WeakMap<Db, (sql: string) => void>()
+export const queryLogOf = (db: Db): ((sql: string) => void) | undefined => queryLogs.get(db)
 
 /**
  * A Prisma client on a pg pool of `poolSize`; a query waits at most `poolTimeoutMs` for a free
@@ -65,6 +68,7 @@ export function createDb(databaseUrl: string, opts: { poolSize?: number; poolTim
   })
   if (opts.onQuery) {
     const onQuery = opts.onQuery
+    queryLogs.set(db, onQuery)
     ;(db as unknown as { $on(e: 'query', cb: (ev: { query: string }) => void): void }).$on('query', (ev) => onQuery(ev.query))
   }
   pools.set(db, pool)

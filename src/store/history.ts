@@ -1,6 +1,7 @@
 import { accessFromJson, accessJson, type ConversationAccess } from './conversations.ts'
 import { MESSAGE_COLUMNS, messageFromJson, readerMembership, visibleTo, type Reader } from './messages.ts'
 import { toUser, type MessageRecord, type MessageRow, type UserRecord } from './records.ts'
+import { queryPooled } from './pooled.ts'
 import { Prisma, type Conn } from './sql.ts'
 import { USER_COLUMNS } from './users.ts'
 
@@ -51,7 +52,7 @@ const visibleIn = (reader: Reader, conversationId: number, range: Prisma.Sql) =>
  * A page of history the reader may see, as an index range scan on the (conversation_id, seq) key,
  * with `beyond`: whether the reader can see any message in that range (the other side of the
  * cursor: exact hasNextPage / hasPreviousPage), one EXISTS on the same key; false when not asked.
- * One round trip and one JSON value: Prisma maps one column instead of every column of every row.
+ * One round trip and one JSON value, read through the pool (queryPooled): pg parses one column.
  */
 export async function readHistoryPage(conn: Conn, reader: Reader, conversationId: number, opts: PageOptions, beyond: SeqRange | null): Promise<HistoryPage> {
   return pageFromJson(await queryPage(conn, reader, conversationId, opts, beyond, Prisma.empty))
@@ -74,7 +75,7 @@ export async function readConversationPage(
 }
 
 async function queryPage(conn: Conn, reader: Reader, conversationId: number, opts: PageOptions, beyond: SeqRange | null, extra: Prisma.Sql): Promise<PageJson> {
-  const rows = await conn.$queryRaw<{ page: PageJson }[]>`
+  const rows = await queryPooled<{ page: PageJson }>(conn, Prisma.sql`
     WITH page AS (
       SELECT ${MESSAGE_COLUMNS} ${visibleIn(reader, conversationId, seqRange(opts))}
       ORDER BY m.seq ${direction(opts)} LIMIT ${limitLiteral(opts.limit)}),
@@ -87,7 +88,7 @@ async function queryPage(conn: Conn, reader: Reader, conversationId: number, opt
       'users', (SELECT coalesce(json_agg(u), '[]') FROM (
         SELECT ${USER_COLUMNS} FROM users u WHERE u.id IN (SELECT "senderId" FROM page UNION SELECT "senderId" FROM quoted)) u),
       'beyond', ${beyond ? Prisma.sql`EXISTS (SELECT 1 ${visibleIn(reader, conversationId, seqRange(beyond))})` : Prisma.sql`false`}
-      ${extra}) AS page`
+      ${extra}) AS page`)
   return rows[0]!.page
 }
 

@@ -1,6 +1,8 @@
+import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api'
 import pg from 'pg'
-import { poolOf, statementName, type Db } from '../db/client.ts'
-import type { Prisma } from './sql.ts'
+import { poolOf, queryLogOf, statementName, type Db } from '../db/client.ts'
+import { tracer } from '../ops/tracing.ts'
+import type { Conn, Prisma } from './sql.ts'
 
 const INT8 = 20
 const INT8_ARRAY = 1016
@@ -15,14 +17,28 @@ const numberTypes = {
 
 /**
  * A read on the Prisma adapter's own pg pool, its rows mapped once by the caller, which costs a
- * fraction of Prisma's row mapping (decision 0155): for the hot reads of live delivery. Named like
- * Prisma's statements (statementName; one marked PLANNED_PER_CALL goes unnamed, planned per call).
- * Outside a transaction only: each call may take another connection. A client without a pool goes
- * through Prisma, whose rows carry bigints where these carry numbers (the row mappers take both).
+ * fraction of Prisma's row mapping (decisions 0155, 0160): for the hot reads of live delivery and
+ * history pages. Named like Prisma's statements (statementName; one marked PLANNED_PER_CALL goes
+ * unnamed, planned per call). It goes to the client's query log and, inside a traced operation, gets
+ * a statement span of its own, as Prisma's statements do. Each call may take another connection; a
+ * transaction (or a client without a pool) goes through Prisma, whose rows carry bigints where these
+ * carry numbers (the row mappers take both).
  */
-export async function queryPooled<R extends object>(db: Db, sql: Prisma.Sql): Promise<R[]> {
-  const pool = poolOf(db)
-  if (!pool) return db.$queryRaw<R[]>(sql)
-  const { rows } = await pool.query<R>({ text: sql.text, values: sql.values, name: statementName(sql.text), types: numberTypes })
-  return rows
+export async function queryPooled<R extends object>(conn: Conn, sql: Prisma.Sql): Promise<R[]> {
+  const pool = poolOf(conn as Db)
+  if (!pool) return conn.$queryRaw<R[]>(sql)
+  queryLogOf(conn as Db)?.(sql.text)
+  const read = async () => (await pool.query<R>({ text: sql.text, values: sql.values, name: statementName(sql.text), types: numberTypes })).rows
+  // No span without a recording one to nest in: tracing off, or a replay outside any operation.
+  if (!trace.getActiveSpan()?.isRecording()) return read()
+  return tracer.startActiveSpan('parley.db_query', { kind: SpanKind.CLIENT, attributes: { 'db.system.name': 'postgresql', 'db.query.text': sql.text } }, async (span) => {
+    try {
+      return await read()
+    } catch (error) {
+      span.setStatus({ code: SpanStatusCode.ERROR })
+      throw error
+    } finally {
+      span.end()
+    }
+  })
 }
