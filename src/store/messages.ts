@@ -143,9 +143,17 @@ export const appendMessages = (conn: Conn, conversationId: number, last: Append[
   appendMessagesTo(conn, [{ conversationId, last, drafts }])
 
 const jsonDate = (v: Date | string | null) => (v === null ? null : new Date(v))
-/** A message row read as JSON (inside a larger statement): timestamps arrive as strings. */
-export const messageFromJson = (r: MessageRow): MessageRecord =>
-  toMessage({ ...r, sentAt: jsonDate(r.sentAt)!, editedAt: jsonDate(r.editedAt), recalledAt: jsonDate(r.recalledAt) })
+/**
+ * A message row read as JSON (inside a larger statement): its ids arrive as numbers and its
+ * timestamps as strings, so the freshly parsed row becomes the record in place, without a copy per message.
+ */
+export function messageFromJson(r: MessageRow): MessageRecord {
+  const m = r as MessageRecord
+  m.sentAt = jsonDate(r.sentAt)!
+  m.editedAt = jsonDate(r.editedAt)
+  m.recalledAt = jsonDate(r.recalledAt)
+  return m
+}
 
 export type IdempotencyKey = { senderType: SenderType; senderId: number; clientMessageId: string }
 
