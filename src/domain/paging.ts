@@ -9,7 +9,16 @@ export function forwardPage<T>(rows: T[], limit: number, cursorOf: (t: T) => str
   return toConnection(rows.slice(0, limit), cursorOf, { hasNextPage: rows.length > limit, hasPreviousPage })
 }
 
+/** Each edge's cursor is encoded when first read (an own, enumerable getter: spreads copy it): most queries read one or two of a page's cursors. */
 export function toConnection<T>(nodes: T[], cursorOf: (t: T) => string, more: { hasNextPage: boolean; hasPreviousPage: boolean }): Connection<T> {
-  const edges = nodes.map((node) => ({ cursor: cursorOf(node), node }))
+  const edges = nodes.map((node): Edge<T> => {
+    let cursor: string | undefined
+    return {
+      node,
+      get cursor() {
+        return (cursor ??= cursorOf(node))
+      },
+    }
+  })
   return { edges, pageInfo: { ...more, startCursor: edges[0]?.cursor ?? null, endCursor: edges.at(-1)?.cursor ?? null } }
 }
