@@ -6,7 +6,7 @@ import type { App, Viewer } from './app.ts'
 import { keysetCursor } from './cursors.ts'
 import { pageSize, position, windowSize } from './input.ts'
 import { LIMITS } from './limits.ts'
-import type { Loaders } from './loaders.ts'
+import { primeUsers, type Loaders } from './loaders.ts'
 import { toConnection, type Connection, type PageArgs } from './paging.ts'
 
 const SEQ_CURSOR = keysetCursor('seq', ['int'])
@@ -14,7 +14,7 @@ export const seqCursor = (m: Pick<MessageRecord, 'seq'>) => SEQ_CURSOR.encode(m.
 
 /** Hands what came with a page to the request's loaders: the senders, and the quoted messages (null for a quoted seq the reader may not see). */
 function primeLoaders(loaders: Loaders, conversationId: number, page: HistoryPage): void {
-  for (const user of page.users) loaders.users.prime(user.id, user)
+  primeUsers(loaders, page.users)
   for (const seq of page.quotedSeqs) loaders.messages.prime({ conversationId, seq }, page.quoted.find((m) => m.seq === seq) ?? null)
 }
 

@@ -29,6 +29,8 @@ const factories = {
     const found = byKey(await findUsersByIds(db, ids), (u) => u.id)
     return ids.map((id) => found.get(id) ?? null)
   }),
+  /** Users that came with a read of their own (primeUsers): a field reads them without a promise. */
+  heldUsers: () => new Map<number, UserRecord>(),
   /** A conversation with the viewer's membership (member null when not a member). */
   conversations: ({ db, viewerId }: Scope) => new DataLoader<number, ConversationAccess | null>(async (ids) => {
     const found = byKey(await findConversationsForUser(db, ids, viewerId), (a) => a.conversation.id)
@@ -134,6 +136,20 @@ export function createLoaders(db: Db, viewer: Viewer | null): Made {
 }
 
 export type Loaders = ReturnType<typeof createLoaders>
+
+/** Hands users read with something else to the request's loaders. */
+export function primeUsers(loaders: Loaders, users: readonly UserRecord[]): void {
+  for (const user of users) {
+    loaders.users.prime(user.id, user)
+    loaders.heldUsers.set(user.id, user)
+  }
+}
+
+/**
+ * A user by id: at once when primeUsers gave it, else through the users loader. A history page's
+ * 50 senders are then 50 plain values, not 50 promises resolved one microtask after another.
+ */
+export const loadUser = (loaders: Loaders, id: number): UserRecord | Promise<UserRecord | null> => loaders.heldUsers.get(id) ?? loaders.users.load(id)
 
 /** loadMany without the misses (deleted or invisible rows). */
 export async function loadExisting<K, V, C>(loader: DataLoader<K, V | null, C>, keys: readonly K[]): Promise<V[]> {

@@ -2,7 +2,7 @@ import { listMessages, listMessagesAround, seqCursor } from '../domain/history.t
 import { sendMessage } from '../domain/messages.ts'
 import { encodeGlobalId, messageKeyText } from '../ids.ts'
 import type { ForwardOriginRecord, MessageRecord } from '../store/records.ts'
-import { loadExisting } from '../domain/loaders.ts'
+import { loadExisting, loadUser } from '../domain/loaders.ts'
 import { isRecalled, shownContent } from '../domain/policy.ts'
 import { builder } from './builder.ts'
 import { MessageContentInput, MessageContentUnion } from './content.ts'
@@ -35,7 +35,7 @@ builder.node(MessageRef, {
     seq: t.field({ type: 'SafeInt', resolve: (m) => m.seq }),
     pts: t.field({ type: 'SafeInt', description: "The change number of this message's latest state", resolve: (m) => m.pts }),
     senderType: t.field({ type: SenderTypeEnum, resolve: (m) => m.senderType }),
-    sender: t.field({ type: UserRef, nullable: true, description: 'Null for SYSTEM', resolve: (m, _a, ctx) => (m.senderId === null ? null : ctx.loaders.users.load(m.senderId)) }),
+    sender: t.field({ type: UserRef, nullable: true, description: 'Null for SYSTEM', resolve: (m, _a, ctx) => (m.senderId === null ? null : loadUser(ctx.loaders, m.senderId)) }),
     kind: t.field({ type: MessageKindEnum, resolve: (m) => m.kind }),
     content: t.field({
       type: MessageContentUnion,
@@ -69,7 +69,7 @@ builder.node(MessageRef, {
       description: 'Set on copies made with content.copy; null once RECALLED',
       resolve: (m) => (isRecalled(m) ? null : m.forwardedFrom),
     }),
-    recalledBy: t.field({ type: UserRef, nullable: true, resolve: (m, _a, ctx) => (m.recalledById === null ? null : ctx.loaders.users.load(m.recalledById)) }),
+    recalledBy: t.field({ type: UserRef, nullable: true, resolve: (m, _a, ctx) => (m.recalledById === null ? null : loadUser(ctx.loaders, m.recalledById)) }),
   }),
 })
 
