@@ -6,7 +6,7 @@ import { DEFAULT_SETTINGS } from '../src/domain/settings.ts'
 import { startTracing, traceRealtime, type Tracing } from '../src/ops/tracing.ts'
 import { createRealtime } from '../src/realtime/pubsub.ts'
 import { newUsers, testApp } from './support/harness.ts'
-import { createGroup, SendMessage } from './support/operations.ts'
+import { createGroup, History, SendMessage, sendText } from './support/operations.ts'
 import { startServer, type TestServer } from './support/server.ts'
 
 const exporter = new InMemorySpanExporter()
@@ -69,6 +69,29 @@ describe('traces', () => {
     expect(underAction.some((s) => s.name === 'parley.publish' && s.attributes['parley.events'] === 1)).toBe(true)
     // Nothing of this trace hangs outside the operation.
     expect(spans.filter((s) => s !== operation).every((s) => descendantsOf(spans, operation).includes(s))).toBe(true)
+  })
+
+  it('a history page read straight through the pool is a statement span under its field, without values', async () => {
+    const [alice, bob] = await newUsers(2)
+    const group = await createGroup(alice!, [bob!])
+    const secret = `secret-text-${Date.now()}`
+    await sendText(alice!, group.id, secret)
+    exporter.reset()
+    const response = await fetch(server.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${bob!.token}` },
+      body: JSON.stringify({ query: print(History), operationName: 'History', variables: { id: group.id, last: 10 } }),
+    })
+    expect(((await response.json()) as { data: { conversation: { messages: { edges: unknown[] } } } }).data.conversation.messages.edges.length).toBeGreaterThan(0)
+
+    const spans = exporter.getFinishedSpans()
+    const operation = spans.find((s) => s.name === 'query History')!
+    const [field] = childrenOf(spans, operation)
+    expect(field?.name).toBe('Query.conversation')
+    const statements = descendantsOf(spans, field!).filter((s) => s.name === 'parley.db_query').map((s) => String(s.attributes['db.query.text']))
+    expect(statements).toHaveLength(1)
+    expect(statements[0]).toMatch(/WITH page AS/)
+    expect(statements[0]).not.toContain(secret)
   })
 
   it('a refused operation marks its span with the error code', async () => {
