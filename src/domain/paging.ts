@@ -9,16 +9,24 @@ export function forwardPage<T>(rows: T[], limit: number, cursorOf: (t: T) => str
   return toConnection(rows.slice(0, limit), cursorOf, { hasNextPage: rows.length > limit, hasPreviousPage })
 }
 
-/** Each edge's cursor is encoded when first read (an own, enumerable getter: spreads copy it): most queries read one or two of a page's cursors. */
+/**
+ * An edge whose cursor is encoded when first read: most queries read one or two of a page's cursors.
+ * The getter is on the prototype (an object literal with a getter of its own costs more to create
+ * than the encoding), so a spread of an edge leaves its cursor out: copy it by name.
+ */
+class LazyEdge<T> implements Edge<T> {
+  #cursor: string | undefined
+  constructor(
+    readonly node: T,
+    private readonly cursorOf: (t: T) => string,
+  ) {}
+
+  get cursor(): string {
+    return (this.#cursor ??= this.cursorOf(this.node))
+  }
+}
+
 export function toConnection<T>(nodes: T[], cursorOf: (t: T) => string, more: { hasNextPage: boolean; hasPreviousPage: boolean }): Connection<T> {
-  const edges = nodes.map((node): Edge<T> => {
-    let cursor: string | undefined
-    return {
-      node,
-      get cursor() {
-        return (cursor ??= cursorOf(node))
-      },
-    }
-  })
+  const edges = nodes.map((node) => new LazyEdge(node, cursorOf))
   return { edges, pageInfo: { ...more, startCursor: edges[0]?.cursor ?? null, endCursor: edges.at(-1)?.cursor ?? null } }
 }

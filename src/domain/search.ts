@@ -57,7 +57,7 @@ export async function searchMessages(
     limit: limit + 1,
   })
   const { edges, pageInfo } = forwardPage(rows, limit, messageCursor, after !== null)
-  return { edges: edges.map((e) => ({ ...e, ...snippetOf(searchableFields(e.node.kind, e.node.content), query.terms) })), pageInfo }
+  return { edges: edges.map((e) => ({ cursor: e.cursor, node: e.node, ...snippetOf(searchableFields(e.node.kind, e.node.content), query.terms) })), pageInfo }
 }
 
 /** Past this many conversations, a word query asks the documents' index rather than one lookup per conversation. */
