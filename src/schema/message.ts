@@ -74,7 +74,8 @@ builder.node(MessageRef, {
   }),
 })
 
-export const MessageEdge = builder.edgeObject({ type: MessageRef, name: 'MessageEdge' })
+// The relay plugin resolves an edge's node with a function of its own; exposed, graphql-jit reads it inline (50 calls fewer per page).
+export const MessageEdge = builder.edgeObject({ type: MessageRef, name: 'MessageEdge', fields: (t) => ({ node: t.expose('node', { type: MessageRef }) }) })
 export const MessageConnection = builder.connectionObject({ type: MessageRef, name: 'MessageConnection' }, MessageEdge)
 
 builder.objectFields(ConversationRef, (t) => ({
