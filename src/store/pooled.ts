@@ -17,7 +17,7 @@ const numberTypes = {
 
 /**
  * A read on the Prisma adapter's own pg pool, its rows mapped once by the caller, which costs a
- * fraction of Prisma's row mapping (decisions 0155, 0160): for the hot reads of live delivery and
+ * fraction of Prisma's row mapping (decisions 0155, 0175): for the hot reads of live delivery and
  * history pages. Named like Prisma's statements (statementName; one marked PLANNED_PER_CALL goes
  * unnamed, planned per call). It goes to the client's query log and, inside a traced operation, gets
  * a statement span of its own, as Prisma's statements do. Each call may take another connection; a
