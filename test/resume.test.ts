@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { createApp, type App, type Viewer } from '../src/domain/app.ts'
 import { openConversationEvents, type Delivery } from '../src/domain/delivery.ts'
 import { sendMessage } from '../src/domain/messages.ts'
-import { messageGlobalId, parseId } from '../src/ids.ts'
+import { messageGlobalId, parseId, type MessageKey } from '../src/ids.ts'
 import { createRealtime } from '../src/realtime/pubsub.ts'
 import { codes, newUsers, testApp, type TestUser } from './support/harness.ts'
 import { liveServer, subscribeWs, waitForSubscriptions, type Received } from './support/server.ts'
@@ -97,6 +97,30 @@ describe('resume with sincePts', () => {
     expect(batches.errors).toEqual([])
     batches.dispose()
     single.dispose()
+  })
+
+  it('hands out a replayed page in order to overlapping next() calls, then live; return() mid-page ends it', async () => {
+    const [owner, member] = await newUsers(2)
+    const group = await createGroup(owner!, [member!])
+    // Two replayed pages (100 and 30), each handed out as one run.
+    const { app } = instance.server
+    for (let i = 0; i < 13; i++) await Promise.all(Array.from({ length: 10 }, (_, j) => domainSend(app, owner!, group.id, `missed ${i * 10 + j}`)))
+    const memberId = parseId(member!.id, 'User')
+    const stream = await openConversationEvents(app, viewerOf(member!), { conversationId: group.id, sincePts: group.lastPts })
+    // Every next() asked at once, across both pages and into the live part: each answers the next change.
+    const pending = Array.from({ length: 131 }, () => stream.next())
+    const live = await sendText(owner!, group.id, 'live')
+    const results = await Promise.all(pending)
+    const pts = results.map((r) => ((r.value as Delivery).payload as { pts: number }).pts)
+    expect(pts).toEqual(Array.from({ length: 131 }, (_, i) => group.lastPts + 1 + i))
+    expect(messageGlobalId(((results.at(-1)!.value as Delivery).payload as { message: MessageKey }).message)).toBe(live.message.id)
+
+    const again = await openConversationEvents(app, viewerOf(member!), { conversationId: group.id, sincePts: group.lastPts })
+    expect(((await again.next()).value as Delivery).payload).toMatchObject({ typename: 'MessageEvent', pts: group.lastPts + 1 })
+    await again.return?.()
+    expect((await again.next()).done).toBe(true)
+    await stream.return?.()
+    expect(app.hub.stats(memberId).subscriptions).toBe(0)
   })
 
   it('delivers a committed change whose event never arrived, in order, from the database', async () => {

@@ -5,7 +5,7 @@ import { accessConversation } from './access.ts'
 import type { App, Viewer } from './app.ts'
 import { optionalPosition } from './input.ts'
 import { batchOf, type Delivery, type DeliveryBatch } from './live/payloads.ts'
-import { opening, pulledStream, replayThenLive } from './live/stream.ts'
+import { opening, pulledStream, replayThenLive, runsThenLive } from './live/stream.ts'
 import { Subscription } from './live/subscription.ts'
 
 /**
@@ -45,15 +45,15 @@ async function openConversation(app: App, viewer: Viewer, input: ConversationStr
   return { subscription, replay }
 }
 
-/** A replay's pages as single events, each with its page's loaders. */
-async function* eachEvent(pages: AsyncIterable<DeliveryBatch>): AsyncGenerator<Delivery> {
-  for await (const page of pages) for (const payload of page.payloads) yield { payload, loaders: page.loaders }
+/** A replay's pages as runs of single events, each with its page's loaders. */
+async function* eachEvent(pages: AsyncIterable<DeliveryBatch>): AsyncGenerator<Delivery[]> {
+  for await (const page of pages) yield page.payloads.map((payload) => ({ payload, loaders: page.loaders }))
 }
 
-/** Subscription.conversationEvents: the replay, then live events, one event per payload. */
+/** Subscription.conversationEvents: the replay (a page handed out as one run), then live events, one event per payload. */
 export async function openConversationEvents(app: App, viewer: Viewer, input: ConversationStreamInput): Promise<AsyncIterableIterator<Delivery>> {
   const { subscription, replay } = await openConversation(app, viewer, input)
-  const source = replayThenLive(replay && eachEvent(replay), () => subscription.nextLive())
+  const source = runsThenLive(replay && eachEvent(replay), () => subscription.nextLive())
   return pulledStream(subscription, source, (error) => subscription.fail(error))
 }
 

@@ -2,8 +2,12 @@
 
 type Owner = { close(): void }
 
-/** Where a stream's items come from: `pull` resolves with the next one, or null once there is none. */
-export type Source<T> = { pull(): Promise<T | null>; stop?(): Promise<unknown> }
+/**
+ * Where a stream's items come from: `pull` resolves with the next one, or null once there is none;
+ * `take`, if there, answers an item it already holds (undefined: none), which the stream hands out
+ * without awaiting `pull`.
+ */
+export type Source<T> = { pull(): Promise<T | null>; take?(): T | undefined; stop?(): Promise<unknown> }
 
 /**
  * Runs `source` as a subscription's stream. Not an async generator: a suspended generator keeps the
@@ -22,7 +26,12 @@ class PulledStream<T> implements AsyncIterableIterator<T> {
     private readonly failure: (error: Error) => T,
   ) {}
 
-  async next(): Promise<IteratorResult<T>> {
+  next(): Promise<IteratorResult<T>> {
+    const held = this.ended ? undefined : this.source.take?.()
+    return held === undefined ? this.pulled() : Promise.resolve({ done: false, value: held })
+  }
+
+  private async pulled(): Promise<IteratorResult<T>> {
     if (this.ended) return { done: true, value: undefined }
     let value: T | null
     try {
@@ -73,6 +82,55 @@ class ReplayThenLive<T> implements Source<T> {
 }
 
 export const replayThenLive = <T>(replay: AsyncGenerator<T> | null, live: () => Promise<T | null>): Source<T> => new ReplayThenLive(replay, live)
+
+/**
+ * replayThenLive for a replay read in runs (a page of events): the items of a run are handed out
+ * straight from it (`take`), instead of each passing an async generator and two awaits (a resume
+ * replay hands out thousands in a row). A pull while the next run is read waits for it, so
+ * overlapping calls still take the items in order.
+ */
+class RunsThenLive<T> implements Source<T> {
+  private run: readonly T[] = []
+  private at = 0
+  private reading: Promise<void> | null = null
+
+  constructor(
+    private replaying: AsyncGenerator<readonly T[]> | null,
+    private readonly live: () => Promise<T | null>,
+  ) {}
+
+  take(): T | undefined {
+    return this.at < this.run.length ? this.run[this.at++] : undefined
+  }
+
+  async pull(): Promise<T | null> {
+    for (;;) {
+      const held = this.take()
+      if (held !== undefined) return held
+      if (!this.replaying) return this.live()
+      // The read itself puts the run in place, before any waiting pull goes on.
+      this.reading ??= this.replaying.next().then(
+        (read) => {
+          this.reading = null
+          if (read.done) this.replaying = null
+          else [this.run, this.at] = [read.value, 0]
+        },
+        (error: unknown) => {
+          this.reading = null
+          throw error
+        },
+      )
+      await this.reading
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.run = []
+    await this.replaying?.return(undefined)
+  }
+}
+
+export const runsThenLive = <T>(replay: AsyncGenerator<readonly T[]> | null, live: () => Promise<T | null>): Source<T> => new RunsThenLive(replay, live)
 
 /** pulledStream of an async generator's items (a stream that interleaves its own reads with live events). */
 export function guardedStream<T>(owner: Owner, events: () => AsyncGenerator<T>, failure: (error: Error) => T): AsyncIterableIterator<T> {
