@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { createApp, type App, type Viewer } from '../src/domain/app.ts'
 import { openConversationEvents, type Delivery } from '../src/domain/delivery.ts'
 import { sendMessage } from '../src/domain/messages.ts'
-import { messageGlobalId, parseId, type MessageKey } from '../src/ids.ts'
+import { messageGlobalId, parseId, parseMessageId, type MessageKey } from '../src/ids.ts'
 import { createRealtime } from '../src/realtime/pubsub.ts'
 import { codes, newUsers, testApp, type TestUser } from './support/harness.ts'
 import { liveServer, subscribeWs, waitForSubscriptions, type Received } from './support/server.ts'
@@ -121,6 +121,25 @@ describe('resume with sincePts', () => {
     expect((await again.next()).done).toBe(true)
     await stream.return?.()
     expect(app.hub.stats(memberId).subscriptions).toBe(0)
+  })
+
+  it('writes DateTimes as the stored instant in ISO form, replayed over graphql-ws as over HTTP', async () => {
+    const [owner] = await newUsers(1)
+    const group = await createGroup(owner!, [])
+    const sent = await sendText(owner!, group.id, 'dated')
+    await owner!.run(EditMessage, { messageId: sent.message.id, text: 'dated, edited' })
+    const stream = subscribeWs(
+      instance.connect(owner!.token),
+      `subscription Dated($id: ID!, $since: SafeInt) { conversationEvents(conversationId: $id, sincePts: $since) { ... on MessageEvent { message { sentAt editedAt recalledAt } } } }`,
+      { id: group.id, since: group.lastPts },
+    ) as Received<{ conversationEvents: { message: { sentAt: string; editedAt: string; recalledAt: null } } }>
+    const [event] = await stream.waitFor(1)
+    stream.dispose()
+    const { seq } = parseMessageId(sent.message.id)
+    const [stored] = await testApp().db.$queryRaw<{ sent_at: Date; edited_at: Date }[]>`SELECT sent_at, edited_at FROM messages WHERE conversation_id = ${parseId(group.id, 'Conversation')} AND seq = ${seq}`
+    expect(event!.conversationEvents.message).toEqual({ sentAt: stored!.sent_at.toISOString(), editedAt: stored!.edited_at.toISOString(), recalledAt: null })
+    expect(sent.message.sentAt).toBe(stored!.sent_at.toISOString())
+    expect(sent.message.sentAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
   })
 
   it('delivers a committed change whose event never arrived, in order, from the database', async () => {
