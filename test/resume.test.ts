@@ -123,21 +123,29 @@ describe('resume with sincePts', () => {
     expect(app.hub.stats(memberId).subscriptions).toBe(0)
   })
 
-  it('writes DateTimes as the stored instant in ISO form, replayed over graphql-ws as over HTTP', async () => {
+  it('writes node ids and DateTimes as over HTTP, DateTimes as the stored instant in ISO form, in replayed events', async () => {
     const [owner] = await newUsers(1)
     const group = await createGroup(owner!, [])
     const sent = await sendText(owner!, group.id, 'dated')
     await owner!.run(EditMessage, { messageId: sent.message.id, text: 'dated, edited' })
     const stream = subscribeWs(
       instance.connect(owner!.token),
-      `subscription Dated($id: ID!, $since: SafeInt) { conversationEvents(conversationId: $id, sincePts: $since) { ... on MessageEvent { message { sentAt editedAt recalledAt } } } }`,
+      `subscription Dated($id: ID!, $since: SafeInt) { conversationEvents(conversationId: $id, sincePts: $since) { ... on MessageEvent { message { id sender { id } conversation { id } sentAt editedAt recalledAt } } } }`,
       { id: group.id, since: group.lastPts },
-    ) as Received<{ conversationEvents: { message: { sentAt: string; editedAt: string; recalledAt: null } } }>
+    ) as Received<{ conversationEvents: { message: { id: string; sender: { id: string }; conversation: { id: string }; sentAt: string; editedAt: string; recalledAt: null } } }>
     const [event] = await stream.waitFor(1)
     stream.dispose()
     const { seq } = parseMessageId(sent.message.id)
     const [stored] = await testApp().db.$queryRaw<{ sent_at: Date; edited_at: Date }[]>`SELECT sent_at, edited_at FROM messages WHERE conversation_id = ${parseId(group.id, 'Conversation')} AND seq = ${seq}`
-    expect(event!.conversationEvents.message).toEqual({ sentAt: stored!.sent_at.toISOString(), editedAt: stored!.edited_at.toISOString(), recalledAt: null })
+    expect(event!.conversationEvents.message).toEqual({
+      id: sent.message.id,
+      sender: { id: owner!.id },
+      conversation: { id: group.id },
+      sentAt: stored!.sent_at.toISOString(),
+      editedAt: stored!.edited_at.toISOString(),
+      recalledAt: null,
+    })
+    expect(sent.message.id).toBe(messageGlobalId({ conversationId: parseId(group.id, 'Conversation'), seq }))
     expect(sent.message.sentAt).toBe(stored!.sent_at.toISOString())
     expect(sent.message.sentAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
   })

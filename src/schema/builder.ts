@@ -5,6 +5,7 @@ import TracingPlugin, { isRootField } from '@pothos/plugin-tracing'
 import { createOpenTelemetryWrapper } from '@pothos/tracing-opentelemetry'
 import { DomainError } from '../errors.ts'
 import { decodeGlobalId, encodeGlobalId } from '../ids.ts'
+import SyncNodeIdsPlugin from './nodeIds.ts'
 import { tracer } from '../ops/tracing.ts'
 import type { AuthedContext, Context } from './context.ts'
 
@@ -30,7 +31,7 @@ export const builder = new SchemaBuilder<{
     JSON: { Input: unknown; Output: unknown }
   }
 }>({
-  plugins: [TracingPlugin, ScopeAuthPlugin, RelayPlugin],
+  plugins: [TracingPlugin, ScopeAuthPlugin, RelayPlugin, SyncNodeIdsPlugin],
   defaultFieldNullability: false,
   scopeAuth: {
     authScopes: (ctx) => ({ authenticated: ctx.viewer !== null, operator: ctx.viewer?.isOperator === true }),
