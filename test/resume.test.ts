@@ -119,6 +119,12 @@ describe('resume with sincePts', () => {
     expect(((await again.next()).value as Delivery).payload).toMatchObject({ typename: 'MessageEvent', pts: group.lastPts + 1 })
     await again.return?.()
     expect((await again.next()).done).toBe(true)
+    // return() while the first page is still being read: nothing of it comes after.
+    const returned = await openConversationEvents(app, viewerOf(member!), { conversationId: group.id, sincePts: group.lastPts })
+    const reading = returned.next()
+    await returned.return?.()
+    await reading
+    expect((await returned.next()).done).toBe(true)
     await stream.return?.()
     expect(app.hub.stats(memberId).subscriptions).toBe(0)
   })
