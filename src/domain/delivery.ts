@@ -5,6 +5,7 @@ import { accessConversation } from './access.ts'
 import type { App, Viewer } from './app.ts'
 import { optionalPosition } from './input.ts'
 import { batchOf, type Delivery, type DeliveryBatch } from './live/payloads.ts'
+import { replayMissed } from './live/replay.ts'
 import { opening, pulledStream, replayThenLive, runsThenLive } from './live/stream.ts'
 import { Subscription } from './live/subscription.ts'
 
@@ -41,7 +42,7 @@ async function openConversation(app: App, viewer: Viewer, input: ConversationStr
     }
     return head
   })
-  const replay = sincePts === null ? null : subscription.replay(conversationId, access, sincePts, head)
+  const replay = sincePts === null ? null : replayMissed(app, subscription, conversationId, access, sincePts, head)
   return { subscription, replay }
 }
 

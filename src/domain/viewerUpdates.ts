@@ -110,7 +110,7 @@ export async function openViewerUpdates(app: App, viewer: Viewer, since: string 
 
   async function* stream(): AsyncGenerator<ViewerUpdateDelivery> {
     if (start) yield* difference()
-    for await (const delivery of subscription.live()) {
+    for (let delivery = await subscription.nextLive(); delivery; delivery = await subscription.nextLive()) {
       const payload = delivery.payload
       if (payload.typename === 'AccountChanged') {
         yield* difference()

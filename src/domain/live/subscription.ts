@@ -1,25 +1,16 @@
 import type { Db } from '../../db/client.ts'
 import { DomainError, notFound } from '../../errors.ts'
 import { BoundedQueue } from '../../realtime/queue.ts'
-import { readReplayPage } from '../../store/changes.ts'
-import type { ConversationAccess } from '../../store/conversations.ts'
-import { findSettings } from '../../store/conversationSettings.ts'
-import type { MessageRecord } from '../../store/records.ts'
 import type { Viewer } from '../app.ts'
 import { createLoaders, type Loaders } from '../loaders.ts'
 import { shownViewerState } from '../policy.ts'
 import type { Hub } from './hub.ts'
-import { kindOf, type Delivery, type DeliveryBatch } from './payloads.ts'
+import type { Delivery } from './payloads.ts'
 import { alerts, conversationVerdict, followsAll, mayConcern, userTopicVerdict, type Scope } from './rules.ts'
 import type { ConversationBound, Wave } from './wave.ts'
 
 /** Reminder firings a subscription remembers to drop a repeat (one comes a lease, 30 s, after the first). */
 const REMINDERS_REMEMBERED = 1000
-
-/** Replay reads the missed changes this many at a time (a resume within the default RESYNC_LIMIT is one statement)... */
-const REPLAY_READ = 1000
-/** ...and delivers them this many at a time (a conversationEventBatches payload). */
-const REPLAY_PAGE = 100
 
 /**
  * One GraphQL subscription: joins topics, replays what it missed, then turns the waves its topics
@@ -99,46 +90,6 @@ export class Subscription {
   }
 
   /**
-   * Replays the changes in (sincePts, untilPts] from the database, ascending by pts: read REPLAY_READ
-   * at a time, delivered REPLAY_PAGE at a time (one set of loaders, primed with the page's messages).
-   */
-  async *replay(conversationId: number, access: ConversationAccess, sincePts: number, untilPts: number): AsyncGenerator<DeliveryBatch> {
-    const read = (after: number): Promise<MessageRecord[]> => {
-      const rows = readReplayPage(this.db, this.viewer, conversationId, { sincePts: after, untilPts, limit: REPLAY_READ })
-      rows.catch(() => {}) // awaited below, unless the subscriber leaves first
-      return rows
-    }
-    // Replayed additions alert like live ones, under the viewer's do-not-disturb as it is now.
-    const [settings] = await findSettings(this.db, this.viewer.userId, [conversationId])
-    const doNotDisturbUntil = settings?.doNotDisturbUntil ?? null
-    // One users loader for the whole replay: each page's senders are read once, not once per page.
-    const users = this.loaders().users
-    // The next rows are read while these are delivered, so the stream never waits on the database.
-    let next: Promise<MessageRecord[]> | null = read(sincePts)
-    while (next) {
-      const rows: MessageRecord[] = await next
-      next = rows.length === REPLAY_READ ? read(rows.at(-1)!.pts) : null
-      for (let start = 0; start < rows.length; start += REPLAY_PAGE) {
-        const page = rows.slice(start, start + REPLAY_PAGE)
-        const loaders = this.loaders()
-        loaders.users = users
-        const now = new Date()
-        loaders.conversations.prime(conversationId, access)
-        for (const message of page) loaders.messages.prime(message, message)
-        this.hub.observer.replayed(page.length)
-        yield {
-          payloads: page.map((message) => {
-            const kind = kindOf({ status: message.status, edited: message.editedAt !== null, reacted: message.reactionsPts === message.pts })
-            return { typename: 'MessageEvent', kind, pts: message.pts, message, alert: alerts(kind, message, this.viewer.userId, doNotDisturbUntil, now) }
-          }),
-          loaders,
-        }
-      }
-    }
-    this.delivered.set(conversationId, Math.max(this.delivered.get(conversationId) ?? 0, untilPts, sincePts))
-  }
-
-  /**
    * The next live event, or null once there is none: the queue closed, or the stream ended with an
    * error (RESYNC_REQUIRED on overflow, a lost conversation), which closes the subscription. Not a
    * generator, so an idle subscription holds nothing of the events before (see pulledStream).
@@ -156,11 +107,6 @@ export class Subscription {
       if (delivery) return delivery.payload.typename === 'Error' ? this.ending(delivery) : delivery
     }
     return null
-  }
-
-  /** nextLive's events as an async generator, for a stream that interleaves its own reads (viewerUpdates). */
-  async *live(): AsyncGenerator<Delivery> {
-    for (let delivery = await this.nextLive(); delivery; delivery = await this.nextLive()) yield delivery
   }
 
   private ending(delivery: Delivery): Delivery {

@@ -1,0 +1,55 @@
+import type { App } from '../app.ts'
+import { readReplayPage } from '../../store/changes.ts'
+import type { ConversationAccess } from '../../store/conversations.ts'
+import { findSettings } from '../../store/conversationSettings.ts'
+import type { MessageRecord } from '../../store/records.ts'
+import { kindOf, type DeliveryBatch } from './payloads.ts'
+import { alerts } from './rules.ts'
+import type { Subscription } from './subscription.ts'
+
+/** Replay reads the missed changes this many at a time (a resume within the default RESYNC_LIMIT is one statement)... */
+const REPLAY_READ = 1000
+/** ...and delivers them this many at a time (a conversationEventBatches payload). */
+const REPLAY_PAGE = 100
+
+/**
+ * Replays the changes in (sincePts, untilPts] of a conversation to `subscription` from the database,
+ * ascending by pts: read REPLAY_READ at a time, delivered REPLAY_PAGE at a time (one set of loaders,
+ * primed with the page's messages).
+ */
+export async function* replayMissed(app: App, subscription: Subscription, conversationId: number, access: ConversationAccess, sincePts: number, untilPts: number): AsyncGenerator<DeliveryBatch> {
+  const viewer = subscription.viewer
+  const read = (after: number): Promise<MessageRecord[]> => {
+    const rows = readReplayPage(app.db, viewer, conversationId, { sincePts: after, untilPts, limit: REPLAY_READ })
+    rows.catch(() => {}) // awaited below, unless the subscriber leaves first
+    return rows
+  }
+  // Replayed additions alert like live ones, under the viewer's do-not-disturb as it is now.
+  const [settings] = await findSettings(app.db, viewer.userId, [conversationId])
+  const doNotDisturbUntil = settings?.doNotDisturbUntil ?? null
+  // One users loader for the whole replay: each page's senders are read once, not once per page.
+  const users = subscription.loaders().users
+  // The next rows are read while these are delivered, so the stream never waits on the database.
+  let next: Promise<MessageRecord[]> | null = read(sincePts)
+  while (next) {
+    const rows: MessageRecord[] = await next
+    next = rows.length === REPLAY_READ ? read(rows.at(-1)!.pts) : null
+    for (let start = 0; start < rows.length; start += REPLAY_PAGE) {
+      const page = rows.slice(start, start + REPLAY_PAGE)
+      const loaders = subscription.loaders()
+      loaders.users = users
+      const now = new Date()
+      loaders.conversations.prime(conversationId, access)
+      for (const message of page) loaders.messages.prime(message, message)
+      app.hub.observer.replayed(page.length)
+      yield {
+        payloads: page.map((message) => {
+          const kind = kindOf({ status: message.status, edited: message.editedAt !== null, reacted: message.reactionsPts === message.pts })
+          return { typename: 'MessageEvent', kind, pts: message.pts, message, alert: alerts(kind, message, viewer.userId, doNotDisturbUntil, now) }
+        }),
+        loaders,
+      }
+    }
+  }
+  subscription.delivered.set(conversationId, Math.max(subscription.delivered.get(conversationId) ?? 0, untilPts, sincePts))
+}
