@@ -1,7 +1,7 @@
 import { accessFromJson, accessJson, type ConversationAccess } from './conversations.ts'
-import { MESSAGE_COLUMNS, messageFromJson, readerMembership, visibleTo, type Reader } from './messages.ts'
-import { toUser, type MessageRecord, type MessageRow, type UserRecord } from './records.ts'
-import { queryPooled } from './pooled.ts'
+import { MESSAGE_COLUMNS, readerMembership, visibleTo, type Reader } from './messages.ts'
+import type { MessageRecord, UserRecord } from './records.ts'
+import { preparedText, queryPrepared, type PreparedText } from './pooled.ts'
 import { Prisma, type Conn } from './sql.ts'
 import { USER_COLUMNS } from './users.ts'
 
@@ -17,14 +17,72 @@ export type PageOptions = SeqRange & { from: 'start' | 'end'; limit: number }
  */
 export type HistoryPage = { messages: MessageRecord[]; quoted: MessageRecord[]; quotedSeqs: number[]; users: UserRecord[]; beyond: boolean }
 
+type MessageTuple = [
+  seq: number,
+  pts: number,
+  senderType: MessageRecord['senderType'],
+  senderId: number | null,
+  kind: MessageRecord['kind'],
+  clientMessageId: string | null,
+  content: unknown,
+  quotedSeq: number | null,
+  mentionUserIds: number[],
+  mentionAll: boolean,
+  visibleTo: number[],
+  status: MessageRecord['status'],
+  sentAt: number,
+  editedAt: number | null,
+  recalledAt: number | null,
+  recalledById: number | null,
+  reactionsPts: number | null,
+  forwardedFrom: MessageRecord['forwardedFrom'],
+]
+type UserTuple = [id: number, handle: string, displayName: string, kind: UserRecord['kind']]
+
 type PageJson = {
-  messages: MessageRow[]
-  quoted: MessageRow[]
+  messages: MessageTuple[]
+  quoted: MessageTuple[]
   quotedSeqs: number[]
-  users: Parameters<typeof toUser>[0][]
+  users: UserTuple[]
   beyond: boolean
   access?: Parameters<typeof accessFromJson>[0] | null
 }
+
+/**
+ * A message of the page as a JSON array in MessageTuple's order: without the keys the page's text is
+ * about half as long for pg to read and parse, and timestamps come as epoch milliseconds, which Date
+ * takes without parsing (the same instant: a Date keeps milliseconds, as it does of the ISO text).
+ */
+const messageTuple = Prisma.sql`json_build_array(p.seq, p.pts, p."senderType", p."senderId", p.kind, p."clientMessageId", p.content,
+  p."quotedSeq", p."mentionUserIds", p."mentionAll", p."visibleTo", p.status, floor(extract(epoch FROM p."sentAt") * 1000),
+  floor(extract(epoch FROM p."editedAt") * 1000), floor(extract(epoch FROM p."recalledAt") * 1000), p."recalledById",
+  p."reactionsPts", p."forwardedFrom")`
+
+const date = (ms: number | null) => (ms === null ? null : new Date(ms))
+
+const messageFromTuple = (conversationId: number, t: MessageTuple): MessageRecord => ({
+  conversationId,
+  seq: t[0],
+  pts: t[1],
+  senderType: t[2],
+  senderId: t[3],
+  kind: t[4],
+  clientMessageId: t[5],
+  content: t[6],
+  quotedSeq: t[7],
+  mentionUserIds: t[8],
+  mentionAll: t[9],
+  visibleTo: t[10],
+  status: t[11],
+  sentAt: new Date(t[12]),
+  editedAt: date(t[13]),
+  recalledAt: date(t[14]),
+  recalledById: t[15],
+  reactionsPts: t[16],
+  forwardedFrom: t[17],
+})
+
+const userFromTuple = (t: UserTuple): UserRecord => ({ id: t[0], handle: t[1], displayName: t[2], kind: t[3] })
 
 /**
  * The bounds are InitPlans, (SELECT $n), so that no plan depends on their values: PostgreSQL then keeps
@@ -55,7 +113,7 @@ const visibleIn = (reader: Reader, conversationId: number, range: Prisma.Sql) =>
  * One round trip and one JSON value, read through the pool (queryPooled): pg parses one column.
  */
 export async function readHistoryPage(conn: Conn, reader: Reader, conversationId: number, opts: PageOptions, beyond: SeqRange | null): Promise<HistoryPage> {
-  return pageFromJson(await queryPage(conn, reader, conversationId, opts, beyond, Prisma.empty))
+  return pageFromJson(conversationId, await queryPage(conn, reader, conversationId, opts, beyond, false))
 }
 
 /**
@@ -70,32 +128,68 @@ export async function readConversationPage(
   opts: PageOptions,
   beyond: SeqRange | null,
 ): Promise<HistoryPage & { access: ConversationAccess | null }> {
-  const json = await queryPage(conn, reader, conversationId, opts, beyond, Prisma.sql`, 'access', ${accessJson(conversationId, reader.userId)}`)
-  return { ...pageFromJson(json), access: json.access ? accessFromJson(json.access) : null }
+  const json = await queryPage(conn, reader, conversationId, opts, beyond, true)
+  return { ...pageFromJson(conversationId, json), access: json.access ? accessFromJson(json.access) : null }
 }
 
-async function queryPage(conn: Conn, reader: Reader, conversationId: number, opts: PageOptions, beyond: SeqRange | null, extra: Prisma.Sql): Promise<PageJson> {
-  const rows = await queryPooled<{ page: PageJson }>(conn, Prisma.sql`
+/** What a page's statement is sent with; its text depends only on which of them are null (and on the limit, a literal). */
+type PageValues = [conversationId: number, userId: number, afterSeq: number | null, beforeSeq: number | null, beyondAfter: number | null, beyondBefore: number | null]
+
+/**
+ * The statement of a page of this shape, built once: its text, and for each of its parameters the
+ * PageValues index it takes. It is built with stand-ins for the values (-1 for index 0, -2 for 1, …,
+ * never sent), so the SQL is written once, with the fragments every read path shares.
+ */
+type PageStatement = PreparedText & { slots: number[] }
+const statements = new Map<string, PageStatement>()
+
+function pageStatement(opts: PageOptions, beyond: SeqRange | null, withAccess: boolean): PageStatement {
+  const has = (v: number | null) => (v === null ? '0' : '1')
+  const shape = `${opts.from} ${opts.limit} ${has(opts.afterSeq)}${has(opts.beforeSeq)} ${beyond ? has(beyond.afterSeq) + has(beyond.beforeSeq) : '-'} ${withAccess}`
+  let statement = statements.get(shape)
+  if (statement) return statement
+  const [conversationId, userId, afterSeq, beforeSeq, beyondAfter, beyondBefore] = [-1, -2, -3, -4, -5, -6]
+  const stand = (v: number | null, standIn: number) => (v === null ? null : standIn)
+  const reader = { userId }
+  const pageRange = { afterSeq: stand(opts.afterSeq, afterSeq), beforeSeq: stand(opts.beforeSeq, beforeSeq) }
+  const sql = Prisma.sql`
     WITH page AS (
-      SELECT ${MESSAGE_COLUMNS} ${visibleIn(reader, conversationId, seqRange(opts))}
+      SELECT ${MESSAGE_COLUMNS} ${visibleIn(reader, conversationId, seqRange(pageRange))}
       ORDER BY m.seq ${direction(opts)} LIMIT ${limitLiteral(opts.limit)}),
     quoted AS (
       SELECT ${MESSAGE_COLUMNS} ${visibleIn(reader, conversationId, Prisma.sql`AND m.seq IN (SELECT "quotedSeq" FROM page)`)})
     SELECT json_build_object(
-      'messages', (SELECT coalesce(json_agg(p ORDER BY p.seq ${direction(opts)}), '[]') FROM page p),
-      'quoted', (SELECT coalesce(json_agg(q), '[]') FROM quoted q),
+      'messages', (SELECT coalesce(json_agg(${messageTuple} ORDER BY p.seq ${direction(opts)}), '[]') FROM page p),
+      'quoted', (SELECT coalesce(json_agg(${messageTuple}), '[]') FROM quoted p),
       'quotedSeqs', (SELECT coalesce(json_agg(DISTINCT p."quotedSeq"), '[]') FROM page p WHERE p."quotedSeq" IS NOT NULL),
-      'users', (SELECT coalesce(json_agg(u), '[]') FROM (
+      'users', (SELECT coalesce(json_agg(json_build_array(u.id, u.handle, u."displayName", u.kind)), '[]') FROM (
         SELECT ${USER_COLUMNS} FROM users u WHERE u.id IN (SELECT "senderId" FROM page UNION SELECT "senderId" FROM quoted)) u),
-      'beyond', ${beyond ? Prisma.sql`EXISTS (SELECT 1 ${visibleIn(reader, conversationId, seqRange(beyond))})` : Prisma.sql`false`}
-      ${extra}) AS page`)
+      'beyond', ${
+        beyond
+          ? Prisma.sql`EXISTS (SELECT 1 ${visibleIn(reader, conversationId, seqRange({ afterSeq: stand(beyond.afterSeq, beyondAfter), beforeSeq: stand(beyond.beforeSeq, beyondBefore) }))})`
+          : Prisma.sql`false`
+      }
+      ${withAccess ? Prisma.sql`, 'access', ${accessJson(conversationId, userId)}` : Prisma.empty}) AS page`
+  const slots = sql.values.map((v) => {
+    if (typeof v !== 'number' || v > -1 || v < -6) throw new Error('a history statement takes PageValues only')
+    return -v - 1
+  })
+  statement = { ...preparedText(sql.text), slots }
+  statements.set(shape, statement)
+  return statement
+}
+
+async function queryPage(conn: Conn, reader: Reader, conversationId: number, opts: PageOptions, beyond: SeqRange | null, withAccess: boolean): Promise<PageJson> {
+  const statement = pageStatement(opts, beyond, withAccess)
+  const values: PageValues = [conversationId, reader.userId, opts.afterSeq, opts.beforeSeq, beyond?.afterSeq ?? null, beyond?.beforeSeq ?? null]
+  const rows = await queryPrepared<{ page: PageJson }>(conn, statement, statement.slots.map((i) => values[i]))
   return rows[0]!.page
 }
 
-const pageFromJson = (page: PageJson): HistoryPage => ({
-  messages: page.messages.map(messageFromJson),
-  quoted: page.quoted.map(messageFromJson),
+const pageFromJson = (conversationId: number, page: PageJson): HistoryPage => ({
+  messages: page.messages.map((t) => messageFromTuple(conversationId, t)),
+  quoted: page.quoted.map((t) => messageFromTuple(conversationId, t)),
   quotedSeqs: page.quotedSeqs,
-  users: page.users.map(toUser),
+  users: page.users.map(userFromTuple),
   beyond: page.beyond,
 })

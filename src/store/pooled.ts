@@ -25,13 +25,24 @@ const numberTypes = {
  * carry numbers (the row mappers take both).
  */
 export async function queryPooled<R extends object>(conn: Conn, sql: Prisma.Sql): Promise<R[]> {
+  if (!poolOf(conn as Db)) return conn.$queryRaw<R[]>(sql)
+  return queryPrepared<R>(conn, preparedText(sql.text), sql.values)
+}
+
+/** A statement text with its name, for a caller that builds the text once and sends it with each call's values. */
+export type PreparedText = { text: string; name: string }
+export const preparedText = (text: string): PreparedText => ({ text, name: statementName(text) })
+
+/** queryPooled for a text built once: no SQL to assemble and no name to look up per call. */
+export async function queryPrepared<R extends object>(conn: Conn, statement: PreparedText, values: unknown[]): Promise<R[]> {
   const pool = poolOf(conn as Db)
-  if (!pool) return conn.$queryRaw<R[]>(sql)
-  queryLogOf(conn as Db)?.(sql.text)
-  const read = async () => (await pool.query<R>({ text: sql.text, values: sql.values, name: statementName(sql.text), types: numberTypes })).rows
+  if (!pool) return conn.$queryRawUnsafe<R[]>(statement.text, ...values)
+  const { text, name } = statement
+  queryLogOf(conn as Db)?.(text)
+  const read = async () => (await pool.query<R>({ text, values, name, types: numberTypes })).rows
   // No span without a recording one to nest in: tracing off, or a replay outside any operation.
   if (!trace.getActiveSpan()?.isRecording()) return read()
-  return tracer.startActiveSpan('parley.db_query', { kind: SpanKind.CLIENT, attributes: { 'db.system.name': 'postgresql', 'db.query.text': sql.text } }, async (span) => {
+  return tracer.startActiveSpan('parley.db_query', { kind: SpanKind.CLIENT, attributes: { 'db.system.name': 'postgresql', 'db.query.text': text } }, async (span) => {
     try {
       return await read()
     } catch (error) {
