@@ -26,6 +26,8 @@ export type Difference = {
   keys: MessageKey[]
   conversations: Map<number, ConversationAccess>
   states: Map<string, ViewerState>
+  /** The last_pts at `snapshot` of the conversations asked for (readDifference's `heads`). */
+  heads: Map<number, number>
 }
 
 export type SyncBatch = {
@@ -45,8 +47,8 @@ export async function currentSyncToken(app: App, viewer: Viewer): Promise<string
   return tokenAt(viewer.userId, (await readSnapshot(app.db, null)).snapshot)
 }
 
-export async function readDifference(db: Db, viewer: Viewer, range: SyncRange, limit: number): Promise<Difference> {
-  const { snapshot, ahead, changes: found } = await readSyncDifference(db, viewer.userId, range, limit + 1)
+export async function readDifference(db: Db, viewer: Viewer, range: SyncRange, limit: number, heads: readonly number[] = []): Promise<Difference> {
+  const { snapshot, ahead, changes: found, heads: lastPts } = await readSyncDifference(db, viewer.userId, range, limit + 1, heads)
   if (ahead) throw new DomainError('RESYNC_REQUIRED', 'this sync token is from another database state; refetch, then take a new Viewer.syncToken')
   const changes = found.slice(0, limit)
   const conversations = new Map<number, ConversationAccess>()
@@ -61,7 +63,7 @@ export async function readDifference(db: Db, viewer: Viewer, range: SyncRange, l
     }
   }
   const conversationIds = [...new Set(changes.filter(isConversationChange).map((c) => c.conversationId))]
-  return { snapshot, changes, hasMore: found.length > limit, conversationIds, keys: uniqueKeys(changes.filter(isStateChange)), conversations, states }
+  return { snapshot, changes, hasMore: found.length > limit, conversationIds, keys: uniqueKeys(changes.filter(isStateChange)), conversations, states, heads: lastPts }
 }
 
 function uniqueKeys(changes: readonly SyncChange[]): MessageKey[] {

@@ -1,6 +1,6 @@
 import { messageKeyText } from '../ids.ts'
-import { readSnapshot, type SyncChange, type SyncRange } from '../store/sync.ts'
-import { findLastPts, listMemberConversationIds } from '../store/delivery.ts'
+import { readHeads, type SyncChange, type SyncRange } from '../store/sync.ts'
+import { listMemberConversationIds } from '../store/delivery.ts'
 import type { App, Viewer } from './app.ts'
 import type { Delivery } from './live/payloads.ts'
 import { guardedStream, opening } from './live/stream.ts'
@@ -35,33 +35,48 @@ const FLOOR_LIMIT = 50
 export async function openViewerUpdates(app: App, viewer: Viewer, since: string | null | undefined): Promise<AsyncIterableIterator<ViewerUpdateDelivery>> {
   const start = since == null ? null : decodeSyncToken(since, viewer.userId, 'since').range
   const subscription = new Subscription(app.hub, viewer, 'account')
+  const read = (page: SyncRange, limit: number, heads?: readonly number[]) => {
+    const diff = readDifference(app.db, viewer, page, limit, heads)
+    diff.catch(() => {}) // awaited by difference(), unless the subscriber leaves first
+    return { page, diff }
+  }
+  /**
+   * Each followed conversation's messages count as live past its last_pts at the snapshot the
+   * stream's first token stands for, read in the statement that takes that snapshot: what is at or
+   * below it is known to the token or comes in the difference, what is above it committed after the
+   * feeds listened (decision 0200).
+   */
+  const startAt = (heads: Map<number, number>) => {
+    for (const [id, lastPts] of heads) subscription.delivered.set(id, Math.max(subscription.delivered.get(id) ?? 0, lastPts))
+  }
+  let resumed: ReturnType<typeof read> | null = null
   let range: SyncRange = await opening(subscription, async () => {
     // Listen first: whatever commits after the snapshot below then arrives live or wakes the stream.
     await subscription.listenUser()
     const ids = await listMemberConversationIds(app.db, viewer.userId)
     await Promise.all(ids.map((id) => subscription.join(id)))
-    // A feed this instance already ran may lag behind the database: what committed before now is
-    // known to the token (or comes in the difference), so the feed must not send it again.
-    for (const [id, lastPts] of await findLastPts(app.db, ids)) subscription.delivered.set(id, Math.max(subscription.delivered.get(id) ?? 0, lastPts))
-    return start ?? { since: (await readSnapshot(app.db, null)).snapshot, mid: null, after: null, floors: [] }
+    if (start) {
+      // The difference's first read; a failure of it (RESYNC_REQUIRED) is the stream's first item.
+      resumed = read(start, FIRST_PAGE, ids)
+      startAt((await resumed.diff.catch(() => null))?.heads ?? new Map())
+      return start
+    }
+    const { snapshot, heads } = await readHeads(app.db, ids)
+    startAt(heads)
+    return { since: snapshot, mid: null, after: null, floors: [] }
   })
   const floors = new Map(range.floors)
   const token = () => encodeSyncToken({ userId: viewer.userId, range: { ...range, floors: [...floors] } })
 
-  /** The difference after `range` as events; afterwards `range` is its snapshot with nothing pending. */
-  async function* difference(): AsyncGenerator<ViewerUpdateDelivery> {
-    const base: SyncRange = { ...range, floors: [...floors] }
-    const read = (page: SyncRange, limit = DIFFERENCE_PAGE) => {
-      const diff = readDifference(app.db, viewer, page, limit)
-      diff.catch(() => {}) // awaited below, unless the subscriber leaves first
-      return { page, diff }
-    }
+  /** The difference after `range` as events (its first read `first`, if already made); afterwards `range` is its snapshot with nothing pending. */
+  async function* difference(first = read({ ...range, floors: [...floors] }, FIRST_PAGE)): AsyncGenerator<ViewerUpdateDelivery> {
+    const base = first.page
     // The next page is read while this one is delivered (it depends only on this page's snapshot and last change).
-    let next = read(base, FIRST_PAGE)
+    let next = first
     for (;;) {
       const { page, diff: reading } = next
       const diff = await reading
-      if (diff.hasMore) next = read({ ...base, mid: diff.snapshot, after: diff.changes.at(-1)! })
+      if (diff.hasMore) next = read({ ...base, mid: diff.snapshot, after: diff.changes.at(-1)! }, DIFFERENCE_PAGE)
       for (const update of await events(diff, page)) yield update
       if (!diff.hasMore) {
         range = { since: diff.snapshot, mid: null, after: null, floors: [] }
@@ -109,7 +124,7 @@ export async function openViewerUpdates(app: App, viewer: Viewer, since: string 
   }
 
   async function* stream(): AsyncGenerator<ViewerUpdateDelivery> {
-    if (start) yield* difference()
+    if (resumed) yield* difference(resumed)
     for (let delivery = await subscription.nextLive(); delivery; delivery = await subscription.nextLive()) {
       const payload = delivery.payload
       if (payload.typename === 'AccountChanged') {

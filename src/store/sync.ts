@@ -81,6 +81,22 @@ const changesSql = (userId: number, range: SyncRange, limit: number) => {
     LIMIT ${limit}`
 }
 
+/**
+ * The last_pts of each of `conversationIds`, as two arrays in id order: where a live stream whose
+ * token stands for this statement's snapshot starts each conversation (decision 0200).
+ */
+const headsSql = (conversationIds: readonly number[]) =>
+  Prisma.sql`(SELECT array_agg(id ORDER BY id) AS "headIds", array_agg(last_pts ORDER BY id) AS "headPts" FROM conversations WHERE id = ANY(${bigintArray(conversationIds)})) h`
+
+type HeadsRow = { headIds: number[] | null; headPts: number[] | null }
+const headsOf = (row: HeadsRow | undefined) => new Map((row?.headIds ?? []).map((id, i) => [id, row!.headPts![i]!]))
+
+/** The current snapshot and, at it, the last_pts of each of `conversationIds` (a live stream's start without a difference). */
+export async function readHeads(db: Db, conversationIds: readonly number[]): Promise<{ snapshot: Snapshot; heads: Map<number, number> }> {
+  const rows = await queryPooled<HeadsRow & { snapshot: string }>(db, Prisma.sql`SELECT pg_current_snapshot()::text AS snapshot, h.* FROM ${headsSql(conversationIds)}`)
+  return { snapshot: rows[0]!.snapshot, heads: headsOf(rows[0]) }
+}
+
 /** A change with what it names as of the difference's snapshot: a conversation with the viewer's membership, or a message state. */
 export type DifferenceChange = SyncChange & {
   access: ConversationAccess | null
@@ -89,7 +105,7 @@ export type DifferenceChange = SyncChange & {
 }
 
 /** A change's row: its conversation's and membership's columns null where it has none. */
-type DifferenceRow = Partial<ConversationRow & MemberRow> & {
+type DifferenceRow = Partial<ConversationRow & MemberRow> & HeadsRow & {
   snapshot: string
   ahead: boolean | null
   xid: string | null
@@ -110,7 +126,8 @@ type DifferenceRow = Partial<ConversationRow & MemberRow> & {
  * 0160). Up to `limit` changes, each with its conversation and the viewer's membership (conversation
  * and membership changes) or the viewer's state of the message and, when the viewer may see the
  * message, its status (message-state changes); and whether `range.since` is ahead of the snapshot
- * (a token from another or a restored database). Planned per call: a kept generic plan cannot know
+ * (a token from another or a restored database); and at the same snapshot the last_pts of each of
+ * `heads` (readHeads; on one of the rows). Planned per call: a kept generic plan cannot know
  * that `sync_xid >= xmin` selects a handful of rows, and would scan every membership instead.
  */
 export async function readSyncDifference(
@@ -118,7 +135,8 @@ export async function readSyncDifference(
   userId: number,
   range: SyncRange,
   limit: number,
-): Promise<{ snapshot: Snapshot; ahead: boolean; changes: DifferenceChange[] }> {
+  heads: readonly number[] = [],
+): Promise<{ snapshot: Snapshot; ahead: boolean; changes: DifferenceChange[]; heads: Map<number, number> }> {
   const reader = { userId }
   const rows = await queryPooled<DifferenceRow>(db, Prisma.sql`${plannedPerCall}
     WITH ch AS MATERIALIZED (${changesSql(userId, range, limit)}),
@@ -126,8 +144,11 @@ export async function readSyncDifference(
     SELECT s.snapshot::text AS snapshot, pg_snapshot_xmax(${range.since}::pg_snapshot) > pg_snapshot_xmax(s.snapshot) AS ahead,
       ch.x::text AS xid, ch.kind, ch."conversationId" AS "changedId", ch.seq, ch.action, ch."left",
       ${CONVERSATION_COLUMNS}, ${MEMBER_COLUMNS},
-      st.favorite, st."deletedForMe", st."remindAt", shown.status AS "visibleStatus"
+      st.favorite, st."deletedForMe", st."remindAt", shown.status AS "visibleStatus",
+      -- The heads once, on whichever row is numbered first (any one row will do).
+      CASE WHEN row_number() OVER () = 1 THEN h."headIds" END AS "headIds", CASE WHEN row_number() OVER () = 1 THEN h."headPts" END AS "headPts"
     FROM (SELECT pg_current_snapshot() AS snapshot) s
+    CROSS JOIN ${headsSql(heads)}
     LEFT JOIN ch ON true
     LEFT JOIN conversations c ON ch.kind <> 2 AND NOT ch."left" AND c.id = ch."conversationId" ${currentMembership(userId)}
     LEFT JOIN states st ON ch.kind = 2 AND st."conversationId" = ch."conversationId" AND st.seq = ch.seq
@@ -150,7 +171,7 @@ export async function readSyncDifference(
       state: r.kind === MESSAGE_STATE_CHANGE ? { stored, visibleStatus: r.visibleStatus } : null,
     }]
   })
-  return { snapshot: first.snapshot, ahead: first.ahead === true, changes }
+  return { snapshot: first.snapshot, ahead: first.ahead === true, changes, heads: headsOf(rows.find((r) => r.headIds !== null)) }
 }
 
 /**
