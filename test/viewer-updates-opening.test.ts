@@ -34,13 +34,17 @@ beforeAll(async () => {
   await waitForSubscriptions(instances.b.app, other, 1)
 })
 
+/** The conversation an event is about, and the pts it brings the device to. */
+const reached = (event: Record<string, any>): [string, number] =>
+  event.__typename === 'MessageEvent' ? [event.message.conversation.id, event.pts] : [event.conversation.id, event.conversation.lastPts]
+
 /**
- * Opens viewerUpdates on B (resuming from `since`, or from now) while three senders commit through
- * both instances until it is open, then sends once more to each conversation once it is open; resolves when those
- * last sends arrived, with the newest pts of each conversation. A repeat of anything before a last
- * send arrives before it (a feed keeps pts order).
+ * Resumes viewerUpdates on B from `since` while three senders commit through both instances until
+ * it is open, then sends once more to each conversation; resolves once the stream reached those last
+ * sends, with the newest pts of each conversation. A repeat of anything before a last send arrives
+ * before it (a feed keeps pts order).
  */
-async function openDuringSends(round: number, since: string | null) {
+async function openDuringSends(round: number, since: string) {
   const rnd = random(round)
   const newest = new Map<string, number>()
   let opened = false
@@ -58,15 +62,12 @@ async function openDuringSends(round: number, since: string | null) {
   opened = true
   await Promise.all(sends)
   for (const group of groups) newest.set(group.id, (await sendVia(instances.a, owner, group.id, 'last')).pts)
-  await updates.waitUntil((events) => [...newest].every(([id, pts]) => events.some((u) => u.viewerUpdates.event.pts === pts && u.viewerUpdates.event.message.conversation.id === id)))
+  await updates.waitUntil((events) => [...newest].every(([id, pts]) => events.some((u) => reached(u.viewerUpdates.event).join() === [id, pts].join())))
   expect(updates.errors).toEqual([])
   await client.dispose()
+  await waitForSubscriptions(instances.b.app, viewer, 0)
   return { events: updates.events.map((u) => u.viewerUpdates), newest }
 }
-
-/** The conversation an event is about, and the pts it brings the device to. */
-const reached = (event: Record<string, any>): [string, number] =>
-  event.__typename === 'MessageEvent' ? [event.message.conversation.id, event.pts] : [event.conversation.id, event.conversation.lastPts]
 
 describe(`viewerUpdates' opening (instances through ${testRedisUrl ? 'Redis' : 'a shared in-process target'})`, () => {
   it('resumed while sends commit: every conversation goes from the token’s state to its newest pts with no repeat and no gap', async () => {
@@ -86,5 +87,4 @@ describe(`viewerUpdates' opening (instances through ${testRedisUrl ? 'Redis' : '
       known = covered
     }
   }, 120_000)
-
 })
