@@ -1,4 +1,5 @@
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor'
+import type { ServerResponse } from 'node:http'
 import { GraphQLError } from 'graphql'
 import { createLogger, createYoga, handleStreamOrSingleExecutionResult, type Plugin, type YogaLogger } from 'graphql-yoga'
 import { authenticate, type Identity } from './auth.ts'
@@ -19,6 +20,7 @@ import { useQueryLimits } from './queryLimits.ts'
 import { limitAnonymous, useRateLimits, type ClientPeer } from './rateLimitPlugin.ts'
 import type { Context } from './schema/context.ts'
 import { schema } from './schema/index.ts'
+import { useValidationCache } from './validationCache.ts'
 
 export type YogaOptions = {
   app: App
@@ -36,9 +38,10 @@ export type YogaOptions = {
 
 /**
  * Where the viewer's token arrives: the HTTP header, or graphql-ws connectionParams; `req` is the
- * node request (its address); `requestId` the HTTP request's or the WebSocket's (server.ts).
+ * node request (its address); `requestId` the WebSocket's, or over HTTP the x-request-id header
+ * server.ts set on the response `res`.
  */
-type ServerContext = { request?: Request; connectionParams?: Record<string, unknown>; req?: ClientPeer; requestId?: string }
+type ServerContext = { request?: Request; connectionParams?: Record<string, unknown>; req?: ClientPeer; res?: Pick<ServerResponse, 'getHeader'>; requestId?: string }
 
 export const GRAPHQL_PATH = '/graphql'
 
@@ -137,6 +140,8 @@ export function createYogaServer(opts: YogaOptions) {
     // parser reads no more than Content-Length; Yoga's own limit would pipe every body through an
     // extra TransformStream (about 4 % of the server CPU of a send) to count bytes that can no longer exceed it.
     maxRequestBodySize: false,
+    // useValidationCache below caches validation without Yoga's per-request key.
+    parserAndValidationCache: { validationCache: false },
     plugins: [
       graphiql.assets,
       useBodyLimit(opts.maxBodyBytes),
@@ -161,15 +166,19 @@ export function createYogaServer(opts: YogaOptions) {
       ...(opts.metrics ? [useMetrics(opts.metrics)] : []),
       // Before Yoga's error mask, which it adds after these plugins.
       useErrorRequestIds(),
+      // Last, where Yoga's own validation cache was: it keeps the result as the plugins above left it.
+      useValidationCache(),
     ],
-    context: ({ requestId, ...server }) =>
-      contextOf(server).then(
+    context: (server) => {
+      const requestId = server.requestId ?? (server.res?.getHeader('x-request-id') as string | undefined)
+      return contextOf(server).then(
         (context): Context => ({ ...context, requestId }),
         (error: unknown) => {
           tagWithRequest(error, requestId)
           throw error
         },
-      ),
+      )
+    },
   })
 
   async function contextOf({ request, connectionParams, req }: ServerContext): Promise<Context> {

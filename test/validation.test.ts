@@ -5,7 +5,7 @@ import { DEFAULT_SETTINGS } from '../src/domain/settings.ts'
 import { encodeGlobalId } from '../src/ids.ts'
 import { createRealtime } from '../src/realtime/pubsub.ts'
 import { createParleyServer } from '../src/server.ts'
-import { AUTH_SECRET, codes, newUsers } from './support/harness.ts'
+import { AUTH_SECRET, codes, newUsers, request } from './support/harness.ts'
 import { createGroup, lastSeqOf, SendMessage, sendText } from './support/operations.ts'
 
 describe('bad input to sendMessage', () => {
@@ -38,6 +38,21 @@ describe('bad input to sendMessage', () => {
     // The limit itself is allowed.
     expect((await sendText(alice!, group.id, 'x'.repeat(10_000))).message.seq).toBe(before + 1)
     expect((await sendText(alice!, group.id, 'ok', 'k'.repeat(128))).message.seq).toBe(before + 2)
+  })
+})
+
+describe('a document that fails validation', () => {
+  it('is refused the same way each time it is sent, and a valid document sent between is served (validation is cached per document)', async () => {
+    const [alice] = await newUsers(1)
+    const invalid = '{ viewer { user { handle nope } } }'
+    const answers = []
+    for (let i = 0; i < 3; i++) {
+      answers.push(await request(alice!.token, invalid))
+      expect((await request<{ viewer: { user: { handle: string } } }, never>(alice!.token, '{ viewer { user { handle } } }')).data?.viewer.user.handle).toBe(alice!.handle)
+    }
+    for (const answer of answers) expect(codes(answer)).toEqual(['GRAPHQL_VALIDATION_FAILED'])
+    expect(answers[0]!.errors![0]!.message).toMatch(/Cannot query field "nope"/)
+    expect(new Set(answers.map((a) => JSON.stringify(a.errors))).size).toBe(1)
   })
 })
 
