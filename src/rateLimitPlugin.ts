@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http'
-import { getOperationAST, GraphQLError, type ExecutionArgs } from 'graphql'
+import { getOperationAST, GraphQLError, type ExecutionArgs, type ExecutionResult } from 'graphql'
 import type { Plugin } from 'graphql-yoga'
 import type { App } from './domain/app.ts'
 import type { RateRule } from './domain/rateLimitConfig.ts'
@@ -38,44 +38,41 @@ export function limitAnonymous(app: App, req: ClientPeer | undefined): Promise<v
   return app.limits.consume('anonymous', { tier: 'user', key: clientAddress(req, app.limits.trustProxy) })
 }
 
-async function limitOperation(args: ExecutionArgs): Promise<void> {
+/** The count of a mutation or subscription; null when there is none to take (a query, a caller without a token: the context counts those). */
+function limitOperation(args: ExecutionArgs): Promise<void> | null {
   const ctx = args.contextValue as TransportContext
   const operation = getOperationAST(args.document, args.operationName)
-  if (!ctx.viewer || !operation) return
+  if (!ctx.viewer || !operation || operation.operation === 'query') return null
   const caller = callerOf(ctx.viewer)
   // Per connection over graphql-ws (a socket lives on one instance); an SSE stream is its own request, so per user.
   if (operation.operation === 'subscription') return ctx.app.limits.consume('subscribe', ctx.socket ? { ...caller, key: socketKey(ctx.socket) } : caller)
-  if (operation.operation !== 'mutation') return
   const points = new Map<RateRule, number>()
   for (const selection of operation.selectionSet.selections) {
     const rule = selection.kind !== 'Field' ? 'mutation' : selection.name.value in FIELD_RULES ? FIELD_RULES[selection.name.value]! : 'mutation'
     if (rule) points.set(rule, (points.get(rule) ?? 0) + 1)
   }
-  for (const [rule, n] of points) await ctx.app.limits.consume(rule, caller, n)
+  // sendMessage alone: counted by the send action.
+  if (!points.size) return null
+  return (async () => {
+    for (const [rule, n] of points) await ctx.app.limits.consume(rule, caller, n)
+  })()
 }
 
-const refusal = async (args: ExecutionArgs) =>
-  limitOperation(args).then(
-    () => null,
-    (error: unknown) => {
-      if (error instanceof GraphQLError) return { errors: [error] }
-      throw error
-    },
-  )
+/**
+ * Stops the operation with RATE_LIMITED if its count is refused. A query returns nothing, so envelop
+ * goes on to execute in the same turn instead of after a promise.
+ */
+function refuseIfLimited({ args, setResultAndStopExecution }: { args: ExecutionArgs; setResultAndStopExecution(result: ExecutionResult): void }) {
+  return limitOperation(args)?.catch((error: unknown) => {
+    if (!(error instanceof GraphQLError)) throw error
+    setResultAndStopExecution({ errors: [error] })
+  })
+}
 
 /**
  * Rate limits by operation (decision 0130): mutations by root field, subscriptions per connection.
  * A refused operation runs nothing and answers RATE_LIMITED with extensions.retryAfterMs.
  */
 export function useRateLimits(): Plugin {
-  return {
-    async onExecute({ args, setResultAndStopExecution }) {
-      const refused = await refusal(args)
-      if (refused) setResultAndStopExecution(refused)
-    },
-    async onSubscribe({ args, setResultAndStopExecution }) {
-      const refused = await refusal(args)
-      if (refused) setResultAndStopExecution(refused)
-    },
-  }
+  return { onExecute: refuseIfLimited, onSubscribe: refuseIfLimited }
 }
