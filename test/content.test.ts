@@ -85,7 +85,13 @@ describe('content kinds', () => {
     for (const content of viaVariables) {
       const response = await alice!.try(SendMessage, { input: { conversationId: group.id, clientMessageId: `oneof-${++counter}`, content } as never })
       expect(codes(response), JSON.stringify(content)).toEqual(['BAD_USER_INPUT'])
+      // graphql-js's message (graphql-jit, which executes, ignores @oneOf).
+      expect(response.errors![0]!.message).toContain('Exactly one key must be specified for OneOf type "MessageContentInput".')
     }
+    // Refused by graphql-jit as well: the answer is still graphql-js's message, not graphql-jit's.
+    const unknownField = await alice!.try(SendMessage, { input: { conversationId: group.id, clientMessageId: `oneof-${++counter}`, content: { text: { text: 'a' } }, bogus: 1 } as never })
+    expect(codes(unknownField)).toEqual(['BAD_USER_INPUT'])
+    expect(unknownField.errors![0]!.message).toContain('Field "bogus" is not defined by type "SendMessageInput".')
     for (const literal of ['{}', '{ text: { text: "a" }, image: { url: "https://x.test/a" } }']) {
       const response = await request(
         alice!.token,
