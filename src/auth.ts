@@ -14,10 +14,12 @@ const ALG = 'HS256'
 /**
  * Per secret: its KeyObject (importing the raw secret on every verify costs more than the HMAC
  * itself) and the tokens it has verified. A client sends the same token with every request, so a
- * token seen before costs a lookup instead of an asynchronous WebCrypto HMAC; the entry lives until
- * the token's exp, after which the token is verified, and refused, again.
+ * token seen before costs a lookup instead of an asynchronous WebCrypto HMAC; the entry serves until
+ * the token's exp, after which the token is verified, and refused, again. The exp is compared here
+ * rather than given to lru-cache as a ttl: its ttl reads the clock through a timer it re-arms,
+ * which cost more than the lookup.
  */
-type Verifier = { key: KeyObject; verified: LRUCache<string, Identity> }
+type Verifier = { key: KeyObject; verified: LRUCache<string, { identity: Identity; expiresAt: number }> }
 const verifiers = new Map<string, Verifier>()
 const verifierFor = (secret: string) => {
   let v = verifiers.get(secret)
@@ -44,7 +46,7 @@ export async function authenticate(secret: string, authorization: string | null 
   const token = match[1]!
   const { key, verified } = verifierFor(secret)
   const known = verified.get(token)
-  if (known) return known
+  if (known && known.expiresAt > Date.now()) return known.identity
   try {
     const { payload } = await jwtVerify(token, key, { algorithms: [ALG] })
     // The handle and the name are stored on the user's first request.
@@ -53,9 +55,8 @@ export async function authenticate(secret: string, authorization: string | null 
     // Cut at 128 UTF-16 units, never inside a surrogate pair.
     const name = typeof payload.name === 'string' ? payload.name.slice(0, 128).replace(/[\ud800-\udbff]$/, '') : null
     const identity = { handle: payload.sub, isOperator: payload.role === 'operator', name }
-    const ttl = payload.exp === undefined ? undefined : payload.exp * 1000 - Date.now()
-    // lru-cache reads a ttl of 0 as "forever": a token expiring this very millisecond is not kept.
-    if (ttl === undefined || ttl > 0) verified.set(token, identity, { ttl })
+    const expiresAt = payload.exp === undefined ? Infinity : payload.exp * 1000
+    if (expiresAt > Date.now()) verified.set(token, { identity, expiresAt })
     return identity
   } catch {
     throw unauthenticated('invalid or expired token')

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { encodeGlobalId } from '../src/ids.ts'
-import { codes, newUser, newUsers, request, type TestUser } from './support/harness.ts'
+import { signToken } from '../src/auth.ts'
+import { AUTH_SECRET, codes, newUser, newUsers, request, type TestUser } from './support/harness.ts'
 import { EditMessage, RecallMessage, SetFavorite, SetReminder } from './support/lifecycle.ts'
 import { ConversationEvents, SendTyping } from './support/live.ts'
 import {
@@ -137,6 +138,18 @@ describe('authentication', () => {
     const forged = await request(`${header}.${payload}.AAAA`, WhoAmI)
     expect(codes(forged)).toEqual(['UNAUTHENTICATED'])
     expect(JSON.stringify(forged)).not.toMatch(/stack|at .*\.ts/)
+  })
+
+  it('refuses a token once it expires, though it was verified (and remembered) while valid', async () => {
+    const user = await newUser()
+    const shortLived = await signToken(AUTH_SECRET, user.handle, { expiresIn: '2s' })
+    const expiresAt = (JSON.parse(Buffer.from(shortLived.split('.')[1]!, 'base64url').toString()) as { exp: number }).exp * 1000
+    expect(codes(await request(shortLived, WhoAmI))).toEqual([])
+    expect(codes(await request(shortLived, WhoAmI))).toEqual([])
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, expiresAt - Date.now()) + 50))
+    const expired = await request(shortLived, WhoAmI)
+    expect(codes(expired)).toEqual(['UNAUTHENTICATED'])
+    expect(expired.errors![0]!.message).toBe('invalid or expired token')
   })
 
   it('keeps operator-only operations to operators (FORBIDDEN otherwise)', async () => {
