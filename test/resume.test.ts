@@ -156,6 +156,25 @@ describe('resume with sincePts', () => {
     expect(sent.message.sentAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
   })
 
+  it('gives each replayed message its own sender, with three senders interleaved across three pages', async () => {
+    const users = await newUsers(3)
+    const group = await createGroup(users[0]!, users.slice(1))
+    // Three pages (100 each), the senders interleaved so every page holds all three.
+    const sent: [string, string][] = []
+    for (let i = 0; i < 230; i += 10) {
+      const batch = await Promise.all(Array.from({ length: 10 }, (_, j) => users[(i + j) % 3]!).map(async (u) => [(await sendText(u, group.id, 'from ' + u.handle)).message.id, u.handle] as [string, string]))
+      sent.push(...batch)
+    }
+    const resumed = follow(users[1]!, group.id, group.lastPts)
+    await resumed.waitFor(230)
+    resumed.dispose()
+    const senderOf = new Map(sent)
+    const replayed = (messageEvents(resumed) as { message?: { id: string; sender?: { handle: string } } }[]).map((e) => [e.message!.id, e.message!.sender!.handle])
+    expect(replayed).toHaveLength(230)
+    expect(replayed).toEqual(replayed.map(([id]) => [id, senderOf.get(id!)]))
+    expect(new Set(replayed.map(([, handle]) => handle)).size).toBe(3)
+  })
+
   it('delivers a committed change whose event never arrived, in order, from the database', async () => {
     const [owner, member] = await newUsers(2)
     const group = await createGroup(owner!, [member!])

@@ -2,7 +2,8 @@ import type { App } from '../app.ts'
 import { readReplayPage } from '../../store/changes.ts'
 import type { ConversationAccess } from '../../store/conversations.ts'
 import { findSettings } from '../../store/conversationSettings.ts'
-import type { MessageRecord } from '../../store/records.ts'
+import type { MessageRecord, UserRecord } from '../../store/records.ts'
+import type { Loaders } from '../loaders.ts'
 import { kindOf, type DeliveryBatch } from './payloads.ts'
 import { alerts } from './rules.ts'
 import type { Subscription } from './subscription.ts'
@@ -29,15 +30,20 @@ export async function* replayMissed(app: App, subscription: Subscription, conver
   const doNotDisturbUntil = settings?.doNotDisturbUntil ?? null
   // One users loader for the whole replay: each page's senders are read once, not once per page.
   const users = subscription.loaders().users
+  // The senders of each read are loaded before its pages go out and held (see loadUser): a replayed
+  // event's sender is then a plain value, not a promise, so its execution completes synchronously.
+  const held = new Map<number, UserRecord>()
   // The next rows are read while these are delivered, so the stream never waits on the database.
   let next: Promise<MessageRecord[]> | null = read(sincePts)
   while (next) {
     const rows: MessageRecord[] = await next
     next = rows.length === REPLAY_READ ? read(rows.at(-1)!.pts) : null
+    await holdSenders(users, held, rows)
     for (let start = 0; start < rows.length; start += REPLAY_PAGE) {
       const page = rows.slice(start, start + REPLAY_PAGE)
       const loaders = subscription.loaders()
       loaders.users = users
+      loaders.heldUsers = held
       const now = new Date()
       loaders.conversations.prime(conversationId, access)
       for (const message of page) loaders.messages.prime(message, message)
@@ -52,4 +58,12 @@ export async function* replayMissed(app: App, subscription: Subscription, conver
     }
   }
   subscription.delivered.set(conversationId, Math.max(subscription.delivered.get(conversationId) ?? 0, untilPts, sincePts))
+}
+
+/** Puts the senders of `rows` the loader finds in `held`; a missing or failed one stays the loader's to answer (a field error, as before). */
+async function holdSenders(users: Loaders['users'], held: Map<number, UserRecord>, rows: readonly MessageRecord[]): Promise<void> {
+  const ids = new Set<number>()
+  for (const m of rows) if (m.senderId !== null && !held.has(m.senderId)) ids.add(m.senderId)
+  if (ids.size === 0) return
+  for (const user of await users.loadMany([...ids])) if (user && !(user instanceof Error)) held.set(user.id, user)
 }
