@@ -1,5 +1,6 @@
 import type { ConversationType } from '../generated/prisma/enums.ts'
 import { CONVERSATION_COLUMNS, MEMBER_JSON, toAccess, type AccessRow, type ConversationAccess } from './conversations.ts'
+import { queryPooled } from './pooled.ts'
 import { Prisma, type Conn } from './sql.ts'
 
 /** Where a conversation stands in the viewer's list: pinned ones first by pin time, then the rest by last activity. */
@@ -32,7 +33,8 @@ const literal = (v: number) => Prisma.raw(String(v))
  * is the same for every viewer and PostgreSQL can keep it.
  */
 export async function listInbox(conn: Conn, userId: number, opts: InboxQuery): Promise<InboxEntry[]> {
-  const rows = await conn.$queryRaw<(AccessRow & { pinned: boolean; sortAt: Date })[]>(inboxStatement(userId, opts))
+  // Through the pool: Prisma's mapping of a page's rows grew the big viewer's page (50 rows) against the small one's (10).
+  const rows = await queryPooled<AccessRow & { pinned: boolean; sortAt: Date }>(conn, inboxStatement(userId, opts))
   return rows.map((r) => ({ ...toAccess(r), key: { pinned: r.pinned, at: r.sortAt, id: Number(r.id) } }))
 }
 

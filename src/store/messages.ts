@@ -1,5 +1,6 @@
 import type { MessageKind, SenderType } from '../generated/prisma/enums.ts'
 import { toMessage, type ForwardOriginRecord, type MessageRecord, type MessageRow } from './records.ts'
+import { queryPooled } from './pooled.ts'
 import { indexAppended, type SearchDocument } from './search.ts'
 import { Prisma, arrayLiteral, bigintArray, plannedPerCall, violatedUniqueConstraint, type Conn } from './sql.ts'
 
@@ -185,12 +186,13 @@ export async function findVisibleMessages(
 
 /** The newest message the reader may see in each conversation (one statement for a whole inbox page). */
 export async function findLastVisibleMessages(conn: Conn, reader: Reader, conversationIds: readonly number[]): Promise<MessageRecord[]> {
-  const rows = await conn.$queryRaw<MessageRow[]>`
+  // Through the pool (an inbox page's 50 rows): Prisma's mapping of 19 columns a row grew with the page.
+  const rows = await queryPooled<MessageRow>(conn, Prisma.sql`
     SELECT last.* FROM conversation_members cm
     CROSS JOIN LATERAL (
       SELECT ${MESSAGE_COLUMNS} FROM messages m
       WHERE m.conversation_id = cm.conversation_id AND ${visibleTo(reader)}
       ORDER BY m.seq DESC LIMIT 1) last
-    WHERE cm.user_id = ${reader.userId} AND cm.left_at IS NULL AND cm.conversation_id = ANY(${bigintArray(conversationIds)})`
+    WHERE cm.user_id = ${reader.userId} AND cm.left_at IS NULL AND cm.conversation_id = ANY(${bigintArray(conversationIds)})`)
   return rows.map(toMessage)
 }

@@ -1,6 +1,7 @@
 import type { MessageKey } from '../ids.ts'
 import { notRecalled, visibleTo, type Reader } from './messages.ts'
 import { toUser, type UserRecord } from './records.ts'
+import { queryPooled } from './pooled.ts'
 import { USER_COLUMNS } from './users.ts'
 import { Prisma, bigintArray, type Conn } from './sql.ts'
 
@@ -35,10 +36,11 @@ const unreadOf = (reader: Reader) => Prisma.sql`
 
 /** Unread counts for the reader's current memberships among `conversationIds` (one statement for an inbox page). */
 export async function countUnread(conn: Conn, reader: Reader, conversationIds: readonly number[]): Promise<(UnreadCounts & { conversationId: number })[]> {
-  const rows = await conn.$queryRaw<(UnreadCounts & { conversationId: bigint })[]>`
+  // Through the pool, like the page's other reads (an inbox page's 50 rows).
+  const rows = await queryPooled<UnreadCounts & { conversationId: number | bigint }>(conn, Prisma.sql`
     SELECT cm.conversation_id AS "conversationId", counts.unread, counts.mentioned
     FROM conversation_members cm ${unreadOf(reader)}
-    WHERE cm.user_id = ${reader.userId} AND cm.left_at IS NULL AND cm.conversation_id = ANY(${bigintArray(conversationIds)})`
+    WHERE cm.user_id = ${reader.userId} AND cm.left_at IS NULL AND cm.conversation_id = ANY(${bigintArray(conversationIds)})`)
   return rows.map((r) => ({ conversationId: Number(r.conversationId), unread: r.unread, mentioned: r.mentioned }))
 }
 
