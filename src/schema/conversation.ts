@@ -76,7 +76,9 @@ builder.node(ConversationMemberRef, {
   }),
 })
 
-export const ConversationConnection = builder.connectionObject({ type: ConversationRef, name: 'ConversationConnection' })
+// The edge's node exposed, as MessageEdge's: graphql-jit reads it inline, one resolver call fewer per conversation of an inbox page.
+const ConversationEdge = builder.edgeObject({ type: ConversationRef, name: 'ConversationEdge', fields: (t) => ({ node: t.expose('node', { type: ConversationRef }) }) })
+export const ConversationConnection = builder.connectionObject({ type: ConversationRef, name: 'ConversationConnection' }, ConversationEdge)
 
 builder.queryField('conversation', (t) =>
   t.withAuth({ authenticated: true }).field({
