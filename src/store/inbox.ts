@@ -33,7 +33,7 @@ const literal = (v: number) => Prisma.raw(String(v))
  * is the same for every viewer and PostgreSQL can keep it.
  */
 export async function listInbox(conn: Conn, userId: number, opts: InboxQuery): Promise<InboxEntry[]> {
-  // Through the pool: Prisma's mapping of a page's rows grew the big viewer's page (50 rows) against the small one's (10).
+  // Through the pool, as the page's other reads: its rows mapped once, not by Prisma column by column (decision 0205).
   const rows = await queryPooled<AccessRow & { pinned: boolean; sortAt: Date }>(conn, inboxStatement(userId, opts))
   return rows.map((r) => ({ ...toAccess(r), key: { pinned: r.pinned, at: r.sortAt, id: Number(r.id) } }))
 }

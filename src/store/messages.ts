@@ -186,7 +186,7 @@ export async function findVisibleMessages(
 
 /** The newest message the reader may see in each conversation (one statement for a whole inbox page). */
 export async function findLastVisibleMessages(conn: Conn, reader: Reader, conversationIds: readonly number[]): Promise<MessageRecord[]> {
-  // Through the pool (an inbox page's 50 rows): Prisma's mapping of 19 columns a row grew with the page.
+  // Through the pool (an inbox page's rows): mapped once, not by Prisma column by column (decision 0205).
   const rows = await queryPooled<MessageRow>(conn, Prisma.sql`
     SELECT last.* FROM conversation_members cm
     CROSS JOIN LATERAL (
