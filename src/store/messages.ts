@@ -65,8 +65,6 @@ export class DuplicateIdempotencyKey extends Error {
 /** Messages to append to one conversation, whose row the caller holds locked, after its counters `last`. */
 export type Append = { conversationId: number; last: { lastSeq: number; lastPts: number }; drafts: readonly MessageDraft[] }
 
-const idList = (ids: readonly number[]) => arrayLiteral(ids)
-
 /** jsonb's order of object keys: shorter first, then by their bytes. */
 const jsonbKeyOrder = (a: string, b: string) => Buffer.byteLength(a) - Buffer.byteLength(b) || Buffer.compare(Buffer.from(a), Buffer.from(b))
 const sortKeys = (v: unknown): unknown =>
@@ -92,7 +90,7 @@ export async function appendMessagesTo(conn: Conn, appends: readonly Append[]): 
       SELECT * FROM unnest(${column((r) => r.conversationId)}::bigint[], ${column((r) => r.seq)}::bigint[], ${column((r) => r.pts)}::bigint[],
         ${column((r) => r.senderType)}::"SenderType"[], ${column((r) => r.senderId)}::bigint[], ${column((r) => r.kind)}::"MessageKind"[],
         ${column((r) => r.clientMessageId)}::text[], ${column((r) => JSON.stringify(r.content))}::text[], ${column((r) => r.quotedSeq)}::bigint[],
-        ${column((r) => idList(r.mentionUserIds))}::text[], ${column((r) => r.mentionAll)}::boolean[], ${column((r) => idList(r.visibleTo))}::text[],
+        ${column((r) => arrayLiteral(r.mentionUserIds))}::text[], ${column((r) => r.mentionAll)}::boolean[], ${column((r) => arrayLiteral(r.visibleTo))}::text[],
         ${column((r) => (r.forwardedFrom ? JSON.stringify(r.forwardedFrom) : null))}::text[], ${column((r) => r.searchDocument ?? '')}::text[])
         AS a(conversation_id, seq, pts, sender_type, sender_id, kind, client_message_id, content, quoted_seq, mention_user_ids, mention_all,
           visible_to, forwarded_from, document)),
