@@ -5,7 +5,7 @@ export type { GraphQLCall } from './client-process.ts'
 
 export type LoadClient = {
   [J in keyof Jobs]: (...args: Parameters<Jobs[J]>) => ReturnType<Jobs[J]>
-} & { close(): void }
+} & { close(): void; /** The load client's process, whose CPU the machine's figures count. */ pid: number }
 
 /**
  * Starts the load generator in its own process (bench/client-process.ts). The clients of a real
@@ -32,6 +32,6 @@ export function startClient(): LoadClient {
       child.send({ id, job, args } satisfies Request)
     })
   return new Proxy({} as LoadClient, {
-    get: (_, name) => (name === 'close' ? () => void child.kill() : (args: unknown) => call(name as keyof Jobs, args)),
+    get: (_, name) => (name === 'close' ? () => void child.kill() : name === 'pid' ? child.pid : (args: unknown) => call(name as keyof Jobs, args)),
   })
 }

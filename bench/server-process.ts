@@ -2,10 +2,10 @@ import { execFileSync, spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { createInterface } from 'node:readline'
+import { processCpuSeconds } from './cpu.ts'
 import { AUTH_SECRET } from './support.ts'
 
 const ROOT = path.resolve(import.meta.dirname, '..')
-const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim())
 
 /** What a measured server is: the compiled build `npm start` runs, or the source through tsx (`npm run dev`). */
 export type ServerBuild = 'compiled' | 'tsx'
@@ -82,19 +82,10 @@ export async function startParleyProcess(databaseUrl: string, opts: { poolSize?:
     })
     void exited.then((code) => reject(new Error(`Parley exited with ${code} before listening:\n${recent.join('\n')}`)))
   })
-  // The fields of /proc/<pid>/stat after the command name, which ends at the last ')'.
-  const stat = () => {
-    const text = readFileSync(`/proc/${child.pid}/stat`, 'utf8')
-    return text.slice(text.lastIndexOf(')') + 2).split(' ')
-  }
   return {
     endpoint,
     pid: child.pid!,
-    // utime and stime: fields 14 and 15 of /proc/<pid>/stat, 12 and 13 after the command name.
-    cpuSeconds: () => {
-      const fields = stat()
-      return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS
-    },
+    cpuSeconds: () => processCpuSeconds(child.pid!),
     rssBytes: () => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))![1]) * 1024,
     async close() {
       child.kill('SIGTERM')

@@ -49,7 +49,7 @@ export async function historyDepth(host: DatabaseHost, client: LoadClient): Prom
       await pool.query(offsetSql, [conversationId, MESSAGES - PAGE])
       const offset = median(await latencies(Math.min(SAMPLES, 10), () => pool.query(offsetSql, [conversationId, MESSAGES - PAGE])))
       const rates = async (before: string | null, beforeSeq: number, depth: string) =>
-        historyThroughput({ client, endpoint: parley.endpoint, call: { token, query: README_HISTORY, variables: { id, before } }, databaseUrl: database.url, conversationId, beforeSeq, page: PAGE, depth })
+        historyThroughput({ client, server: parley, call: { token, query: README_HISTORY, variables: { id, before } }, databaseUrl: database.url, conversationId, beforeSeq, page: PAGE, depth })
       const newest = await rates(null, MESSAGES + 1, 'newest page')
       const deepest = await rates(deepCursor, PAGE + 1, `depth ${MESSAGES.toLocaleString('en')}`)
       return [
@@ -71,8 +71,9 @@ export async function historyDepth(host: DatabaseHost, client: LoadClient): Prom
           target: '≥ 50× faster',
           met: offset / deep >= 50,
         },
-        newest,
-        deepest,
+        newest.rate,
+        deepest.rate,
+        newest.cpu,
       ]
     } finally {
       await pool.end()

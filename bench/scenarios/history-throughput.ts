@@ -1,6 +1,8 @@
 import pg from 'pg'
 import type { GraphQLCall, LoadClient } from '../client.ts'
-import { pairedMedians, throughput } from '../measure.ts'
+import { processCpuSeconds, withDatabaseCpu } from '../cpu.ts'
+import { median, pairedMedians, throughput } from '../measure.ts'
+import type { ParleyProcess } from '../server-process.ts'
 import type { Figure } from '../support.ts'
 
 const CONCURRENCY = 8
@@ -17,24 +19,39 @@ const RAW_PAGE = `SELECT m.seq, m.content->>'text' AS text, u.handle
 type Edge = { node: { seq: number; sender: { handle: string } | null; content: { text: string } | null } }
 type RawRow = { seq: string; text: string; handle: string }
 
+/** CPU microseconds per page of each process a round ran on (the machine's 2 cores are shared by all). */
+type CpuPerPage = Record<string, number>
+
+const medianSplit = (rounds: CpuPerPage[]): CpuPerPage => Object.fromEntries(Object.keys(rounds[0]!).map((k) => [k, median(rounds.map((r) => r[k]!))]))
+const total = (split: CpuPerPage) => Object.values(split).reduce((a, b) => a + b, 0)
+const described = (split: CpuPerPage) => Object.entries(split).map(([k, v]) => `${k} ${v.toFixed(0)}`).join(', ')
+
 /**
  * Pages per second of one history page through Parley's HTTP API, `concurrency` clients over
  * keep-alive, against the same page as raw keyset SQL through `pg` at the same concurrency (one
  * named statement: the page and its senders' handles), in alternating rounds. Before timing, both
- * sides must return the same rows.
+ * sides must return the same rows. Also what a page costs the machine, per process, on both sides:
+ * Parley's server, its database backends and the load client, against the raw page's backends and
+ * `pg` client (this process), from /proc during the same rounds.
  */
 export async function historyThroughput(opts: {
   client: LoadClient
-  endpoint: string
+  server: ParleyProcess
   call: GraphQLCall
   databaseUrl: string
   conversationId: number
   beforeSeq: number
   page: number
   depth: string
-}): Promise<Figure> {
-  const { client, endpoint, call } = opts
+}): Promise<{ rate: Figure; cpu: Figure }> {
+  const { client, server, call } = opts
+  const endpoint = server.endpoint
   const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: CONCURRENCY })
+  // Its own connection, so that the backend asking /proc's figures is the same one, left out, before and after.
+  const accounting = new pg.Client({ connectionString: opts.databaseUrl })
+  await accounting.connect()
+  const database = new URL(opts.databaseUrl).pathname.slice(1)
+  const cpu = { parley: [] as CpuPerPage[], raw: [] as CpuPerPage[] }
   try {
     const raw = () => pool.query<RawRow>({ name: 'bench_history_page', text: RAW_PAGE, values: [opts.conversationId, opts.beforeSeq, opts.page] })
     const edges: Edge[] = (await client.request({ endpoint, call })).conversation.messages.edges
@@ -42,12 +59,24 @@ export async function historyThroughput(opts: {
     const rawRows = (await raw()).rows.map((r) => `${r.seq} ${r.handle} ${r.text}`)
     if (parleyRows.join('\n') !== rawRows.join('\n')) throw new Error('the raw page differs from the API page')
     const calls = Array.from({ length: PARLEY_PAGES }, () => call)
-    const [parley, sql] = await pairedMedians(
-      RUNS,
-      () => client.throughput({ endpoint, concurrency: CONCURRENCY, calls }),
-      () => throughput(RAW_PAGES, CONCURRENCY, raw),
-    )
-    return {
+    const parleyRound = async () => {
+      const [server0, client0] = [server.cpuSeconds(), processCpuSeconds(client.pid)]
+      const { result, databaseSeconds } = await withDatabaseCpu(accounting, database, () => client.throughput({ endpoint, concurrency: CONCURRENCY, calls }))
+      const perPage = (seconds: number) => (seconds * 1e6) / PARLEY_PAGES
+      cpu.parley.push({ server: perPage(server.cpuSeconds() - server0), database: perPage(databaseSeconds), 'load client': perPage(processCpuSeconds(client.pid) - client0) })
+      return result
+    }
+    const rawRound = async () => {
+      const own = process.cpuUsage()
+      const { result, databaseSeconds } = await withDatabaseCpu(accounting, database, () => throughput(RAW_PAGES, CONCURRENCY, raw))
+      const { user, system } = process.cpuUsage(own)
+      cpu.raw.push({ database: (databaseSeconds * 1e6) / RAW_PAGES, 'pg client': (user + system) / RAW_PAGES })
+      return result
+    }
+    const [parley, sql] = await pairedMedians(RUNS, parleyRound, rawRound)
+    // The first round of each side is pairedMedians' warm-up.
+    const [parleyCpu, rawCpu] = [medianSplit(cpu.parley.slice(1)), medianSplit(cpu.raw.slice(1))]
+    const rate: Figure = {
       scenario: `3 history pages of ${opts.page} at concurrency ${CONCURRENCY}, ${opts.depth} (HTTP)`,
       metric: 'pages/s',
       value: parley.toFixed(0),
@@ -56,7 +85,21 @@ export async function historyThroughput(opts: {
       target: '≥ 0.25',
       met: parley / sql >= 0.25,
     }
+    return {
+      rate,
+      cpu: {
+        scenario: `3 machine CPU per history page, ${opts.depth}: Parley's server, database backends and load client`,
+        metric: 'CPU µs/page',
+        value: total(parleyCpu).toFixed(0),
+        baseline: `${total(rawCpu).toFixed(0)} (raw keyset SQL: database backends and pg client)`,
+        ratio: total(parleyCpu) / total(rawCpu),
+        target: 'reported',
+        met: true,
+        note: `Parley: ${described(parleyCpu)} µs; raw: ${described(rawCpu)} µs`,
+      },
+    }
   } finally {
+    await accounting.end()
     await pool.end()
   }
 }
