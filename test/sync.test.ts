@@ -97,4 +97,37 @@ describe('Query.sync', () => {
     // sit past the slow write's number and never return it.
     expect(sync.conversations.map((c) => [c.id, c.viewerMember.lastReadSeq])).toEqual([[slow.id, seq]])
   })
+
+  it('delivers once a change that commits between two batches with a transaction id older than the first batch’s', async () => {
+    const { db } = testApp()
+    const [viewer, other] = await newUsers(2)
+    const slow = await createGroup(other!, [viewer!])
+    const fast = [await createGroup(other!, [viewer!]), await createGroup(other!, [viewer!]), await createGroup(other!, [viewer!])]
+    const seq = (await sendText(other!, slow.id, 'to read')).message.seq
+    const device = new Device(viewer!)
+    await device.load()
+    let release!: () => void
+    const gate = new Promise<void>((resolve) => (release = resolve))
+    let began!: () => void
+    const begun = new Promise<void>((resolve) => (began = resolve))
+    const slowWrite = db.$transaction(async (tx) => {
+      await tx.$queryRaw`SELECT pg_current_xact_id()::text`
+      began()
+      await gate
+      await advanceReadPosition(tx, conversationKey(slow.id), userKey(viewer!.id), seq)
+    })
+    await begun
+    for (const g of fast) await sendText(other!, g.id, 'commits first')
+    // The first batch's snapshot sees the three sends, not the slow write; then it commits, sorting
+    // before the batch's last change. A batch that delivers it must not move the position back (a
+    // later batch would repeat the sends), and none may skip it.
+    const first = (await viewer!.run(Sync, { since: device.token, first: 1 })).sync
+    await device.apply(first)
+    release()
+    await slowWrite
+    const batches = [first, ...(await device.sync(1))]
+    expect(batches.map((b) => b.conversations.map((c) => c.id))).toEqual([[fast[0]!.id], [fast[1]!.id], [fast[2]!.id], [slow.id]])
+    expect(batches.map((b) => b.hasMore)).toEqual([true, true, true, false])
+    expect(device.view()).toEqual(await freshViewOf(viewer!))
+  })
 })

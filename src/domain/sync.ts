@@ -2,7 +2,7 @@ import type { Db } from '../db/client.ts'
 import { DomainError } from '../errors.ts'
 import { messageKeyText, type MessageKey } from '../ids.ts'
 import type { ConversationAccess } from '../store/conversations.ts'
-import { CONVERSATION_CHANGE, MEMBERSHIP_CHANGE, MESSAGE_STATE_CHANGE, readSnapshot, readSyncDifference, type Snapshot, type SyncChange, type SyncRange } from '../store/sync.ts'
+import { CONVERSATION_CHANGE, MEMBERSHIP_CHANGE, MESSAGE_STATE_CHANGE, readSnapshot, rangeAfter, readSyncDifference, type Snapshot, type SyncChange, type SyncKey, type SyncRange } from '../store/sync.ts'
 import { NO_ACTIONS, type ViewerState } from '../store/userActions.ts'
 import type { App, Viewer } from './app.ts'
 import { syncBatchSize } from './input.ts'
@@ -73,11 +73,15 @@ function uniqueKeys(changes: readonly SyncChange[]): MessageKey[] {
 
 /** The token after the difference's change at each index: the snapshot itself once nothing is left. */
 export function tokensAfter(userId: number, range: SyncRange, diff: Difference): (index: number) => string {
-  const encode = syncTokenEncoder(userId, { since: range.since, mid: diff.snapshot, floors: range.floors })
+  // Two bodies at most (rangeAfter: a change of the first part, a late one), each serialized once.
+  const encoders = new Map<boolean, (after: SyncKey | null) => string>()
   return (index) => {
     if (index === diff.changes.length - 1 && !diff.hasMore) return tokenAt(userId, diff.snapshot)
     const change = diff.changes[index]!
-    return encode({ xid: change.xid, kind: change.kind, conversationId: change.conversationId, seq: change.seq, action: change.action })
+    const next = rangeAfter(range, diff.snapshot, change)
+    let encode = encoders.get(change.late)
+    if (!encode) encoders.set(change.late, (encode = syncTokenEncoder(userId, next)))
+    return encode(next.after)
   }
 }
 

@@ -1,5 +1,5 @@
 import { messageKeyText } from '../ids.ts'
-import { readHeads, type SyncChange, type SyncRange } from '../store/sync.ts'
+import { rangeAfter, readHeads, type SyncChange, type SyncRange } from '../store/sync.ts'
 import { listMemberConversationIds } from '../store/delivery.ts'
 import type { App, Viewer } from './app.ts'
 import type { Delivery } from './live/payloads.ts'
@@ -70,13 +70,12 @@ export async function openViewerUpdates(app: App, viewer: Viewer, since: string 
 
   /** The difference after `range` as events (its first read `first`, if already made); afterwards `range` is its snapshot with nothing pending. */
   async function* difference(first = read({ ...range, floors: [...floors] }, FIRST_PAGE)): AsyncGenerator<ViewerUpdateDelivery> {
-    const base = first.page
-    // The next page is read while this one is delivered (it depends only on this page's snapshot and last change).
+    // The next page is read while this one is delivered (it depends only on this page's range, snapshot and last change).
     let next = first
     for (;;) {
       const { page, diff: reading } = next
       const diff = await reading
-      if (diff.hasMore) next = read({ ...base, mid: diff.snapshot, after: diff.changes.at(-1)! }, DIFFERENCE_PAGE)
+      if (diff.hasMore) next = read(rangeAfter(page, diff.snapshot, diff.changes.at(-1)!), DIFFERENCE_PAGE)
       for (const update of await events(diff, page)) yield update
       if (!diff.hasMore) {
         range = { since: diff.snapshot, mid: null, after: null, floors: [] }

@@ -21,18 +21,31 @@ export type Snapshot = string
 export type SyncKey = { xid: string; kind: number; conversationId: number; seq: number; action: string }
 
 /**
- * "After `since`": seen by neither `since` nor, for what sorts at or before `after`, `mid` (the
- * snapshot the previous batch of the same difference was read at). `floors` are conversations
- * already delivered up to exactly that pts (a live stream's MessageEvents).
+ * "After `since`", in two parts (decision 0210): first what `mid` (the snapshot a previous batch of
+ * the same difference was read at) sees and that sorts after `after`, then everything `mid` does not
+ * see. Without `mid`, everything `since` does not see. `floors` are conversations already delivered
+ * up to exactly that pts (a live stream's MessageEvents).
  */
 export type SyncRange = { since: Snapshot; mid: Snapshot | null; after: SyncKey | null; floors: readonly (readonly [number, number])[] }
 
-/** One changed thing: a conversation's pts (0), the viewer's membership (1), or a message state (2). */
-export type SyncChange = SyncKey & { left: boolean }
+/** One changed thing: a conversation's pts (0), the viewer's membership (1), or a message state (2); `late`: from the second part. */
+export type SyncChange = SyncKey & { left: boolean; late: boolean }
 
 export const CONVERSATION_CHANGE = 0
 export const MEMBERSHIP_CHANGE = 1
 export const MESSAGE_STATE_CHANGE = 2
+
+/**
+ * The range after `change`, a change of a difference after `range` read at `snapshot`. Within the
+ * first part the position moves on and `mid` stays; a late change starts the difference after
+ * `mid`, read at `snapshot`. So a position only moves forward: were late changes merged into one
+ * order, one sorting before `after` would move it back, and the next batch would repeat what the
+ * batches before delivered.
+ */
+export function rangeAfter(range: SyncRange, snapshot: Snapshot, change: SyncChange): SyncRange {
+  const after = { xid: change.xid, kind: change.kind, conversationId: change.conversationId, seq: change.seq, action: change.action }
+  return change.late ? { since: range.mid ?? range.since, mid: snapshot, after, floors: range.floors } : { ...range, after }
+}
 
 /** The current snapshot, and whether `since` is ahead of it (a token from another or a restored database). */
 export async function readSnapshot(conn: Conn, since: Snapshot | null): Promise<{ snapshot: Snapshot; ahead: boolean }> {
@@ -42,42 +55,76 @@ export async function readSnapshot(conn: Conn, since: Snapshot | null): Promise<
   return { snapshot: rows[0]!.snapshot, ahead: rows[0]!.ahead === true }
 }
 
-/** The range condition on one source's xid and sort key. */
-function after(range: SyncRange, xid: Prisma.Sql, key: Prisma.Sql): Prisma.Sql {
-  const since = Prisma.sql`${range.since}::pg_snapshot`
-  const base = Prisma.sql`${xid} >= pg_snapshot_xmin(${since}) AND NOT pg_visible_in_snapshot(${xid}, ${since})`
-  if (!range.mid || !range.after) return base
-  const k = range.after
-  return Prisma.sql`${base} AND ((${xid}, ${key}) > (${k.xid}::xid8, ${k.kind}::int, ${k.conversationId}::bigint, ${k.seq}::bigint, ${k.action}::text)
-    OR NOT pg_visible_in_snapshot(${xid}, ${range.mid}::pg_snapshot))`
+/** What a source's rows are not visible in: every xid below the snapshot's xmin is, so the index range starts there. */
+const unseenBy = (xid: Prisma.Sql, snapshot: Snapshot) =>
+  Prisma.sql`${xid} >= pg_snapshot_xmin(${snapshot}::pg_snapshot) AND NOT pg_visible_in_snapshot(${xid}, ${snapshot}::pg_snapshot)`
+
+/**
+ * One source of changes, of one kind: `columns` its key after the xid as the sort key has it,
+ * `indexed` how many of them its sync index holds after the xid, so a position is an index bound.
+ */
+type Source = { kind: number; xid: Prisma.Sql; columns: Prisma.Sql[]; indexed: number; rows: (where: Prisma.Sql, limit: number) => Prisma.Sql }
+
+/** A source's rows sorting after `k`: the index range starts at `k` (exact on the indexed columns, the rest filtered). */
+function sortsAfter(source: Source, k: SyncKey): Prisma.Sql {
+  const kxid = Prisma.sql`${k.xid}::xid8`
+  if (source.kind !== k.kind) return source.kind < k.kind ? Prisma.sql`${source.xid} > ${kxid}` : Prisma.sql`${source.xid} >= ${kxid}`
+  const values = [Prisma.sql`${k.conversationId}::bigint`, Prisma.sql`${k.seq}::bigint`, Prisma.sql`${k.action}::text`].slice(0, source.columns.length)
+  const row = (n: number) => [Prisma.join([source.xid, ...source.columns.slice(0, n)]), Prisma.join([kxid, ...values.slice(0, n)])]
+  const [all, allValues] = row(source.columns.length)
+  if (source.indexed === source.columns.length) return Prisma.sql`(${all}) > (${allValues})`
+  const [bound, boundValues] = row(source.indexed)
+  return Prisma.sql`(${bound}) >= (${boundValues}) AND (${all}) > (${allValues})`
 }
 
 /**
- * Up to `limit` changes for `userId` in `range`, oldest transaction first. Each source is an index
- * range scan from the snapshot's xmin: the viewer's own rows by (user_id, sync_xid), conversations
- * by sync_xid joined to the viewer's current memberships (or the memberships probed, whichever the
- * planner finds smaller), so the cost follows the changes, not the viewer's conversations.
+ * A source's changes in `range`, each part ordered by its index and limited on its own, so a batch
+ * reads about `limit` rows of each part however far into the difference it is: the first part from
+ * the position to `mid`'s xmax, the second from `mid`'s xmin (disjoint: `mid` sees one, not the other).
+ */
+function parts(source: Source, range: SyncRange, limit: number): Prisma.Sql[] {
+  const late = (where: Prisma.Sql) => Prisma.sql`(SELECT true AS late, * FROM ${source.rows(where, limit)} r)`
+  const fresh = unseenBy(source.xid, range.since)
+  if (!range.mid) return [late(fresh)]
+  const mid = Prisma.sql`${range.mid}::pg_snapshot`
+  const seen = Prisma.sql`${source.xid} < pg_snapshot_xmax(${mid}) AND pg_visible_in_snapshot(${source.xid}, ${mid})`
+  const position = range.after ? Prisma.sql` AND ${sortsAfter(source, range.after)}` : Prisma.empty
+  return [Prisma.sql`(SELECT false AS late, * FROM ${source.rows(Prisma.sql`${fresh} AND ${seen}${position}`, limit)} r)`, late(Prisma.sql`${fresh} AND ${unseenBy(source.xid, range.mid)}`)]
+}
+
+/**
+ * Up to `limit` changes for `userId` in `range`, the first part first, each part oldest transaction
+ * first. Each source is an index range scan: the viewer's own rows by (user_id, sync_xid, …),
+ * conversations by (sync_xid, id) joined to the viewer's current memberships (or the memberships
+ * probed, whichever the planner finds smaller), so the cost follows the changes, not the viewer's
+ * conversations.
  */
 const changesSql = (userId: number, range: SyncRange, limit: number) => {
   const floorIds = bigintArray(range.floors.map(([id]) => id))
   const floorPts = bigintArray(range.floors.map(([, pts]) => pts))
-  return Prisma.sql`
-    (SELECT c.sync_xid AS x, 0 AS kind, c.id AS "conversationId", 0::bigint AS seq, ''::text AS action, false AS "left"
-     FROM conversations c JOIN conversation_members m ON m.conversation_id = c.id AND m.user_id = ${userId} AND m.left_at IS NULL
-     WHERE ${after(range, Prisma.sql`c.sync_xid`, Prisma.sql`0, c.id, 0::bigint, ''::text`)}
-       AND NOT EXISTS (SELECT 1 FROM unnest(${floorIds}, ${floorPts}) f(id, pts) WHERE f.id = c.id AND f.pts = c.last_pts)
-     ORDER BY c.sync_xid, c.id LIMIT ${limit})
-    UNION ALL
-    (SELECT m.sync_xid, 1, m.conversation_id, 0::bigint, ''::text, m.left_at IS NOT NULL
-     FROM conversation_members m
-     WHERE m.user_id = ${userId} AND ${after(range, Prisma.sql`m.sync_xid`, Prisma.sql`1, m.conversation_id, 0::bigint, ''::text`)}
-     ORDER BY m.sync_xid, m.conversation_id LIMIT ${limit})
-    UNION ALL
-    (SELECT a.sync_xid, 2, a.conversation_id, a.seq, a.action::text, false
-     FROM message_user_actions a
-     WHERE a.user_id = ${userId} AND ${after(range, Prisma.sql`a.sync_xid`, Prisma.sql`2, a.conversation_id, a.seq, a.action::text`)}
-     ORDER BY a.sync_xid, a.conversation_id, a.seq, a.action::text LIMIT ${limit})
-    ORDER BY x, kind, "conversationId", seq, action
+  const sources: Source[] = [
+    {
+      kind: CONVERSATION_CHANGE, xid: Prisma.sql`c.sync_xid`, columns: [Prisma.sql`c.id`], indexed: 1,
+      rows: (where, n) => Prisma.sql`(SELECT c.sync_xid AS x, 0 AS kind, c.id AS "conversationId", 0::bigint AS seq, ''::text AS action, false AS "left"
+        FROM conversations c JOIN conversation_members m ON m.conversation_id = c.id AND m.user_id = ${userId} AND m.left_at IS NULL
+        WHERE ${where} AND NOT EXISTS (SELECT 1 FROM unnest(${floorIds}, ${floorPts}) f(id, pts) WHERE f.id = c.id AND f.pts = c.last_pts)
+        ORDER BY c.sync_xid, c.id LIMIT ${n})`,
+    },
+    {
+      kind: MEMBERSHIP_CHANGE, xid: Prisma.sql`m.sync_xid`, columns: [Prisma.sql`m.conversation_id`], indexed: 1,
+      rows: (where, n) => Prisma.sql`(SELECT m.sync_xid AS x, 1 AS kind, m.conversation_id AS "conversationId", 0::bigint AS seq, ''::text AS action, m.left_at IS NOT NULL AS "left"
+        FROM conversation_members m WHERE m.user_id = ${userId} AND ${where}
+        ORDER BY m.sync_xid, m.conversation_id LIMIT ${n})`,
+    },
+    {
+      kind: MESSAGE_STATE_CHANGE, xid: Prisma.sql`a.sync_xid`, columns: [Prisma.sql`a.conversation_id`, Prisma.sql`a.seq`, Prisma.sql`a.action::text`], indexed: 2,
+      rows: (where, n) => Prisma.sql`(SELECT a.sync_xid AS x, 2 AS kind, a.conversation_id AS "conversationId", a.seq, a.action::text AS action, false AS "left"
+        FROM message_user_actions a WHERE a.user_id = ${userId} AND ${where}
+        ORDER BY a.sync_xid, a.conversation_id, a.seq, a.action::text LIMIT ${n})`,
+    },
+  ]
+  return Prisma.sql`${Prisma.join(sources.flatMap((source) => parts(source, range, limit)), ' UNION ALL ')}
+    ORDER BY late, x, kind, "conversationId", seq, action
     LIMIT ${limit}`
 }
 
@@ -109,6 +156,7 @@ type DifferenceRow = Partial<ConversationRow & MemberRow> & HeadsRow & {
   snapshot: string
   ahead: boolean | null
   xid: string | null
+  late: boolean
   kind: number
   changedId: number | bigint
   seq: number | bigint
@@ -142,7 +190,7 @@ export async function readSyncDifference(
     WITH ch AS MATERIALIZED (${changesSql(userId, range, limit)}),
     states AS (${viewerStatesSql(userId, Prisma.sql`(SELECT DISTINCT "conversationId" AS conversation_id, seq FROM ch WHERE kind = 2) k`)})
     SELECT s.snapshot::text AS snapshot, pg_snapshot_xmax(${range.since}::pg_snapshot) > pg_snapshot_xmax(s.snapshot) AS ahead,
-      ch.x::text AS xid, ch.kind, ch."conversationId" AS "changedId", ch.seq, ch.action, ch."left",
+      ch.x::text AS xid, ch.late, ch.kind, ch."conversationId" AS "changedId", ch.seq, ch.action, ch."left",
       ${CONVERSATION_COLUMNS}, ${MEMBER_COLUMNS},
       st.favorite, st."deletedForMe", st."remindAt", shown.status AS "visibleStatus",
       -- The heads once, on whichever row is numbered first (any one row will do).
@@ -155,7 +203,7 @@ export async function readSyncDifference(
     LEFT JOIN LATERAL (
       SELECT m.status FROM messages m ${readerMembership(reader)}
       WHERE ch.kind = 2 AND m.conversation_id = ch."conversationId" AND m.seq = ch.seq AND ${visibleTo(reader)}) shown ON true
-    ORDER BY ch.x, ch.kind, ch."conversationId", ch.seq, ch.action`)
+    ORDER BY ch.late, ch.x, ch.kind, ch."conversationId", ch.seq, ch.action`)
   const first = rows[0]!
   const changes = rows.flatMap((r): DifferenceChange[] => {
     if (r.xid === null) return []
@@ -167,6 +215,7 @@ export async function readSyncDifference(
       seq: Number(r.seq),
       action: r.action,
       left: r.left,
+      late: r.late,
       access: r.id == null ? null : { conversation: toConversation(r as ConversationRow), member: r.userId == null ? null : toMember(r as MemberRow) },
       state: r.kind === MESSAGE_STATE_CHANGE ? { stored, visibleStatus: r.visibleStatus } : null,
     }]
