@@ -1,6 +1,7 @@
 import type { ConversationType } from '../generated/prisma/enums.ts'
-import { CONVERSATION_COLUMNS, MEMBER_JSON, toAccess, type AccessRow, type ConversationAccess } from './conversations.ts'
+import { CONVERSATION_COLUMNS, MEMBER_COLUMNS, type ConversationAccess, type ConversationRow, type MemberRow } from './conversations.ts'
 import { queryPooled } from './pooled.ts'
+import { toConversation, toMember } from './records.ts'
 import { Prisma, type Conn } from './sql.ts'
 
 /** Where a conversation stands in the viewer's list: pinned ones first by pin time, then the rest by last activity. */
@@ -34,8 +35,8 @@ const literal = (v: number) => Prisma.raw(String(v))
  */
 export async function listInbox(conn: Conn, userId: number, opts: InboxQuery): Promise<InboxEntry[]> {
   // Through the pool, as the page's other reads: its rows mapped once, not by Prisma column by column (decision 0205).
-  const rows = await queryPooled<AccessRow & { pinned: boolean; sortAt: Date }>(conn, inboxStatement(userId, opts))
-  return rows.map((r) => ({ ...toAccess(r), key: { pinned: r.pinned, at: r.sortAt, id: Number(r.id) } }))
+  const rows = await queryPooled<ConversationRow & MemberRow & { pinned: boolean; sortAt: Date }>(conn, inboxStatement(userId, opts))
+  return rows.map((r) => ({ conversation: toConversation(r), member: toMember(r), key: { pinned: r.pinned, at: r.sortAt, id: Number(r.id) } }))
 }
 
 /** The statement listInbox runs (the bench EXPLAINs it). */
@@ -95,7 +96,8 @@ export function inboxStatement(userId: number, { type, archived, after, limit }:
       UNION ALL (SELECT false, at, id FROM found WHERE (SELECT yes FROM answered))
       UNION ALL (SELECT false, at, id FROM sorted ORDER BY at DESC, id DESC LIMIT ${n})
       ORDER BY 1 DESC, 2 DESC, 3 DESC LIMIT ${n})
-    SELECT ${CONVERSATION_COLUMNS}, ${MEMBER_JSON}, p.pinned, p.at AS "sortAt"
+    -- The membership as plain columns, not as JSON: every listed row has one, and building each row's JSON cost more (decision 0215).
+    SELECT ${CONVERSATION_COLUMNS}, ${MEMBER_COLUMNS}, p.pinned, p.at AS "sortAt"
     FROM page p JOIN conversations c ON c.id = p.id
     JOIN conversation_members cm ON cm.conversation_id = p.id AND cm.user_id = ${userId}
     ORDER BY p.pinned DESC, p.at DESC, p.id DESC`
