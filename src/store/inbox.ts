@@ -43,6 +43,10 @@ export async function listInbox(conn: Conn, userId: number, opts: InboxQuery): P
 export function inboxStatement(userId: number, { type, archived, after, limit }: InboxQuery): Prisma.Sql {
   if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError(`inbox limit ${limit}`)
   const n = literal(limit)
+  // The viewer reaches the plan only through the CTE `me`, so no plan is specialized on who calls:
+  // otherwise a connection's first five calls decide, and after a small viewer's (whose custom plans
+  // look cheaper than the generic one) PostgreSQL plans the statement on every call, 2–3 ms each (decision 0215).
+  const me = sql`(SELECT id FROM me)`
   const archivedIs = archived === null ? Prisma.empty : sql`AND cs.archived = ${archived}`
   // Listed unpinned: no settings row at all (unless only archived ones are listed), or one unpinned in this list.
   const unpinned = sql`cs.pinned_at IS NULL ${archivedIs}`
@@ -54,34 +58,35 @@ export function inboxStatement(userId: number, { type, archived, after, limit }:
   const [own, ownListed] = listedWithoutRow
     ? [
         sql`conversation_members cm LEFT JOIN conversation_settings cs ON cs.conversation_id = cm.conversation_id AND cs.user_id = cm.user_id`,
-        sql`cm.user_id = ${userId} AND cm.left_at IS NULL AND (cs.user_id IS NULL OR (${unpinned}))`,
+        sql`cm.user_id = ${me} AND cm.left_at IS NULL AND (cs.user_id IS NULL OR (${unpinned}))`,
       ]
     : [
         sql`conversation_settings cs JOIN conversation_members cm ON cm.conversation_id = cs.conversation_id AND cm.user_id = cs.user_id`,
-        sql`cs.user_id = ${userId} AND cm.left_at IS NULL AND ${unpinned}`,
+        sql`cs.user_id = ${me} AND cm.left_at IS NULL AND ${unpinned}`,
       ]
   const counted = listedWithoutRow
-    ? sql`SELECT FROM conversation_members WHERE user_id = ${userId} AND left_at IS NULL`
-    : sql`SELECT FROM conversation_settings cs WHERE cs.user_id = ${userId} AND cs.archived`
-  const settingsOf = sql`conversation_settings cs WHERE cs.conversation_id = w.id AND cs.user_id = ${userId}`
+    ? sql`SELECT FROM conversation_members WHERE user_id = ${me} AND left_at IS NULL`
+    : sql`SELECT FROM conversation_settings cs WHERE cs.user_id = ${me} AND cs.archived`
+  const settingsOf = sql`conversation_settings cs WHERE cs.conversation_id = w.id AND cs.user_id = ${me}`
   const keptByWalk = listedWithoutRow ? sql`NOT EXISTS (SELECT FROM ${settingsOf} AND NOT (${unpinned}))` : sql`EXISTS (SELECT FROM ${settingsOf} AND ${unpinned})`
   // The newest conversations anywhere from the cursor on, `walk.size` of them (an index range, no filter, so the LIMIT bounds what is read).
   const newest = (columns: Prisma.Sql) => sql`SELECT ${columns} FROM conversations c WHERE true ${afterActivity}
     ORDER BY c.last_activity_at DESC, c.id DESC LIMIT (SELECT size FROM walk)`
   return sql`
-    WITH viewer AS MATERIALIZED (SELECT count(*)::int AS n FROM (${counted} LIMIT ${literal(COUNT_CAP)}) s),
+    WITH me AS MATERIALIZED (SELECT ${userId}::bigint AS id),
+    viewer AS MATERIALIZED (SELECT count(*)::int AS n FROM (${counted} LIMIT ${literal(COUNT_CAP)}) s),
     walk AS MATERIALIZED (SELECT n >= ${literal(WALK_SHARE)} * ${n} AS tried, least(${literal(WALK_MAX)}, n / ${literal(WALK_SHARE)}) AS size FROM viewer),
     pinned AS (
       SELECT true AS pinned, cs.pinned_at AS at, c.id FROM conversation_settings cs
       JOIN conversation_members cm ON cm.conversation_id = cs.conversation_id AND cm.user_id = cs.user_id AND cm.left_at IS NULL
       JOIN conversations c ON c.id = cs.conversation_id
-      WHERE cs.user_id = ${userId} AND cs.pinned_at IS NOT NULL ${archivedIs} ${ofType('c')} ${afterPinned}
+      WHERE cs.user_id = ${me} AND cs.pinned_at IS NOT NULL ${archivedIs} ${ofType('c')} ${afterPinned}
       ORDER BY cs.pinned_at DESC, c.id DESC LIMIT ${n}),
     found AS MATERIALIZED (
       -- Filters per row (EXISTS), in the walk's order, so the LIMIT stops the walk once the page is full.
       SELECT w.id, w.at FROM (${newest(sql`c.id, c.last_activity_at AS at, c.type`)}) w
       WHERE (SELECT tried FROM walk) ${ofType('w')}
-        AND EXISTS (SELECT FROM conversation_members cm WHERE cm.conversation_id = w.id AND cm.user_id = ${userId} AND cm.left_at IS NULL)
+        AND EXISTS (SELECT FROM conversation_members cm WHERE cm.conversation_id = w.id AND cm.user_id = ${me} AND cm.left_at IS NULL)
         AND ${keptByWalk}
       ORDER BY w.at DESC, w.id DESC LIMIT ${n}),
     -- The walk answers when it filled the page or read every conversation there is past the cursor.
@@ -99,6 +104,6 @@ export function inboxStatement(userId: number, { type, archived, after, limit }:
     -- The membership as plain columns, not as JSON: every listed row has one, and building each row's JSON cost more (decision 0215).
     SELECT ${CONVERSATION_COLUMNS}, ${MEMBER_COLUMNS}, p.pinned, p.at AS "sortAt"
     FROM page p JOIN conversations c ON c.id = p.id
-    JOIN conversation_members cm ON cm.conversation_id = p.id AND cm.user_id = ${userId}
+    JOIN conversation_members cm ON cm.conversation_id = p.id AND cm.user_id = ${me}
     ORDER BY p.pinned DESC, p.at DESC, p.id DESC`
 }
