@@ -36,6 +36,7 @@ export async function inbox(host: DatabaseHost, client: LoadClient): Promise<Fig
     const [big, small, old] = await withClient(database.url, (pg) => fixture(pg))
     const walked = await withClient(database.url, async (pg) => {
       for (const v of [big!, small!, old!]) await checkPages(pg, v)
+      await checkGenericPlan(pg, [small!, big!])
       return walkedRows(pg, old!)
     })
     const call = async (viewer: Viewer): Promise<GraphQLCall> => ({ token: await tokenFor(viewer.handle), query: INBOX })
@@ -189,6 +190,24 @@ async function checkPages(pg: pg.Client, viewer: Viewer): Promise<void> {
   }
   const want = expected.map((r) => r.id)
   if (listed.slice(0, want.length).join() !== want.join()) throw new Error(`${viewer.handle}: the inbox pages differ from the plain sort`)
+}
+
+/**
+ * Plan guard: one connection keeps the generic plan of the page's statement whoever calls it first.
+ * PostgreSQL plans a named statement's first five calls with their values and then keeps the
+ * generic plan only if it looks no dearer than those did; a small viewer's plans looked cheaper, so
+ * the statement was planned on every call, for every viewer on that connection (decision 0215).
+ */
+async function checkGenericPlan(pg: pg.Client, viewers: Viewer[]): Promise<void> {
+  const name = 'inbox-plan-guard'
+  for (const v of viewers)
+    for (let i = 0; i < 6; i++) {
+      const stmt = inboxStatement(v.userId, FIRST_PAGE)
+      await pg.query({ name, text: stmt.text, values: stmt.values })
+    }
+  const { rows } = await pg.query<{ custom: string; generic: string }>(`SELECT custom_plans AS custom, generic_plans AS generic FROM pg_prepared_statements WHERE name = $1`, [name])
+  await pg.query(`DEALLOCATE "${name}"`)
+  if (Number(rows[0]!.generic) === 0) throw new Error(`the inbox statement is planned on every call (${rows[0]!.custom} custom plans, no generic one)`)
 }
 
 /** Plan guard: the rows the old viewer's first page reads from conversations' activity index. */
