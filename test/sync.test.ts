@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import type { Db } from '../src/db/client.ts'
 import { advanceReadPosition } from '../src/store/reads.ts'
 import { codes, newUsers, testApp } from './support/harness.ts'
 import { SetFavorite, conversationKey, userKey } from './support/lifecycle.ts'
@@ -8,6 +9,30 @@ import { Device, Sync, SyncToken, freshViewOf } from './support/sync.ts'
 const tokenOf = async (user: Awaited<ReturnType<typeof newUsers>>[number]) => (await user.run(SyncToken)).viewer.syncToken
 const encode = (body: unknown) => Buffer.from(JSON.stringify(body)).toString('base64url')
 const decode = (token: string) => JSON.parse(Buffer.from(token, 'base64url').toString('utf8'))
+
+/**
+ * A writer whose transaction holds its id (allocated first) and commits last: markConversationRead's
+ * store write, paused once its id is taken; `commit()` lets it write and waits for its commit.
+ */
+async function pausedReadPosition(db: Db, conversationId: string, userId: string, seq: number): Promise<{ commit(): Promise<void> }> {
+  let release!: () => void
+  const gate = new Promise<void>((resolve) => (release = resolve))
+  let began!: () => void
+  const begun = new Promise<void>((resolve) => (began = resolve))
+  const written = db.$transaction(async (tx) => {
+    await tx.$queryRaw`SELECT pg_current_xact_id()::text`
+    began()
+    await gate
+    await advanceReadPosition(tx, conversationKey(conversationId), userKey(userId), seq)
+  })
+  await begun
+  return {
+    commit: async () => {
+      release()
+      await written
+    },
+  }
+}
 
 describe('Query.sync', () => {
   it('returns the same token when nothing changed, and the changes after it in batches of `first`', async () => {
@@ -76,22 +101,10 @@ describe('Query.sync', () => {
     const [viewer, other] = await newUsers(2)
     const [slow, fast] = [await createGroup(other!, [viewer!]), await createGroup(other!, [viewer!])]
     const seq = (await sendText(other!, slow.id, 'to read')).message.seq
-    let release!: () => void
-    const gate = new Promise<void>((resolve) => (release = resolve))
-    let began!: () => void
-    const begun = new Promise<void>((resolve) => (began = resolve))
-    // A writer whose transaction holds its id (allocated first) and commits last: markConversationRead's store write, paused.
-    const slowWrite = db.$transaction(async (tx) => {
-      await tx.$queryRaw`SELECT pg_current_xact_id()::text`
-      began()
-      await gate
-      await advanceReadPosition(tx, conversationKey(slow.id), userKey(viewer!.id), seq)
-    })
-    await begun
+    const slowWrite = await pausedReadPosition(db, slow.id, viewer!.id, seq)
     await sendText(other!, fast.id, 'commits first')
     const token = await tokenOf(viewer!)
-    release()
-    await slowWrite
+    await slowWrite.commit()
     const { sync } = await viewer!.run(Sync, { since: token })
     // The fast send committed before the token: not repeated. With a plain sequence the token would
     // sit past the slow write's number and never return it.
@@ -106,25 +119,14 @@ describe('Query.sync', () => {
     const seq = (await sendText(other!, slow.id, 'to read')).message.seq
     const device = new Device(viewer!)
     await device.load()
-    let release!: () => void
-    const gate = new Promise<void>((resolve) => (release = resolve))
-    let began!: () => void
-    const begun = new Promise<void>((resolve) => (began = resolve))
-    const slowWrite = db.$transaction(async (tx) => {
-      await tx.$queryRaw`SELECT pg_current_xact_id()::text`
-      began()
-      await gate
-      await advanceReadPosition(tx, conversationKey(slow.id), userKey(viewer!.id), seq)
-    })
-    await begun
+    const slowWrite = await pausedReadPosition(db, slow.id, viewer!.id, seq)
     for (const g of fast) await sendText(other!, g.id, 'commits first')
     // The first batch's snapshot sees the three sends, not the slow write; then it commits, sorting
     // before the batch's last change. A batch that delivers it must not move the position back (a
     // later batch would repeat the sends), and none may skip it.
     const first = (await viewer!.run(Sync, { since: device.token, first: 1 })).sync
     await device.apply(first)
-    release()
-    await slowWrite
+    await slowWrite.commit()
     const batches = [first, ...(await device.sync(1))]
     expect(batches.map((b) => b.conversations.map((c) => c.id))).toEqual([[fast[0]!.id], [fast[1]!.id], [fast[2]!.id], [slow.id]])
     expect(batches.map((b) => b.hasMore)).toEqual([true, true, true, false])

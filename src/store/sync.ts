@@ -83,13 +83,13 @@ function sortsAfter(source: Source, k: SyncKey): Prisma.Sql {
  * the position to `mid`'s xmax, the second from `mid`'s xmin (disjoint: `mid` sees one, not the other).
  */
 function parts(source: Source, range: SyncRange, limit: number): Prisma.Sql[] {
-  const late = (where: Prisma.Sql) => Prisma.sql`(SELECT true AS late, * FROM ${source.rows(where, limit)} r)`
+  const part = (late: boolean, where: Prisma.Sql) => Prisma.sql`(SELECT ${Prisma.raw(String(late))} AS late, * FROM ${source.rows(where, limit)} r)`
   const fresh = unseenBy(source.xid, range.since)
-  if (!range.mid) return [late(fresh)]
+  if (!range.mid) return [part(true, fresh)]
   const mid = Prisma.sql`${range.mid}::pg_snapshot`
   const seen = Prisma.sql`${source.xid} < pg_snapshot_xmax(${mid}) AND pg_visible_in_snapshot(${source.xid}, ${mid})`
   const position = range.after ? Prisma.sql` AND ${sortsAfter(source, range.after)}` : Prisma.empty
-  return [Prisma.sql`(SELECT false AS late, * FROM ${source.rows(Prisma.sql`${fresh} AND ${seen}${position}`, limit)} r)`, late(Prisma.sql`${fresh} AND ${unseenBy(source.xid, range.mid)}`)]
+  return [part(false, Prisma.sql`${fresh} AND ${seen}${position}`), part(true, Prisma.sql`${fresh} AND ${unseenBy(source.xid, range.mid)}`)]
 }
 
 /**
