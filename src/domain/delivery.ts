@@ -83,7 +83,7 @@ export async function openInboxEvents(app: App, viewer: Viewer): Promise<AsyncIt
     // The viewer's topic first, so a conversation joined while this runs arrives as an event.
     await subscription.listenUser()
     const ids = await listMemberConversationIds(app.db, viewer.userId)
-    await Promise.all(ids.map((id) => subscription.join(id)))
+    await subscription.joinAll(ids)
   })
   return pulledStream(subscription, { pull: () => subscription.nextLive() }, (error) => subscription.fail(error))
 }

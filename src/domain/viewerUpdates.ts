@@ -54,7 +54,7 @@ export async function openViewerUpdates(app: App, viewer: Viewer, since: string 
     // Listen first: whatever commits after the snapshot below then arrives live or wakes the stream.
     await subscription.listenUser()
     const ids = await listMemberConversationIds(app.db, viewer.userId)
-    await Promise.all(ids.map((id) => subscription.join(id)))
+    await subscription.joinAll(ids)
     if (start) {
       // The difference's first read; a failure of it (RESYNC_REQUIRED) is the stream's first item.
       resumed = read(start, FIRST_PAGE, ids)

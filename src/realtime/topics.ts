@@ -19,8 +19,23 @@ export class Topics<S> {
 
   /** Joins the conversation's feed; resolves with the pts after which the feed delivers every change. */
   async joinConversation(subscriber: S, conversationId: number): Promise<number> {
-    const feed = await this.enter(this.conversations, conversationId, subscriber, () => new ConversationFeed(this.realtime, conversationId, this.emit, this.source))
-    return feed.head
+    return (await this.joinConversations(subscriber, [conversationId])).get(conversationId)!
+  }
+
+  /**
+   * Joins many feeds at once (an inbox or account stream opening over all its conversations): one
+   * wait for all of them, not an async step per feed. Resolves with each feed's head; if any fails
+   * to listen, those leave again and the first failure is thrown, once the others are ready.
+   */
+  async joinConversations(subscriber: S, conversationIds: readonly number[]): Promise<Map<number, number>> {
+    const feeds = conversationIds.map((id) => this.add(this.conversations, id, subscriber, () => new ConversationFeed(this.realtime, id, this.emit, this.source)))
+    const settled = await Promise.allSettled(feeds.map((feed) => feed.ready))
+    const failed = settled.findIndex((s) => s.status === 'rejected')
+    if (failed >= 0) {
+      settled.forEach((s, i) => s.status === 'rejected' && this.leave(this.conversations, conversationIds[i]!, subscriber))
+      throw (settled[failed] as PromiseRejectedResult).reason
+    }
+    return new Map(feeds.map((feed) => [feed.conversationId, feed.head]))
   }
 
   leaveConversation(subscriber: S, conversationId: number): void {
@@ -46,15 +61,20 @@ export class Topics<S> {
 
   /** Adds the subscriber to the topic's fan-out (started on first use); leaves again if listening fails. */
   private async enter<F extends Fanout<S>>(map: Map<number, F>, key: number, subscriber: S, create: () => F): Promise<F> {
-    let fanout = map.get(key)
-    if (!fanout) map.set(key, (fanout = create().start()))
-    fanout.subscribers.add(subscriber)
+    const fanout = this.add(map, key, subscriber, create)
     try {
       await fanout.ready
     } catch (error) {
       this.leave(map, key, subscriber)
       throw error
     }
+    return fanout
+  }
+
+  private add<F extends Fanout<S>>(map: Map<number, F>, key: number, subscriber: S, create: () => F): F {
+    let fanout = map.get(key)
+    if (!fanout) map.set(key, (fanout = create().start()))
+    fanout.subscribers.add(subscriber)
     return fanout
   }
 

@@ -46,12 +46,17 @@ export class Subscription {
 
   /** Joins a conversation's feed; resolves with the feed's position (see Topics.joinConversation). */
   async join(conversationId: number): Promise<number> {
-    if (this.closed) return 0
-    // Recorded before the join resolves, so a close meanwhile leaves this feed too.
-    this.joined.add(conversationId)
-    const head = await this.hub.topics.joinConversation(this, conversationId)
-    if (!this.delivered.has(conversationId)) this.delivered.set(conversationId, head)
-    return head
+    return (await this.joinAll([conversationId])).get(conversationId) ?? 0
+  }
+
+  /** Joins the feeds of these conversations together (Topics.joinConversations); resolves with their positions. */
+  async joinAll(conversationIds: readonly number[]): Promise<Map<number, number>> {
+    if (this.closed) return new Map()
+    // Recorded before the join resolves, so a close meanwhile leaves these feeds too.
+    for (const id of conversationIds) this.joined.add(id)
+    const heads = await this.hub.topics.joinConversations(this, conversationIds)
+    for (const [id, head] of heads) if (!this.delivered.has(id)) this.delivered.set(id, head)
+    return heads
   }
 
   leave(conversationId: number): void {
