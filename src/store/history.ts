@@ -1,8 +1,8 @@
 import { accessFromJson, accessJson, type ConversationAccess } from './conversations.ts'
 import { MESSAGE_COLUMNS, readerMembership, visibleTo, type Reader } from './messages.ts'
-import type { MessageRecord, UserRecord } from './records.ts'
+import { dateFromMs as date, type MessageRecord, type UserRecord } from './records.ts'
 import { preparedText, queryPrepared, type PreparedText } from './pooled.ts'
-import { Prisma, type Conn } from './sql.ts'
+import { Prisma, epochMs, type Conn } from './sql.ts'
 import { USER_COLUMNS } from './users.ts'
 
 export type SeqRange = { afterSeq: number | null; beforeSeq: number | null }
@@ -50,15 +50,11 @@ type PageJson = {
 
 /**
  * A message of the page as a JSON array in MessageTuple's order: without the keys the page's text is
- * about half as long for pg to read and parse, and timestamps come as epoch milliseconds, which Date
- * takes without parsing (the same instant: a Date keeps milliseconds, as it does of the ISO text).
+ * about half as long for pg to read and parse, and timestamps come as epoch milliseconds (epochMs).
  */
 const messageTuple = Prisma.sql`json_build_array(p.seq, p.pts, p."senderType", p."senderId", p.kind, p."clientMessageId", p.content,
-  p."quotedSeq", p."mentionUserIds", p."mentionAll", p."visibleTo", p.status, floor(extract(epoch FROM p."sentAt") * 1000),
-  floor(extract(epoch FROM p."editedAt") * 1000), floor(extract(epoch FROM p."recalledAt") * 1000), p."recalledById",
-  p."reactionsPts", p."forwardedFrom")`
-
-const date = (ms: number | null) => (ms === null ? null : new Date(ms))
+  p."quotedSeq", p."mentionUserIds", p."mentionAll", p."visibleTo", p.status, ${epochMs('p."sentAt"')},
+  ${epochMs('p."editedAt"')}, ${epochMs('p."recalledAt"')}, p."recalledById", p."reactionsPts", p."forwardedFrom")`
 
 const messageFromTuple = (conversationId: number, t: MessageTuple): MessageRecord => ({
   conversationId,

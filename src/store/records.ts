@@ -64,6 +64,8 @@ export type ForwardOriginRecord = { senderName: string; sentAt: string; conversa
 type Big = bigint | number
 const num = (v: Big) => Number(v)
 const numOrNull = (v: Big | null) => (v === null ? null : Number(v))
+/** A timestamp read as epoch milliseconds (epochMs), or null. */
+export const dateFromMs = (ms: number | null) => (ms === null ? null : new Date(ms))
 
 export const toUser = (r: { id: Big; handle: string; displayName: string; kind: UserKind }): UserRecord => ({
   id: num(r.id),

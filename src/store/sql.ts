@@ -48,4 +48,10 @@ const element = (v: ArrayElement) =>
  */
 export const arrayLiteral = (values: readonly ArrayElement[]): string => `{${values.map(element).join(',')}}`
 
+/**
+ * A timestamp as epoch milliseconds, for a value read inside JSON: Date takes it without parsing
+ * (the same instant; a Date keeps milliseconds, as it does of the text form).
+ */
+export const epochMs = (column: string) => Prisma.raw(`floor(extract(epoch FROM ${column}) * 1000)`)
+
 export const bigintArray = (ids: readonly number[]) => Prisma.sql`${arrayLiteral(ids)}::bigint[]`
