@@ -3,16 +3,17 @@ import pg from 'pg'
 import { poolOf, queryLogOf, statementName, type Db } from '../db/client.ts'
 import { tracer } from '../ops/tracing.ts'
 import type { Conn, Prisma } from './sql.ts'
+import { TIMESTAMPTZ, parseTimestamptz } from './timestamps.ts'
 
 const INT8 = 20
 const INT8_ARRAY = 1016
 const int8Array = pg.types.getTypeParser(INT8_ARRAY as never)
 // Most messages mention no one and are directed at no one: '{}' needs no parser.
 const int8Numbers = (text: string): number[] => (text === '{}' ? [] : (int8Array(text) as string[]).map(Number))
-/** bigint columns (ids, seq, pts) and arrays of them as numbers, the rest as pg parses them (timestamptz: Date, json: parsed). */
+/** bigint columns (ids, seq, pts) and arrays of them as numbers, timestamptz read by position, the rest as pg parses them (json: parsed). */
 const numberTypes = {
   getTypeParser: (oid: number, format?: 'text' | 'binary') =>
-    oid === INT8 ? Number : oid === INT8_ARRAY ? int8Numbers : pg.types.getTypeParser(oid as never, format),
+    oid === INT8 ? Number : oid === INT8_ARRAY ? int8Numbers : oid === TIMESTAMPTZ ? parseTimestamptz : pg.types.getTypeParser(oid as never, format),
 }
 
 /**
