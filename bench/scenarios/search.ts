@@ -67,6 +67,7 @@ export async function search(host: DatabaseHost, client: LoadClient): Promise<Fi
       const scenario = `7 searchMessages "${query}" (${label}), ${count(MESSAGES)} messages, viewer in ${VIEWER_CONVERSATIONS} of ${count(CONVERSATIONS)} conversations (HTTP)`
       figures.push(p50Figure(scenario, searched, ilike, "raw SQL ILIKE over the viewer's conversations", { fasterBy: 20 }))
     }
+    await checkGenericPlan(parley.db, pool, reader)
     figures.push(await checkPlans(parley.db, reader))
     figures.push(await sendCost(client, parley, token, database.conversationId))
     return figures
@@ -87,16 +88,7 @@ async function checkPlans(db: Db, reader: Reader): Promise<Figure> {
   const queries = ['假', '请假', 'budget']
   const indexed: string[] = []
   for (const query of queries) {
-    const sql = visibleMatchesSql(reader, {
-      ...(await messageMatch(db, reader, parseSearchQuery(query), null)),
-      conversationId: null,
-      senderId: null,
-      kinds: null,
-      sentAfter: null,
-      sentBefore: null,
-      after: null,
-      limit: 21,
-    })
+    const sql = await searchStatement(db, reader, query)
     const rows = await db.$queryRaw<{ 'QUERY PLAN': string }[]>(Prisma.sql`EXPLAIN (ANALYZE, COSTS OFF) ${sql}`)
     const plan = rows.map((r) => r['QUERY PLAN']).join('\n')
     console.error(`[bench]   plan of "${query}":\n${plan}`)
@@ -110,6 +102,44 @@ async function checkPlans(db: Db, reader: Reader): Promise<Figure> {
     ratio: indexed.length / queries.length,
     target: 'all',
     met: indexed.length === queries.length,
+  }
+}
+
+/** The statement searchMessages runs for `query` (first page of 20). */
+const searchStatement = async (db: Db, reader: Reader, query: string) =>
+  visibleMatchesSql(reader, {
+    match: await messageMatch(db, reader, parseSearchQuery(query), null),
+    conversationId: null,
+    senderId: null,
+    kinds: null,
+    sentAfter: null,
+    sentBefore: null,
+    after: null,
+    limit: 21,
+  })
+
+/**
+ * Plan guard: one connection keeps the generic plan of each search statement whoever calls it
+ * first. PostgreSQL plans a named statement's first five calls with their values and keeps the
+ * generic plan only if it looks no dearer than those did; with the query's text as a parameter,
+ * a rare match ("budget review", 请假) looked cheaper, so the statement was planned again on every
+ * call for every query on that connection (decision 0220).
+ */
+async function checkGenericPlan(db: Db, pool: pg.Pool, reader: Reader): Promise<void> {
+  const client = await pool.connect()
+  try {
+    for (const [statement, queries] of [['words', [PLANTED.budget, 'budget']], ['documents', ['请假', '假']]] as const) {
+      const name = `search-plan-guard-${statement}`
+      for (const query of queries) {
+        const stmt = await searchStatement(db, reader, query)
+        for (let i = 0; i < 6; i++) await client.query({ name, text: stmt.text, values: stmt.values })
+        const { rows } = await client.query<{ custom: string; generic: string }>(`SELECT custom_plans AS custom, generic_plans AS generic FROM pg_prepared_statements WHERE name = $1`, [name])
+        if (Number(rows[0]!.generic) === 0) throw new Error(`the search statement over the ${statement} is planned on every call after "${query}" (${rows[0]!.custom} custom plans, no generic one)`)
+      }
+      await client.query(`DEALLOCATE "${name}"`)
+    }
+  } finally {
+    client.release()
   }
 }
 

@@ -3,7 +3,7 @@ import { badInput } from '../errors.ts'
 import { parseId } from '../ids.ts'
 import type { Reader } from '../store/messages.ts'
 import type { MemberRecord, MessageKind, MessageRecord, UserRecord } from '../store/records.ts'
-import { listSearchConversations, searchMembers, searchUsers as storeSearchUsers, searchVisibleMessages } from '../store/search.ts'
+import { listSearchConversations, searchMembers, searchUsers as storeSearchUsers, searchVisibleMessages, type TextMatch } from '../store/search.ts'
 import { accessConversation } from './access.ts'
 import type { App, Viewer } from './app.ts'
 import { keysetCursor } from './cursors.ts'
@@ -47,7 +47,7 @@ export async function searchMessages(
   const conversationId = filter.conversationId ? parseId(filter.conversationId, 'Conversation') : null
   if (conversationId !== null) await accessConversation(app.db, viewer, conversationId, { lock: false })
   const rows = await searchVisibleMessages(app.db, viewer, {
-    ...(await messageMatch(app.db, viewer, query, conversationId)),
+    match: await messageMatch(app.db, viewer, query, conversationId),
     conversationId,
     senderId: filter.senderId ? parseId(filter.senderId, 'User') : null,
     kinds: filter.kinds ? [...new Set(filter.kinds)] : null,
@@ -65,16 +65,16 @@ const MAX_CONVERSATIONS_PER_QUERY = 200
 
 /**
  * How a search matches: a word query (no CJK term) from a viewer in at most 200 conversations, or in
- * one conversation, is looked up per conversation in the words index (an OR of the query qualified by
- * each conversation id), so it costs the matches in those conversations only; other queries read
+ * one conversation, is looked up per conversation in the words index (the query qualified by each
+ * conversation id, one index scan each), so it costs the matches in those conversations only; other queries read
  * every match from the documents' index (docs/search.md "How it works").
  */
-export async function messageMatch(db: Db, reader: Reader, query: SearchQuery, conversationId: number | null): Promise<{ tsquery: string; perConversation: boolean }> {
-  const plain = { tsquery: query.tsquery, perConversation: false }
+export async function messageMatch(db: Db, reader: Reader, query: SearchQuery, conversationId: number | null): Promise<TextMatch> {
+  const plain = { documents: query.tsquery }
   if (!matchesConversationWords(query.terms)) return plain
   const ids = conversationId !== null ? [conversationId] : await listSearchConversations(db, reader, MAX_CONVERSATIONS_PER_QUERY + 1)
   if (!ids.length || ids.length > MAX_CONVERSATIONS_PER_QUERY) return plain
-  return { tsquery: ids.map((id) => `(${toTsquery(query.terms, id)})`).join(' | '), perConversation: true }
+  return { conversationWords: ids.map((id) => toTsquery(query.terms, id)) }
 }
 
 const USER_CURSOR = keysetCursor('users', ['text', 'text'])

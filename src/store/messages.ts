@@ -32,8 +32,11 @@ export const visibleToUser = (userId: number | Prisma.Sql) => Prisma.sql`
 export const notRecalled = Prisma.sql`m.status <> 'RECALLED'`
 
 /** Joins the reader's current membership row as `cm`. */
-export const readerMembership = (reader: Reader) => Prisma.sql`
-  JOIN conversation_members cm ON cm.conversation_id = m.conversation_id AND cm.user_id = ${reader.userId} AND cm.left_at IS NULL`
+export const readerMembership = (reader: Reader) => membershipOf(reader.userId)
+
+/** readerMembership for a reader given as a value or as a SQL expression. */
+export const membershipOf = (userId: number | Prisma.Sql) => Prisma.sql`
+  JOIN conversation_members cm ON cm.conversation_id = m.conversation_id AND cm.user_id = ${userId} AND cm.left_at IS NULL`
 
 export type MessageDraft = {
   senderType: SenderType

@@ -1,5 +1,5 @@
 import type { MessageKey } from '../ids.ts'
-import { MESSAGE_COLUMNS, notRecalled, readerMembership, visibleTo, type Reader } from './messages.ts'
+import { MESSAGE_COLUMNS, membershipOf, notRecalled, visibleToUser, type Reader } from './messages.ts'
 import { MEMBER_COLUMNS } from './conversations.ts'
 import { toMember, toMessage, toUser, type MemberRecord, type MessageKind, type MessageRecord, type MessageRow, type UserRecord } from './records.ts'
 import { Prisma, bigintArray, type Conn } from './sql.ts'
@@ -20,10 +20,15 @@ export type SearchDocument = string
 /** Where a page of results starts: the last result of the previous page (newest first). */
 export type SearchCursor = { sentAt: Date; conversationId: number; seq: number }
 
+/**
+ * How a search matches documents: one tsquery over the documents' index, or one tsquery per
+ * conversation over the per-conversation words index (message_search_words; toTsquery with a
+ * conversation id), OR-ed into one.
+ */
+export type TextMatch = { documents: string } | { conversationWords: string[] }
+
 export type MessageSearch = {
-  tsquery: string
-  /** tsquery is over the per-conversation words (message_search_words, toTsquery with conversation ids), not the documents. */
-  perConversation: boolean
+  match: TextMatch
   conversationId: number | null
   senderId: number | null
   kinds: MessageKind[] | null
@@ -68,48 +73,70 @@ const and = (conditions: Condition[]) => {
 }
 
 /**
- * The documents matching `tsquery` as CTE `matched` (conversation_id, seq, sent_at), computed once
- * from the GIN index: MATERIALIZED, so the planner cannot push a membership or key condition into
- * it and rerun the index scan per conversation, and the results sort on the document's own sent_at,
- * which has no index, so no plan walks all messages by time waiting for matches. Cost grows with the
- * number of documents that match, not with the number of messages: in all conversations from the
- * documents' index, in the asked ones only from the per-conversation words' (perConversation).
+ * The documents matching `match` (a condition on `s`) as CTE `matched` (conversation_id, seq,
+ * sent_at), computed once from a GIN index: MATERIALIZED, so the planner cannot push a membership or
+ * key condition into it and rerun the index scan per conversation, and the results sort on the
+ * document's own sent_at, which has no index, so no plan walks all messages by time waiting for
+ * matches. Cost grows with the number of documents that match, not with the number of messages: in
+ * all conversations from the documents' index, in the asked ones only from the per-conversation words'.
  */
-const matchedCte = (tsquery: string, conditions: Condition[] = [], perConversation = false) => Prisma.sql`
-  WITH matched AS MATERIALIZED (
-    SELECT s.conversation_id, s.seq, s.sent_at FROM message_search s
-    WHERE ${perConversation ? Prisma.sql`message_search_words(s.conversation_id, s.document)` : Prisma.sql`s.document`} @@ ${tsquery}::tsquery ${and(conditions)})`
+const matchedCte = (match: Prisma.Sql, conditions: Condition[] = []) => Prisma.sql`
+  matched AS MATERIALIZED (
+    SELECT s.conversation_id, s.seq, s.sent_at FROM message_search s WHERE ${match} ${and(conditions)})`
 
 /** For the operators' view of messages `m`: the text match as a CTE to put first and a join, which names the match `s`. */
 export const adminTextMatch = (tsquery: string) => ({
-  with: matchedCte(tsquery),
+  with: Prisma.sql`WITH ${matchedCte(Prisma.sql`s.document @@ ${tsquery}::tsquery`)}`,
   join: Prisma.sql`JOIN matched s ON s.conversation_id = m.conversation_id AND s.seq = m.seq`,
 })
 
-/** The statement of searchVisibleMessages (the benchmark EXPLAINs it). */
+/**
+ * The statement of searchVisibleMessages (the benchmark EXPLAINs it). Every value reaches it through
+ * the one-row CTE `p`, read as `(SELECT x FROM p)`, and the page size as a literal, so no plan is
+ * specialized on the caller's query, reader or filters: a plan made with the values costs what the
+ * generic plan costs plus its planning, and PostgreSQL keeps the generic plan after five calls,
+ * whoever makes them (decision 0220). The set filters shape the text (a statement each).
+ */
 export function visibleMatchesSql(reader: Reader, q: MessageSearch): Prisma.Sql {
+  const values: [string, Prisma.Sql][] = [['reader', Prisma.sql`${reader.userId}::bigint`]]
+  const param = (name: string, value: Prisma.Sql) => {
+    values.push([name, value])
+    return Prisma.sql`(SELECT ${Prisma.raw(name)} FROM p)`
+  }
+  const match =
+    'documents' in q.match
+      ? Prisma.sql`s.document @@ ${param('query', Prisma.sql`${q.match.documents}::tsquery`)}`
+      : Prisma.sql`message_search_words(s.conversation_id, s.document) @@ ${param('query', Prisma.sql`${q.match.conversationWords.map((w) => `(${w})`).join(' | ')}::tsquery`)}`
   const inDocuments = [
-    q.conversationId !== null && Prisma.sql`s.conversation_id = ${q.conversationId}`,
-    q.sentAfter !== null && Prisma.sql`s.sent_at >= ${q.sentAfter}`,
-    q.sentBefore !== null && Prisma.sql`s.sent_at < ${q.sentBefore}`,
-    q.after !== null && Prisma.sql`(s.sent_at, s.conversation_id, s.seq) < (${q.after.sentAt}, ${q.after.conversationId}, ${q.after.seq})`,
+    q.conversationId !== null && Prisma.sql`s.conversation_id = ${param('conversation', Prisma.sql`${q.conversationId}::bigint`)}`,
+    q.sentAfter !== null && Prisma.sql`s.sent_at >= ${param('sent_after', Prisma.sql`${q.sentAfter}::timestamptz`)}`,
+    q.sentBefore !== null && Prisma.sql`s.sent_at < ${param('sent_before', Prisma.sql`${q.sentBefore}::timestamptz`)}`,
+    q.after !== null &&
+      Prisma.sql`(s.sent_at, s.conversation_id, s.seq) < (${param('after_at', Prisma.sql`${q.after.sentAt}::timestamptz`)}, ${param('after_conversation', Prisma.sql`${q.after.conversationId}::bigint`)}, ${param('after_seq', Prisma.sql`${q.after.seq}::bigint`)})`,
   ]
+  const onMessages = [
+    q.senderId !== null && Prisma.sql`m.sender_id = ${param('sender', Prisma.sql`${q.senderId}::bigint`)}`,
+    q.kinds !== null && Prisma.sql`m.kind = ANY(${param('kinds', Prisma.sql`${q.kinds}::"MessageKind"[]`)}::"MessageKind"[])`,
+  ]
+  const readerId = Prisma.sql`(SELECT reader FROM p)`
+  const matched = matchedCte(match, inDocuments)
   // The matches in the reader's conversations, sorted before any message is read: the sorted
   // subquery keeps its order through the nested loop below, so the LIMIT stops it once a page of
   // visible messages is full (about limit message lookups, not one per match in the reader's
   // conversations). It is named cm because it carries the membership row's visible_from_seq, which
-  // visibleTo reads; the membership join is readerMembership's, with the matches as its m.
+  // visibleTo reads; the membership join is membershipOf's, with the matches as its m.
   const ranked = Prisma.sql`(
-    SELECT m.conversation_id, m.seq, m.sent_at, cm.visible_from_seq FROM matched m ${readerMembership(reader)}
+    SELECT m.conversation_id, m.seq, m.sent_at, cm.visible_from_seq FROM matched m ${membershipOf(readerId)}
     ORDER BY m.sent_at DESC, m.conversation_id DESC, m.seq DESC) cm`
-  return Prisma.sql`${matchedCte(q.tsquery, inDocuments, q.perConversation)}
+  return Prisma.sql`
+  WITH p AS MATERIALIZED (SELECT ${Prisma.join(values.map(([name, value]) => Prisma.sql`${value} AS ${Prisma.raw(name)}`))}),
+  ${matched}
     SELECT ${MESSAGE_COLUMNS}
     FROM ${ranked}
     JOIN messages m ON m.conversation_id = cm.conversation_id AND m.seq = cm.seq
-    WHERE ${visibleTo(reader)} AND ${notRecalled}
-      ${and([q.senderId !== null && Prisma.sql`m.sender_id = ${q.senderId}`, q.kinds !== null && Prisma.sql`m.kind = ANY(${q.kinds}::"MessageKind"[])`])}
+    WHERE ${visibleToUser(readerId)} AND ${notRecalled} ${and(onMessages)}
     ORDER BY cm.sent_at DESC, cm.conversation_id DESC, cm.seq DESC
-    LIMIT ${q.limit}`
+    LIMIT ${Prisma.raw(String(q.limit))}`
 }
 
 /**
