@@ -1,6 +1,6 @@
 import { accessFromJson, accessJson, type ConversationAccess } from './conversations.ts'
 import { MESSAGE_COLUMNS, readerMembership, visibleTo, type Reader } from './messages.ts'
-import { dateFromMs as date, type MessageRecord, type UserRecord } from './records.ts'
+import { dateFromMs, type MessageRecord, type UserRecord } from './records.ts'
 import { preparedText, queryPrepared, type PreparedText } from './pooled.ts'
 import { Prisma, epochMs, type Conn } from './sql.ts'
 import { USER_COLUMNS } from './users.ts'
@@ -71,8 +71,8 @@ const messageFromTuple = (conversationId: number, t: MessageTuple): MessageRecor
   visibleTo: t[10],
   status: t[11],
   sentAt: new Date(t[12]),
-  editedAt: date(t[13]),
-  recalledAt: date(t[14]),
+  editedAt: dateFromMs(t[13]),
+  recalledAt: dateFromMs(t[14]),
   recalledById: t[15],
   reactionsPts: t[16],
   forwardedFrom: t[17],
