@@ -2,7 +2,7 @@ import { accessFromJson, accessJson, type ConversationAccess } from './conversat
 import { MESSAGE_COLUMNS, readerMembership, visibleTo, type Reader } from './messages.ts'
 import { dateFromMs, type MessageRecord, type UserRecord } from './records.ts'
 import { preparedText, queryPrepared, type PreparedText } from './pooled.ts'
-import { Prisma, epochMs, type Conn } from './sql.ts'
+import { Prisma, epochMs, limitLiteral, type Conn } from './sql.ts'
 import { USER_COLUMNS } from './users.ts'
 
 export type SeqRange = { afterSeq: number | null; beforeSeq: number | null }
@@ -88,12 +88,6 @@ const userFromTuple = (t: UserTuple): UserRecord => ({ id: t[0], handle: t[1], d
 const seqRange = (r: SeqRange) => Prisma.sql`
   ${r.afterSeq !== null ? Prisma.sql`AND m.seq > (SELECT ${r.afterSeq}::bigint)` : Prisma.empty}
   ${r.beforeSeq !== null ? Prisma.sql`AND m.seq < (SELECT ${r.beforeSeq}::bigint)` : Prisma.empty}`
-
-/** LIMIT as a literal: a generic plan that knows it (at most 101 texts) costs like the custom one, so PostgreSQL keeps it. */
-const limitLiteral = (limit: number) => {
-  if (!Number.isSafeInteger(limit) || limit < 1) throw new Error(`page limit ${limit}`)
-  return Prisma.raw(String(limit))
-}
 
 const direction = (opts: PageOptions) => (opts.from === 'start' ? Prisma.sql`ASC` : Prisma.sql`DESC`)
 

@@ -2,7 +2,7 @@ import type { ConversationType } from '../generated/prisma/enums.ts'
 import { CONVERSATION_COLUMNS, MEMBER_COLUMNS, type ConversationAccess, type ConversationRow, type MemberRow } from './conversations.ts'
 import { queryPooled } from './pooled.ts'
 import { toConversation, toMember } from './records.ts'
-import { Prisma, type Conn } from './sql.ts'
+import { Prisma, limitLiteral, type Conn } from './sql.ts'
 
 /** Where a conversation stands in the viewer's list: pinned ones first by pin time, then the rest by last activity. */
 export type InboxKey = { pinned: boolean; at: Date; id: number }
@@ -22,9 +22,6 @@ const WALK_SHARE = 4
 const COUNT_CAP = WALK_SHARE * WALK_MAX
 
 const sql = Prisma.sql
-// Literals, not parameters: with LIMIT $n a generic plan assumes a tenth of every input is read, so
-// PostgreSQL would plan this statement again on every call.
-const literal = (v: number) => Prisma.raw(String(v))
 
 /**
  * The viewer's current conversations (archived ones, the others, or with null both) in list order,
@@ -41,8 +38,7 @@ export async function listInbox(conn: Conn, userId: number, opts: InboxQuery): P
 
 /** The statement listInbox runs (the bench EXPLAINs it). */
 export function inboxStatement(userId: number, { type, archived, after, limit }: InboxQuery): Prisma.Sql {
-  if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError(`inbox limit ${limit}`)
-  const n = literal(limit)
+  const n = limitLiteral(limit)
   // The viewer reaches the plan only through the CTE `me`, so no plan is specialized on who calls:
   // otherwise a connection's first five calls decide, and after a small viewer's (whose custom plans
   // look cheaper than the generic one) PostgreSQL plans the statement on every call, 2–3 ms each (decision 0215).
@@ -74,8 +70,8 @@ export function inboxStatement(userId: number, { type, archived, after, limit }:
     ORDER BY c.last_activity_at DESC, c.id DESC LIMIT (SELECT size FROM walk)`
   return sql`
     WITH me AS MATERIALIZED (SELECT ${userId}::bigint AS id),
-    viewer AS MATERIALIZED (SELECT count(*)::int AS n FROM (${counted} LIMIT ${literal(COUNT_CAP)}) s),
-    walk AS MATERIALIZED (SELECT n >= ${literal(WALK_SHARE)} * ${n} AS tried, least(${literal(WALK_MAX)}, n / ${literal(WALK_SHARE)}) AS size FROM viewer),
+    viewer AS MATERIALIZED (SELECT count(*)::int AS n FROM (${counted} LIMIT ${limitLiteral(COUNT_CAP)}) s),
+    walk AS MATERIALIZED (SELECT n >= ${limitLiteral(WALK_SHARE)} * ${n} AS tried, least(${limitLiteral(WALK_MAX)}, n / ${limitLiteral(WALK_SHARE)}) AS size FROM viewer),
     pinned AS (
       SELECT true AS pinned, cs.pinned_at AS at, c.id FROM conversation_settings cs
       JOIN conversation_members cm ON cm.conversation_id = cs.conversation_id AND cm.user_id = cs.user_id AND cm.left_at IS NULL

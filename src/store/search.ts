@@ -2,7 +2,7 @@ import type { MessageKey } from '../ids.ts'
 import { MESSAGE_COLUMNS, membershipOf, notRecalled, visibleToUser, type Reader } from './messages.ts'
 import { MEMBER_COLUMNS } from './conversations.ts'
 import { toMember, toMessage, toUser, type MemberRecord, type MessageKind, type MessageRecord, type MessageRow, type UserRecord } from './records.ts'
-import { Prisma, bigintArray, type Conn } from './sql.ts'
+import { Prisma, bigintArray, limitLiteral, type Conn } from './sql.ts'
 import { USER_COLUMNS } from './users.ts'
 
 /**
@@ -116,6 +116,7 @@ export function visibleMatchesSql(reader: Reader, q: MessageSearch): Prisma.Sql 
   ]
   const onMessages = [
     q.senderId !== null && Prisma.sql`m.sender_id = ${param('sender', Prisma.sql`${q.senderId}::bigint`)}`,
+    // Cast again: ANY over a bare subquery would compare with each of its rows, here one array.
     q.kinds !== null && Prisma.sql`m.kind = ANY(${param('kinds', Prisma.sql`${q.kinds}::"MessageKind"[]`)}::"MessageKind"[])`,
   ]
   const readerId = Prisma.sql`(SELECT reader FROM p)`
@@ -136,7 +137,7 @@ export function visibleMatchesSql(reader: Reader, q: MessageSearch): Prisma.Sql 
     JOIN messages m ON m.conversation_id = cm.conversation_id AND m.seq = cm.seq
     WHERE ${visibleToUser(readerId)} AND ${notRecalled} ${and(onMessages)}
     ORDER BY cm.sent_at DESC, cm.conversation_id DESC, cm.seq DESC
-    LIMIT ${Prisma.raw(String(q.limit))}`
+    LIMIT ${limitLiteral(q.limit)}`
 }
 
 /**
