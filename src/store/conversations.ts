@@ -41,14 +41,10 @@ export async function findConversationsForUser(conn: Conn, ids: readonly number[
   return rows.map(toAccess)
 }
 
-/** One conversation's findConversationsForUser row as a JSON value inside a larger statement (null when none), and reading it back. */
-export const accessJson = (conversationId: number, userId: number) => Prisma.sql`(SELECT row_to_json(a) FROM (${accessRows(userId, Prisma.sql`c.id = ${conversationId}`)}) a)`
-export const accessFromJson = (r: AccessRow): ConversationAccess => toAccess({ ...r, lastActivityAt: date(r.lastActivityAt)!, createdAt: date(r.createdAt)! })
-
 /**
  * A conversation `c` with the user's membership `cm` (currentMembership: null columns when none) as a
- * JSON array in AccessTuple's order, for statements that return many of them inside one JSON value
- * (a sync difference): no keys to write and read per row, timestamps as epoch milliseconds.
+ * JSON array in AccessTuple's order, for statements that return it inside a JSON value (a history
+ * page, a sync difference): no keys to write and read, timestamps as epoch milliseconds.
  */
 export const ACCESS_TUPLE = Prisma.sql`json_build_array(c.id, c.type, c.title, c.history_visibility, c.last_seq, c.last_pts,
   ${epochMs('c.last_activity_at')}, ${epochMs('c.created_at')}, cm.user_id, cm.role, cm.visible_from_seq, cm.last_read_seq,
@@ -58,6 +54,9 @@ export type AccessTuple = [
   lastActivityAt: number, createdAt: number, userId: number | null, role: MemberRole, visibleFromSeq: number, lastReadSeq: number,
   lastReadAt: number | null, mutedUntil: number | null, joinedAt: number,
 ]
+/** One conversation's findConversationsForUser row as an ACCESS_TUPLE inside a larger statement (null when none). */
+export const accessTupleOf = (conversationId: number, userId: number) =>
+  Prisma.sql`(SELECT ${ACCESS_TUPLE} FROM conversations c ${currentMembership(userId)} WHERE c.id = ${conversationId})`
 export const accessFromTuple = (t: AccessTuple): ConversationAccess => ({
   conversation: { id: t[0], type: t[1], title: t[2], historyVisibility: t[3], lastSeq: t[4], lastPts: t[5], lastActivityAt: new Date(t[6]), createdAt: new Date(t[7]) },
   member: t[8] === null ? null : { conversationId: t[0], userId: t[8], role: t[9], visibleFromSeq: t[10], lastReadSeq: t[11], lastReadAt: dateFromMs(t[12]), mutedUntil: dateFromMs(t[13]), joinedAt: new Date(t[14]) },

@@ -1,4 +1,4 @@
-import { accessFromJson, accessJson, type ConversationAccess } from './conversations.ts'
+import { accessFromTuple, accessTupleOf, type AccessTuple, type ConversationAccess } from './conversations.ts'
 import { MESSAGE_COLUMNS, readerMembership, visibleTo, type Reader } from './messages.ts'
 import { dateFromMs, type MessageRecord, type UserRecord } from './records.ts'
 import { preparedText, queryPrepared, type PreparedText } from './pooled.ts'
@@ -45,7 +45,7 @@ type PageJson = {
   quotedSeqs: number[]
   users: UserTuple[]
   beyond: boolean
-  access?: Parameters<typeof accessFromJson>[0] | null
+  access?: AccessTuple | null
 }
 
 /**
@@ -119,7 +119,7 @@ export async function readConversationPage(
   beyond: SeqRange | null,
 ): Promise<HistoryPage & { access: ConversationAccess | null }> {
   const json = await queryPage(conn, reader, conversationId, opts, beyond, true)
-  return { ...pageFromJson(conversationId, json), access: json.access ? accessFromJson(json.access) : null }
+  return { ...pageFromJson(conversationId, json), access: json.access ? accessFromTuple(json.access) : null }
 }
 
 /** What a page's statement is sent with; its text depends only on which of them are null (and on the limit, a literal). */
@@ -159,7 +159,7 @@ function pageStatement(opts: PageOptions, beyond: SeqRange | null, withAccess: b
           ? Prisma.sql`EXISTS (SELECT 1 ${visibleIn(reader, conversationId, seqRange({ afterSeq: stand(beyond.afterSeq, beyondAfter), beforeSeq: stand(beyond.beforeSeq, beyondBefore) }))})`
           : Prisma.sql`false`
       }
-      ${withAccess ? Prisma.sql`, 'access', ${accessJson(conversationId, userId)}` : Prisma.empty}) AS page`
+      ${withAccess ? Prisma.sql`, 'access', ${accessTupleOf(conversationId, userId)}` : Prisma.empty}) AS page`
   const slots = sql.values.map((v) => {
     if (typeof v !== 'number' || v > -1 || v < -6) throw new Error('a history statement takes PageValues only')
     return -v - 1
