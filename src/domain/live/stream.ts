@@ -100,7 +100,11 @@ class RunsThenLive<T> implements Source<T> {
   ) {}
 
   take(): T | undefined {
-    return this.at < this.run.length ? this.run[this.at++] : undefined
+    if (this.at >= this.run.length) return undefined
+    const item = this.run[this.at++]
+    // A run handed out is let go: kept, an idle stream would hold its last events and their loaders.
+    if (this.at === this.run.length) [this.run, this.at] = [[], 0]
+    return item
   }
 
   async pull(): Promise<T | null> {
