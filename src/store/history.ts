@@ -83,9 +83,9 @@ const MESSAGE_FIELDS = [
 ]
 
 /**
- * MessageColumns of the rows of `p`, in the order they come in. An aggregate without ORDER BY takes
- * the rows in the order its input gives them; here it reads a CTE (no join above it to reorder
- * them), so a page's messages stay in its scan's order, and every field's array in the same order.
+ * MessageColumns of the rows of `p`. The aggregates of one SELECT take the same rows in the same
+ * order, so the arrays line up field by field; that order is the CTE's scan order in practice (no
+ * join above it), without 18 sorts, and pageFromJson puts the page in its order whatever it is.
  */
 const messageColumns = Prisma.sql`json_build_array(${Prisma.join(MESSAGE_FIELDS.map((field) => Prisma.sql`json_agg(${field})`))})`
 
@@ -145,7 +145,7 @@ const visibleIn = (reader: Reader, conversationId: number, range: Prisma.Sql) =>
  * One round trip and one JSON value, read through the pool (queryPooled): pg parses one column.
  */
 export async function readHistoryPage(conn: Conn, reader: Reader, conversationId: number, opts: PageOptions, beyond: SeqRange | null): Promise<HistoryPage> {
-  return pageFromJson(conversationId, await queryPage(conn, reader, conversationId, opts, beyond, false))
+  return pageFromJson(conversationId, opts, await queryPage(conn, reader, conversationId, opts, beyond, false))
 }
 
 /**
@@ -161,7 +161,7 @@ export async function readConversationPage(
   beyond: SeqRange | null,
 ): Promise<HistoryPage & { access: ConversationAccess | null }> {
   const json = await queryPage(conn, reader, conversationId, opts, beyond, true)
-  return { ...pageFromJson(conversationId, json), access: json.access ? accessFromTuple(json.access) : null }
+  return { ...pageFromJson(conversationId, opts, json), access: json.access ? accessFromTuple(json.access) : null }
 }
 
 /** What a page's statement is sent with; its text depends only on which of them are null (and on the limit, a literal). */
@@ -217,8 +217,10 @@ async function queryPage(conn: Conn, reader: Reader, conversationId: number, opt
   return rows[0]!.page
 }
 
-function pageFromJson(conversationId: number, page: PageJson): HistoryPage {
-  const messages = messagesFromColumns(conversationId, page.messages)
+function pageFromJson(conversationId: number, opts: PageOptions, page: PageJson): HistoryPage {
+  // In the scan's order already (messageColumns); sorted here so the page's order never rests on an
+  // aggregate's input order, which PostgreSQL does not promise (a pass over sorted input, O(n)).
+  const messages = messagesFromColumns(conversationId, page.messages).sort(opts.from === 'start' ? (a, b) => a.seq - b.seq : (a, b) => b.seq - a.seq)
   // The seqs the quoted part looked up: every quotedSeq of the page.
   const quotedSeqs = [...new Set(messages.flatMap((m) => (m.quotedSeq === null ? [] : [m.quotedSeq])))]
   return { messages, quoted: messagesFromColumns(conversationId, page.quoted), quotedSeqs, users: page.users.map(userFromTuple), beyond: page.beyond }
