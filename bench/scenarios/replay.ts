@@ -114,6 +114,10 @@ async function accountReplay(databaseUrl: string, endpoint: string, client: Load
       if (rowCount !== CONVERSATIONS) throw new Error(`expected ${CONVERSATIONS} rows, got ${rowCount}`)
       return CONVERSATIONS / ((performance.now() - started) / 1000)
     }
+    // A server that has served nothing else reaches its steady cost per event only after a few
+    // resumes (V8's tiers for the account stream's path; resumes 2–4 took 184, 102 and 97 ms, from the
+    // fifth on 55–63): the first medians are reported as the cold figure, the row is what a running server does.
+    const [coldBaseline, cold] = await pairedMedians(RUNS, viaSql, viaParley)
     const [baseline, measured] = await pairedMedians(RUNS, viaSql, viaParley)
     return {
       scenario: `6 account stream resumed with ${CONVERSATIONS.toLocaleString('en')} changed conversations (graphql-ws, viewerUpdates: one per payload)`,
@@ -123,6 +127,7 @@ async function accountReplay(databaseUrl: string, endpoint: string, client: Load
       ratio: measured / baseline,
       target: '≥ 0.3',
       met: measured / baseline >= 0.3,
+      note: `on resumes 6–8 of the server; its resumes 2–4: ${cold.toFixed(0)} vs ${coldBaseline.toFixed(0)} rows/s (${(cold / coldBaseline).toFixed(2)})`,
     }
   } finally {
     await pool.end()
