@@ -36,6 +36,6 @@ describe('runsThenLive', () => {
     await new Promise((resolve) => setImmediate(resolve))
     collectGarbage()
     expect(handedOut.deref()).toBeUndefined()
-    expect(source).toBeDefined()
+    expect(source.take?.()).toBeUndefined()
   })
 })

@@ -82,8 +82,9 @@ export async function fanout(host: DatabaseHost, client: LoadClient): Promise<Fi
 
     /**
      * A fresh server: RSS at start, at rest once it has served its first request, then with IDLE idle
-     * subscriptions `perSocket` per socket, both settled (settledRss; the figure as they opened is in the note). The first request loads what any first use does (Prisma's
-     * query compiler, the pool's connection, compiled code: some 80 MiB), which is no subscription's.
+     * subscriptions `perSocket` per socket, both settled (settledRss; the figure as they opened goes in
+     * the note). The first request loads what any first use does (Prisma's query compiler, the pool's
+     * connection, compiled code: some 80 MiB), which is no subscription's.
      */
     const idleMemory = async (perSocket: number) => {
       const parley = await startParleyProcess(database.url)

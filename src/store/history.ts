@@ -54,6 +54,9 @@ type PageJson = {
   access?: AccessTuple | null
 }
 
+/** A column of the page's rows `p`. */
+const field = (column: string) => Prisma.raw(`p.${column}`)
+
 /**
  * The fields of a message of the page in MessageTuple's order, timestamps as epoch milliseconds
  * (epochMs). They are aggregated one JSON array per field (messageColumns), not one array per
@@ -62,24 +65,9 @@ type PageJson = {
  * third of the statement's backend time. Without keys the page's text is half as long for pg too.
  */
 const MESSAGE_FIELDS = [
-  Prisma.sql`p.seq`,
-  Prisma.sql`p.pts`,
-  Prisma.sql`p."senderType"`,
-  Prisma.sql`p."senderId"`,
-  Prisma.sql`p.kind`,
-  Prisma.sql`p."clientMessageId"`,
-  Prisma.sql`p.content`,
-  Prisma.sql`p."quotedSeq"`,
-  Prisma.sql`p."mentionUserIds"`,
-  Prisma.sql`p."mentionAll"`,
-  Prisma.sql`p."visibleTo"`,
-  Prisma.sql`p.status`,
-  epochMs('p."sentAt"'),
-  epochMs('p."editedAt"'),
-  epochMs('p."recalledAt"'),
-  Prisma.sql`p."recalledById"`,
-  Prisma.sql`p."reactionsPts"`,
-  Prisma.sql`p."forwardedFrom"`,
+  ...['seq', 'pts', '"senderType"', '"senderId"', 'kind', '"clientMessageId"', 'content', '"quotedSeq"', '"mentionUserIds"', '"mentionAll"', '"visibleTo"', 'status'].map(field),
+  ...['"sentAt"', '"editedAt"', '"recalledAt"'].map((column) => epochMs(`p.${column}`)),
+  ...['"recalledById"', '"reactionsPts"', '"forwardedFrom"'].map(field),
 ]
 
 /**
