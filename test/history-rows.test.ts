@@ -71,7 +71,7 @@ describe('a history page read as one JSON value', () => {
     const expected = (await findVisibleMessages(db, reader(), all(seqs.last))).sort((a, b) => b.seq - a.seq)
     expect(expected.map((m) => m.seq)).not.toContain(5)
     expect(expected.map((m) => m.seq)).not.toContain(seqs.deleted)
-    const page = await readHistoryPage(db, reader(), conversationId, { afterSeq: null, beforeSeq: null, from: 'end', limit: 20 }, null)
+    const page = await readHistoryPage(db, reader(), conversationId, { afterSeq: null, beforeSeq: null, from: 'end', limit: 20, quoted: true }, null)
     expect(page.messages).toEqual(expected)
     expect(page.quotedSeqs.sort()).toEqual([2, 5, 9])
     expect(page.quoted.sort((a, b) => a.seq - b.seq)).toEqual(await findVisibleMessages(db, reader(), [2, 9].map((seq) => ({ conversationId, seq }))))
@@ -82,7 +82,7 @@ describe('a history page read as one JSON value', () => {
 
   it('maps the same in either direction, between cursors, with the conversation and the other side of the cursor', async () => {
     const { db } = testApp()
-    const opts: PageOptions = { afterSeq: 2, beforeSeq: seqs.last, from: 'start', limit: 3 }
+    const opts: PageOptions = { afterSeq: 2, beforeSeq: seqs.last, from: 'start', limit: 3, quoted: true }
     const page = await readConversationPage(db, reader(), conversationId, opts, { afterSeq: null, beforeSeq: 3 })
     expect(page.messages).toEqual(await findVisibleMessages(db, reader(), [3, 4, 6].map((seq) => ({ conversationId, seq }))))
     expect(page.beyond).toBe(true)
@@ -92,9 +92,21 @@ describe('a history page read as one JSON value', () => {
     expect(back.beyond).toBe(true)
   })
 
+  it('reads the quoted messages and their senders only when asked to', async () => {
+    const { db } = testApp()
+    // seq 3 (by the other sender) quotes seq 2 (by the owner).
+    const opts: PageOptions = { afterSeq: 2, beforeSeq: null, from: 'start', limit: 1, quoted: true }
+    const withQuoted = await readHistoryPage(db, reader(), conversationId, opts, null)
+    const without = await readHistoryPage(db, reader(), conversationId, { ...opts, quoted: false }, null)
+    expect(without.messages).toEqual(withQuoted.messages)
+    expect([withQuoted.quotedSeqs, withQuoted.quoted.map((m) => m.seq), withQuoted.users.map((u) => u.id).sort()]).toEqual([[2], [2], [...senderIds].sort()])
+    // Nothing looked up, so nothing for the loaders to take as hidden.
+    expect([without.quotedSeqs, without.quoted, without.users.map((u) => u.id)]).toEqual([[], [], [senderIds[1]]])
+  })
+
   it('reads a page inside a transaction (through Prisma) the same as on the pool', async () => {
     const { db } = testApp()
-    const opts: PageOptions = { afterSeq: null, beforeSeq: null, from: 'end', limit: 20 }
+    const opts: PageOptions = { afterSeq: null, beforeSeq: null, from: 'end', limit: 20, quoted: true }
     const pooled = await readHistoryPage(db, reader(), conversationId, opts, null)
     const inTransaction = await db.$transaction((tx) => readHistoryPage(tx, reader(), conversationId, opts, null))
     expect(inTransaction).toEqual(pooled)

@@ -122,16 +122,30 @@ describe('statement counts', () => {
     const pageInfo = (p: { messages: Page }) => [p.messages.pageInfo.hasPreviousPage, p.messages.pageInfo.hasNextPage]
     expect([pageInfo(newest), pageInfo(older), pageInfo(forward)]).toEqual([[true, false], [false, true], [true, true]])
 
-    // The shape Relay and Apollo send: the page inside fragments on Conversation (and on Node).
-    const FRAGMENTS = `query F($id: ID!) { conversation(id: $id) { id ...Chat } }
+    // The shape Relay and Apollo send: the page inside fragments on Conversation (and on Node), the
+    // quoted message and the flag past the cursor only inside fragments of their own (a page reads
+    // them only when something below it selects them, so missing one would cost a statement or a wrong flag).
+    const FRAGMENTS = `query F($id: ID!, $before: String) { conversation(id: $id) { id ...Chat } }
       fragment Chat on Conversation { title ... on Node { ...Page } }
-      fragment Page on Conversation { messages(last: 50) { edges { node { seq sender { handle } } } } }`
-    let fromFragments: { conversation: { messages: { edges: { node: { seq: number } }[] } } } | undefined
-    const count = await countStatements(async () => {
-      fromFragments = (await request<NonNullable<typeof fromFragments>, unknown>(member!.token, FRAGMENTS, { id: group.id })).data ?? undefined
-    })
-    expect(count).toBe(1)
-    expect(fromFragments!.conversation.messages.edges.map((e) => e.node.seq)).toEqual(newest.messages.edges.map((e) => e.node.seq))
+      fragment Page on Conversation { messages(last: 50, before: $before) { edges { node { seq sender { handle } ...Quote } } pageInfo { ...Flags } } }
+      fragment Quote on Message { ... on Message { quoted { seq } } }
+      fragment Flags on PageInfo { hasNextPage }`
+    type Fragments = { conversation: { messages: { edges: { node: { seq: number; quoted: { seq: number } | null } }[]; pageInfo: { hasNextPage: boolean } } } }
+    const fromFragments = async (before: string | null) => {
+      let data: Fragments | undefined
+      const count = await countStatements(async () => {
+        data = (await request<Fragments, unknown>(member!.token, FRAGMENTS, { id: group.id, before })).data ?? undefined
+      })
+      expect(count).toBe(1)
+      return data!.conversation.messages
+    }
+    const seqsAndQuotes = (edges: { node: { seq: number; quoted: { seq: number } | null } }[]) => edges.map((e) => [e.node.seq, e.node.quoted?.seq ?? null])
+    const newestByFragments = await fromFragments(null)
+    expect(seqsAndQuotes(newestByFragments.edges)).toEqual(seqsAndQuotes(newest.messages.edges))
+    expect(newestByFragments.pageInfo.hasNextPage).toBe(false)
+    const olderByFragments = await fromFragments(newest.messages.edges[0]!.cursor)
+    expect(seqsAndQuotes(olderByFragments.edges)).toEqual(seqsAndQuotes(older.messages.edges))
+    expect(olderByFragments.pageInfo.hasNextPage).toBe(true)
   })
 
   it('stay the same for a page of 50 with settings, drafts (quotes, mentions) and the total selected', async () => {

@@ -24,18 +24,27 @@ async function readPage(app: App, viewer: Viewer, loaders: Loaders, conversation
   return page
 }
 
+/**
+ * Which of a page's optional reads the request's fields need: the quoted messages (Message.quoted)
+ * and each side's pageInfo flag (the one past the cursor costs an EXISTS).
+ */
+export type PageFields = { quoted: boolean; hasNextPage: boolean; hasPreviousPage: boolean }
+
 type PagePlan = { opts: PageOptions; beyond: SeqRange | null; backward: boolean; limit: number }
 
 /** The page that `args` ask for; BAD_USER_INPUT for arguments that cannot be one. */
-function planPage(args: PageArgs): PagePlan {
+function planPage(args: PageArgs, fields: PageFields): PagePlan {
   if (args.first != null && args.last != null) throw badInput('pass first/after or last/before, not both first and last', 'first')
   const afterSeq = SEQ_CURSOR.decode(args.after, 'after')?.[0] ?? null
   const beforeSeq = SEQ_CURSOR.decode(args.before, 'before')?.[0] ?? null
   const backward = args.last != null || (args.first == null && afterSeq === null)
   const limit = backward ? pageSize(args.last, 'last') : pageSize(args.first, 'first')
-  const opts = { afterSeq, beforeSeq, from: backward ? ('end' as const) : ('start' as const), limit: limit + 1 }
+  const opts = { afterSeq, beforeSeq, from: backward ? ('end' as const) : ('start' as const), limit: limit + 1, quoted: fields.quoted }
   // Past the cursor, the other direction: whether anything visible lies there (exact pageInfo).
-  const beyond = backward ? beforeSeq !== null && { afterSeq: beforeSeq - 1, beforeSeq: null } : afterSeq !== null && { afterSeq: null, beforeSeq: afterSeq + 1 }
+  // Not read when its flag is not asked for (then it is reported false, as no field shows it).
+  const beyond = backward
+    ? fields.hasNextPage && beforeSeq !== null && { afterSeq: beforeSeq - 1, beforeSeq: null }
+    : fields.hasPreviousPage && afterSeq !== null && { afterSeq: null, beforeSeq: afterSeq + 1 }
   return { opts, beyond: beyond || null, backward, limit }
 }
 
@@ -56,10 +65,17 @@ const prefetched = new WeakMap<ConversationAccess, Map<string, Connection<Messag
  * means the newest page; last/before page back in time, first/after forward. pageInfo is exact in
  * both directions (the opposite side is one EXISTS on the same index, in the page's statement).
  */
-export async function listMessages(app: App, viewer: Viewer, loaders: Loaders, access: ConversationAccess, args: PageArgs): Promise<Connection<MessageRecord>> {
+export async function listMessages(
+  app: App,
+  viewer: Viewer,
+  loaders: Loaders,
+  access: ConversationAccess,
+  args: PageArgs,
+  fields: PageFields,
+): Promise<Connection<MessageRecord>> {
   const read = prefetched.get(access)?.get(argsKey(args))
   if (read) return read
-  const plan = planPage(args)
+  const plan = planPage(args, fields)
   const { messages, beyond } = await readPage(app, viewer, loaders, access.conversation.id, plan.opts, plan.beyond)
   return toPage(plan, messages, beyond)
 }
@@ -70,10 +86,10 @@ export async function listMessages(app: App, viewer: Viewer, loaders: Loaders, a
  * that follows (and listMessages with the same arguments) need no statement of their own.
  * Arguments that cannot be a page are left for listMessages to refuse, at its field.
  */
-export async function prefetchMessages(app: App, viewer: Viewer, loaders: Loaders, conversationId: number, args: PageArgs): Promise<void> {
+export async function prefetchMessages(app: App, viewer: Viewer, loaders: Loaders, conversationId: number, args: PageArgs, fields: PageFields): Promise<void> {
   let plan: PagePlan
   try {
-    plan = planPage(args)
+    plan = planPage(args, fields)
   } catch (error) {
     if (error instanceof DomainError) return
     throw error
@@ -98,14 +114,15 @@ export async function listMessagesAround(
   conversationId: number,
   seq: number,
   count: number | null | undefined,
+  fields: PageFields,
 ): Promise<Connection<MessageRecord>> {
   const size = windowSize(count, 'count', LIMITS.defaultPageSize)
   position(seq, 'seq')
   const olderCount = Math.floor(size / 2)
   const newerCount = size - olderCount
   const [{ messages: older }, { messages: newer }] = await Promise.all([
-    readPage(app, viewer, loaders, conversationId, { afterSeq: null, beforeSeq: seq, from: 'end', limit: olderCount + 1 }, null),
-    readPage(app, viewer, loaders, conversationId, { afterSeq: seq - 1, beforeSeq: null, from: 'start', limit: newerCount + 1 }, null),
+    readPage(app, viewer, loaders, conversationId, { afterSeq: null, beforeSeq: seq, from: 'end', limit: olderCount + 1, quoted: fields.quoted }, null),
+    readPage(app, viewer, loaders, conversationId, { afterSeq: seq - 1, beforeSeq: null, from: 'start', limit: newerCount + 1, quoted: fields.quoted }, null),
   ])
   const nodes = [...older.slice(0, olderCount).reverse(), ...newer.slice(0, newerCount)]
   // With olderCount 0 (count 1) whether anything older exists still has to be known.

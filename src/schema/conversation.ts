@@ -10,7 +10,8 @@ import type { MemberRecord } from '../store/records.ts'
 import { builder } from './builder.ts'
 import { viewerOf, type Context } from './context.ts'
 import { ConversationTypeEnum, HistoryVisibilityEnum, MemberRoleEnum } from './enums.ts'
-import { childFieldArgs } from './lookahead.ts'
+import { childField } from './lookahead.ts'
+import { pageFields } from './pageFields.ts'
 import { UserRef } from './user.ts'
 
 /** A conversation as one viewer sees it: the row plus the viewer's membership. */
@@ -89,8 +90,8 @@ builder.queryField('conversation', (t) =>
     resolve: async (_root, { id }, ctx, info) => {
       const conversationId = parseId(id, 'Conversation')
       // A page of its messages asked for too: one statement for both (domain/history.ts).
-      const messages = childFieldArgs(info, 'messages')
-      if (messages) await prefetchMessages(ctx.app, viewerOf(ctx), ctx.loaders, conversationId, messages)
+      const messages = childField(info, 'messages')
+      if (messages) await prefetchMessages(ctx.app, viewerOf(ctx), ctx.loaders, conversationId, messages.args, pageFields(info.fragments, [messages.node]))
       return loadConversation(ctx, conversationId)
     },
   }),

@@ -1,4 +1,15 @@
-import { getArgumentValues, getNamedType, isObjectType, type FieldNode, type GraphQLObjectType, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql'
+import {
+  getArgumentValues,
+  getNamedType,
+  isObjectType,
+  type FieldNode,
+  type FragmentDefinitionNode,
+  type GraphQLObjectType,
+  type GraphQLResolveInfo,
+  type SelectionSetNode,
+} from 'graphql'
+
+export type ChildField = { args: Record<string, unknown>; node: FieldNode }
 
 /**
  * The arguments of `name` when the operation selects it exactly once under the field being resolved,
@@ -6,7 +17,7 @@ import { getArgumentValues, getNamedType, isObjectType, type FieldNode, type Gra
  * on it or on a fragment on the way; else null. Lets a resolver read ahead for its child in the same
  * statement. A guess only: the child's own resolver still runs and checks its arguments.
  */
-export function childFieldArgs(info: GraphQLResolveInfo, name: string): Record<string, unknown> | null {
+export function childField(info: GraphQLResolveInfo, name: string): ChildField | null {
   const type = getNamedType(info.returnType)
   const field = isObjectType(type) ? type.getFields()[name] : undefined
   if (!field) return null
@@ -14,7 +25,7 @@ export function childFieldArgs(info: GraphQLResolveInfo, name: string): Record<s
   for (const node of info.fieldNodes) if (node.selectionSet && !collect(info, type as GraphQLObjectType, node.selectionSet, name, selected)) return null
   if (selected.length !== 1 || selected[0]!.directives?.length) return null
   try {
-    return getArgumentValues(field, selected[0]!, info.variableValues)
+    return { args: getArgumentValues(field, selected[0]!, info.variableValues), node: selected[0]! }
   } catch {
     return null
   }
@@ -34,4 +45,36 @@ function collect(info: GraphQLResolveInfo, type: GraphQLObjectType, set: Selecti
     if (!collect(info, type, fragment.selectionSet, name, out)) return false
   }
   return true
+}
+
+/** Per field node (a document's nodes outlive its requests): the names of every field selected below it. */
+const namesBelow = new WeakMap<FieldNode, ReadonlySet<string>>()
+
+/**
+ * The names of all fields selected anywhere below `nodes`, through every fragment whatever its type
+ * condition or directives: a field absent from it cannot be in the response, so a resolver may skip
+ * reading for it. Over-inclusive by design (a name is a name at any depth and on any type).
+ */
+export function fieldNamesBelow(fragments: Record<string, FragmentDefinitionNode>, nodes: readonly FieldNode[]): ReadonlySet<string> {
+  if (nodes.length === 1) {
+    const known = namesBelow.get(nodes[0]!)
+    if (known) return known
+  }
+  const names = new Set<string>()
+  const seen = new Set<string>()
+  const add = (set: SelectionSetNode | undefined): void => {
+    for (const selection of set?.selections ?? []) {
+      if (selection.kind === 'Field') {
+        names.add(selection.name.value)
+        add(selection.selectionSet)
+      } else if (selection.kind === 'InlineFragment') add(selection.selectionSet)
+      else if (!seen.has(selection.name.value)) {
+        seen.add(selection.name.value)
+        add(fragments[selection.name.value]?.selectionSet)
+      }
+    }
+  }
+  for (const node of nodes) add(node.selectionSet)
+  if (nodes.length === 1) namesBelow.set(nodes[0]!, names)
+  return names
 }

@@ -9,6 +9,7 @@ import { MessageContentInput, MessageContentUnion } from './content.ts'
 import { viewerOf } from './context.ts'
 import { ConversationRef, loadConversationOfMessage } from './conversation.ts'
 import { MessageKindEnum, MessageStatusEnum, SenderTypeEnum } from './enums.ts'
+import { pageFields } from './pageFields.ts'
 import { UserRef } from './user.ts'
 
 export const MessageRef = builder.objectRef<MessageRecord>('Message')
@@ -89,7 +90,7 @@ builder.objectFields(ConversationRef, (t) => ({
     {
       type: MessageRef,
       description: 'Relay connection over seq cursors; edges always ascending. No arguments = the newest 20; more than 100 = BAD_USER_INPUT.',
-      resolve: (c, args, ctx) => listMessages(ctx.app, viewerOf(ctx), ctx.loaders, c, args),
+      resolve: (c, args, ctx, info) => listMessages(ctx.app, viewerOf(ctx), ctx.loaders, c, args, pageFields(info.fragments, info.fieldNodes)),
     },
     MessageConnection,
   ),
@@ -97,7 +98,8 @@ builder.objectFields(ConversationRef, (t) => ({
     type: MessageConnection,
     description: 'A window centred on an anchor seq (e.g. viewerMember.lastReadSeq + 1 = first unread)',
     args: { seq: t.arg({ type: 'SafeInt', required: true }), count: t.arg.int({ defaultValue: 20 }) },
-    resolve: (c, { seq, count }, ctx) => listMessagesAround(ctx.app, viewerOf(ctx), ctx.loaders, c.conversation.id, seq, count),
+    resolve: (c, { seq, count }, ctx, info) =>
+      listMessagesAround(ctx.app, viewerOf(ctx), ctx.loaders, c.conversation.id, seq, count, pageFields(info.fragments, info.fieldNodes)),
   }),
   message: t.field({
     type: MessageRef,

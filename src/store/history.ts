@@ -7,13 +7,16 @@ import { USER_COLUMNS } from './users.ts'
 
 export type SeqRange = { afterSeq: number | null; beforeSeq: number | null }
 
-/** `from: 'start'` reads ascending from the lower bound, `from: 'end'` descending from the upper bound. */
-export type PageOptions = SeqRange & { from: 'start' | 'end'; limit: number }
+/**
+ * `from: 'start'` reads ascending from the lower bound, `from: 'end'` descending from the upper bound;
+ * `quoted`: whether the messages the page quotes are read with it (when nothing will show them, not).
+ */
+export type PageOptions = SeqRange & { from: 'start' | 'end'; limit: number; quoted: boolean }
 
 /**
  * A page of history and what its fields read next, from one statement: the messages in the scan's
  * order, the messages they quote that the reader may see (`quotedSeqs` lists every seq looked up, so
- * an absent one is known to be hidden or missing), the users who sent either, and `beyond`.
+ * an absent one is known to be hidden or missing; none when not read), the users who sent either, and `beyond`.
  */
 export type HistoryPage = { messages: MessageRecord[]; quoted: MessageRecord[]; quotedSeqs: number[]; users: UserRecord[]; beyond: boolean }
 
@@ -48,7 +51,7 @@ type MessageColumns = ColumnsOf<MessageTuple>
 
 type PageJson = {
   messages: MessageColumns
-  quoted: MessageColumns
+  quoted?: MessageColumns
   users: UserTuple[]
   beyond: boolean
   access?: AccessTuple | null
@@ -165,24 +168,26 @@ const statements = new Map<string, PageStatement>()
 
 function pageStatement(opts: PageOptions, beyond: SeqRange | null, withAccess: boolean): PageStatement {
   const has = (v: number | null) => (v === null ? '0' : '1')
-  const shape = `${opts.from} ${opts.limit} ${has(opts.afterSeq)}${has(opts.beforeSeq)} ${beyond ? has(beyond.afterSeq) + has(beyond.beforeSeq) : '-'} ${withAccess}`
+  const shape = `${opts.from} ${opts.limit} ${has(opts.afterSeq)}${has(opts.beforeSeq)} ${beyond ? has(beyond.afterSeq) + has(beyond.beforeSeq) : '-'} ${withAccess} ${opts.quoted}`
   let statement = statements.get(shape)
   if (statement) return statement
   const [conversationId, userId, afterSeq, beforeSeq, beyondAfter, beyondBefore] = [-1, -2, -3, -4, -5, -6]
   const stand = (v: number | null, standIn: number) => (v === null ? null : standIn)
   const reader = { userId }
   const pageRange = { afterSeq: stand(opts.afterSeq, afterSeq), beforeSeq: stand(opts.beforeSeq, beforeSeq) }
+  // Even when nothing is quoted, the quoted part costs its executor start-up (about 40 µs a page).
+  const quoted = opts.quoted
+    ? Prisma.sql`, quoted AS (SELECT ${MESSAGE_COLUMNS} ${visibleIn(reader, conversationId, Prisma.sql`AND m.seq IN (SELECT "quotedSeq" FROM page)`)})`
+    : Prisma.empty
   const sql = Prisma.sql`
     WITH page AS (
       SELECT ${MESSAGE_COLUMNS} ${visibleIn(reader, conversationId, seqRange(pageRange))}
-      ORDER BY m.seq ${direction(opts)} LIMIT ${limitLiteral(opts.limit)}),
-    quoted AS (
-      SELECT ${MESSAGE_COLUMNS} ${visibleIn(reader, conversationId, Prisma.sql`AND m.seq IN (SELECT "quotedSeq" FROM page)`)})
+      ORDER BY m.seq ${direction(opts)} LIMIT ${limitLiteral(opts.limit)}) ${quoted}
     SELECT json_build_object(
       'messages', (SELECT ${messageColumns} FROM page p),
-      'quoted', (SELECT ${messageColumns} FROM quoted p),
+      ${opts.quoted ? Prisma.sql`'quoted', (SELECT ${messageColumns} FROM quoted p),` : Prisma.empty}
       'users', (SELECT coalesce(json_agg(json_build_array(u.id, u.handle, u."displayName", u.kind)), '[]') FROM (
-        SELECT ${USER_COLUMNS} FROM users u WHERE u.id IN (SELECT "senderId" FROM page UNION SELECT "senderId" FROM quoted)) u),
+        SELECT ${USER_COLUMNS} FROM users u WHERE u.id IN (SELECT "senderId" FROM page ${opts.quoted ? Prisma.sql`UNION SELECT "senderId" FROM quoted` : Prisma.empty})) u),
       'beyond', ${
         beyond
           ? Prisma.sql`EXISTS (SELECT 1 ${visibleIn(reader, conversationId, seqRange({ afterSeq: stand(beyond.afterSeq, beyondAfter), beforeSeq: stand(beyond.beforeSeq, beyondBefore) }))})`
@@ -209,6 +214,7 @@ function pageFromJson(conversationId: number, opts: PageOptions, page: PageJson)
   // In the scan's order already (messageColumns); sorted here so the page's order never rests on an
   // aggregate's input order, which PostgreSQL does not promise (a pass over sorted input, O(n)).
   const messages = messagesFromColumns(conversationId, page.messages).sort(opts.from === 'start' ? (a, b) => a.seq - b.seq : (a, b) => b.seq - a.seq)
+  if (!page.quoted) return { messages, quoted: [], quotedSeqs: [], users: page.users.map(userFromTuple), beyond: page.beyond }
   // The seqs the quoted part looked up: every quotedSeq of the page.
   const quotedSeqs = [...new Set(messages.flatMap((m) => (m.quotedSeq === null ? [] : [m.quotedSeq])))]
   return { messages, quoted: messagesFromColumns(conversationId, page.quoted), quotedSeqs, users: page.users.map(userFromTuple), beyond: page.beyond }
