@@ -1,8 +1,9 @@
 import { accessFromTuple, accessTupleOf, type AccessTuple, type ConversationAccess } from './conversations.ts'
 import { MESSAGE_COLUMNS, readerMembership, visibleTo, type Reader } from './messages.ts'
-import { dateFromMs, type MessageRecord, type UserRecord } from './records.ts'
+import { messageColumns, messagesFromColumns, type MessageColumns } from './messageColumns.ts'
+import type { MessageRecord, UserRecord } from './records.ts'
 import { preparedText, queryPrepared, type PreparedText } from './pooled.ts'
-import { Prisma, epochMs, limitLiteral, type Conn } from './sql.ts'
+import { Prisma, limitLiteral, type Conn } from './sql.ts'
 import { USER_COLUMNS } from './users.ts'
 
 export type SeqRange = { afterSeq: number | null; beforeSeq: number | null }
@@ -20,34 +21,7 @@ export type PageOptions = SeqRange & { from: 'start' | 'end'; limit: number; quo
  */
 export type HistoryPage = { messages: MessageRecord[]; quoted: MessageRecord[]; quotedSeqs: number[]; users: UserRecord[]; beyond: boolean }
 
-type MessageTuple = [
-  seq: number,
-  pts: number,
-  senderType: MessageRecord['senderType'],
-  senderId: number | null,
-  kind: MessageRecord['kind'],
-  clientMessageId: string | null,
-  content: unknown,
-  quotedSeq: number | null,
-  mentionUserIds: number[],
-  mentionAll: boolean,
-  visibleTo: number[],
-  status: MessageRecord['status'],
-  sentAt: number,
-  editedAt: number | null,
-  recalledAt: number | null,
-  recalledById: number | null,
-  reactionsPts: number | null,
-  forwardedFrom: MessageRecord['forwardedFrom'],
-]
 type UserTuple = [id: number, handle: string, displayName: string, kind: UserRecord['kind']]
-
-/**
- * A page's messages as one JSON array per field, in MessageTuple's order, each in the rows' order
- * (json_agg of no rows is null, so for no messages every field is null).
- */
-type ColumnsOf<Tuple extends unknown[]> = { [K in keyof Tuple]: Tuple[K][] }
-type MessageColumns = ColumnsOf<MessageTuple>
 
 type PageJson = {
   messages: MessageColumns
@@ -55,60 +29,6 @@ type PageJson = {
   users: UserTuple[]
   beyond: boolean
   access?: AccessTuple | null
-}
-
-/** A column of the page's rows `p`. */
-const field = (column: string) => Prisma.raw(`p.${column}`)
-
-/**
- * The fields of a message of the page in MessageTuple's order, timestamps as epoch milliseconds
- * (epochMs). They are aggregated one JSON array per field (messageColumns), not one array per
- * message: json_build_array looks up each argument's type and its cast to json on every call, 18
- * arguments a row, where json_agg looks its argument's type up once per aggregate; that was about a
- * third of the statement's backend time. Without keys the page's text is half as long for pg too.
- */
-const MESSAGE_FIELDS = [
-  ...['seq', 'pts', '"senderType"', '"senderId"', 'kind', '"clientMessageId"', 'content', '"quotedSeq"', '"mentionUserIds"', '"mentionAll"', '"visibleTo"', 'status'].map(field),
-  ...['"sentAt"', '"editedAt"', '"recalledAt"'].map((column) => epochMs(`p.${column}`)),
-  ...['"recalledById"', '"reactionsPts"', '"forwardedFrom"'].map(field),
-]
-
-/**
- * MessageColumns of the rows of `p`. The aggregates of one SELECT take the same rows in the same
- * order, so the arrays line up field by field; that order is the CTE's scan order in practice (no
- * join above it), without 18 sorts, and pageFromJson puts the page in its order whatever it is.
- */
-const messageColumns = Prisma.sql`json_build_array(${Prisma.join(MESSAGE_FIELDS.map((field) => Prisma.sql`json_agg(${field})`))})`
-
-function messagesFromColumns(conversationId: number, columns: MessageColumns): MessageRecord[] {
-  const [seq, pts, senderType, senderId, kind, clientMessageId, content, quotedSeq, mentionUserIds, mentionAll, visibleTo, status, sentAt, editedAt, recalledAt, recalledById, reactionsPts, forwardedFrom] =
-    columns
-  const messages: MessageRecord[] = []
-  // `!`: every index below the count is there (a nullable field's element may be null).
-  for (let i = 0; i < ((seq as number[] | null)?.length ?? 0); i++) {
-    messages.push({
-      conversationId,
-      seq: seq[i]!,
-      pts: pts[i]!,
-      senderType: senderType[i]!,
-      senderId: senderId[i]!,
-      kind: kind[i]!,
-      clientMessageId: clientMessageId[i]!,
-      content: content[i],
-      quotedSeq: quotedSeq[i]!,
-      mentionUserIds: mentionUserIds[i]!,
-      mentionAll: mentionAll[i]!,
-      visibleTo: visibleTo[i]!,
-      status: status[i]!,
-      sentAt: new Date(sentAt[i]!),
-      editedAt: dateFromMs(editedAt[i]!),
-      recalledAt: dateFromMs(recalledAt[i]!),
-      recalledById: recalledById[i]!,
-      reactionsPts: reactionsPts[i]!,
-      forwardedFrom: forwardedFrom[i]!,
-    })
-  }
-  return messages
 }
 
 const userFromTuple = (t: UserTuple): UserRecord => ({ id: t[0], handle: t[1], displayName: t[2], kind: t[3] })
@@ -213,9 +133,9 @@ async function queryPage(conn: Conn, reader: Reader, conversationId: number, opt
 function pageFromJson(conversationId: number, opts: PageOptions, page: PageJson): HistoryPage {
   // In the scan's order already (messageColumns); sorted here so the page's order never rests on an
   // aggregate's input order, which PostgreSQL does not promise (a pass over sorted input, O(n)).
-  const messages = messagesFromColumns(conversationId, page.messages).sort(opts.from === 'start' ? (a, b) => a.seq - b.seq : (a, b) => b.seq - a.seq)
+  const messages = messagesFromColumns(page.messages, () => conversationId).sort(opts.from === 'start' ? (a, b) => a.seq - b.seq : (a, b) => b.seq - a.seq)
   if (!page.quoted) return { messages, quoted: [], quotedSeqs: [], users: page.users.map(userFromTuple), beyond: page.beyond }
   // The seqs the quoted part looked up: every quotedSeq of the page.
   const quotedSeqs = [...new Set(messages.flatMap((m) => (m.quotedSeq === null ? [] : [m.quotedSeq])))]
-  return { messages, quoted: messagesFromColumns(conversationId, page.quoted), quotedSeqs, users: page.users.map(userFromTuple), beyond: page.beyond }
+  return { messages, quoted: messagesFromColumns(page.quoted, () => conversationId), quotedSeqs, users: page.users.map(userFromTuple), beyond: page.beyond }
 }

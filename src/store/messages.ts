@@ -1,4 +1,5 @@
 import type { MessageKind, SenderType } from '../generated/prisma/enums.ts'
+import { messageColumns, messagesFromColumns, type MessageColumns } from './messageColumns.ts'
 import { toMessage, type ForwardOriginRecord, type MessageRecord, type MessageRow } from './records.ts'
 import { queryPooled } from './pooled.ts'
 import { indexAppended, type SearchDocument } from './search.ts'
@@ -185,15 +186,21 @@ export async function findVisibleMessages(
   return rows.map(toMessage)
 }
 
-/** The newest message the reader may see in each conversation (one statement for a whole inbox page). */
+/**
+ * The newest message the reader may see in each conversation (one statement for a whole inbox page),
+ * as one JSON value of columns (messageColumns, with the conversation ids aggregated beside them):
+ * PostgreSQL writes and pg decodes one field instead of 19 a conversation. In no order (each record
+ * carries its conversation).
+ */
 export async function findLastVisibleMessages(conn: Conn, reader: Reader, conversationIds: readonly number[]): Promise<MessageRecord[]> {
-  // Through the pool (an inbox page's rows): mapped once, not by Prisma column by column (decision 0205).
-  const rows = await queryPooled<MessageRow>(conn, Prisma.sql`
-    SELECT last.* FROM conversation_members cm
+  const rows = await queryPooled<{ last: [number[] | null, MessageColumns] }>(conn, Prisma.sql`
+    SELECT json_build_array(json_agg(p."conversationId"), ${messageColumns}) AS last
+    FROM conversation_members cm
     CROSS JOIN LATERAL (
       SELECT ${MESSAGE_COLUMNS} FROM messages m
       WHERE m.conversation_id = cm.conversation_id AND ${visibleTo(reader)}
-      ORDER BY m.seq DESC LIMIT 1) last
+      ORDER BY m.seq DESC LIMIT 1) p
     WHERE cm.user_id = ${reader.userId} AND cm.left_at IS NULL AND cm.conversation_id = ANY(${bigintArray(conversationIds)})`)
-  return rows.map(toMessage)
+  const [ids, columns] = rows[0]!.last
+  return messagesFromColumns(columns, (i) => ids![i]!)
 }
