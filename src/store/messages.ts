@@ -188,7 +188,7 @@ export async function findVisibleMessages(
 
 /**
  * The newest message the reader may see in each conversation (one statement for a whole inbox page),
- * as one JSON value of columns (messageColumns, with the conversation ids aggregated beside them):
+ * as one JSON value of columns (messageColumns, the conversation ids aggregated beside them; decision 0250):
  * PostgreSQL writes and pg decodes one field instead of 19 a conversation. In no order (each record
  * carries its conversation).
  */
