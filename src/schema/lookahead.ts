@@ -56,25 +56,28 @@ const namesBelow = new WeakMap<FieldNode, ReadonlySet<string>>()
  * reading for it. Over-inclusive by design (a name is a name at any depth and on any type).
  */
 export function fieldNamesBelow(fragments: Record<string, FragmentDefinitionNode>, nodes: readonly FieldNode[]): ReadonlySet<string> {
-  if (nodes.length === 1) {
-    const known = namesBelow.get(nodes[0]!)
-    if (known) return known
-  }
+  if (nodes.length === 1) return namesBelowNode(fragments, nodes[0]!)
+  return new Set(nodes.flatMap((node) => [...namesBelowNode(fragments, node)]))
+}
+
+function namesBelowNode(fragments: Record<string, FragmentDefinitionNode>, node: FieldNode): ReadonlySet<string> {
+  const known = namesBelow.get(node)
+  if (known) return known
   const names = new Set<string>()
-  const seen = new Set<string>()
+  const spread = new Set<string>()
   const add = (set: SelectionSetNode | undefined): void => {
     for (const selection of set?.selections ?? []) {
       if (selection.kind === 'Field') {
         names.add(selection.name.value)
         add(selection.selectionSet)
       } else if (selection.kind === 'InlineFragment') add(selection.selectionSet)
-      else if (!seen.has(selection.name.value)) {
-        seen.add(selection.name.value)
+      else if (!spread.has(selection.name.value)) {
+        spread.add(selection.name.value)
         add(fragments[selection.name.value]?.selectionSet)
       }
     }
   }
-  for (const node of nodes) add(node.selectionSet)
-  if (nodes.length === 1) namesBelow.set(nodes[0]!, names)
+  add(node.selectionSet)
+  namesBelow.set(node, names)
   return names
 }

@@ -95,19 +95,24 @@ function pageStatement(opts: PageOptions, beyond: SeqRange | null, withAccess: b
   const stand = (v: number | null, standIn: number) => (v === null ? null : standIn)
   const reader = { userId }
   const pageRange = { afterSeq: stand(opts.afterSeq, afterSeq), beforeSeq: stand(opts.beforeSeq, beforeSeq) }
-  // Even when nothing is quoted, the quoted part costs its executor start-up (about 40 µs a page).
+  // The quoted part (its CTE, its messages, its senders) costs its executor start-up even when nothing
+  // is quoted, so it is left out when nothing will show it (decision 0260).
   const quoted = opts.quoted
-    ? Prisma.sql`, quoted AS (SELECT ${MESSAGE_COLUMNS} ${visibleIn(reader, conversationId, Prisma.sql`AND m.seq IN (SELECT "quotedSeq" FROM page)`)})`
-    : Prisma.empty
+    ? {
+        cte: Prisma.sql`, quoted AS (SELECT ${MESSAGE_COLUMNS} ${visibleIn(reader, conversationId, Prisma.sql`AND m.seq IN (SELECT "quotedSeq" FROM page)`)})`,
+        messages: Prisma.sql`'quoted', (SELECT ${messageColumns} FROM quoted p),`,
+        senders: Prisma.sql`UNION SELECT "senderId" FROM quoted`,
+      }
+    : { cte: Prisma.empty, messages: Prisma.empty, senders: Prisma.empty }
   const sql = Prisma.sql`
     WITH page AS (
       SELECT ${MESSAGE_COLUMNS} ${visibleIn(reader, conversationId, seqRange(pageRange))}
-      ORDER BY m.seq ${direction(opts)} LIMIT ${limitLiteral(opts.limit)}) ${quoted}
+      ORDER BY m.seq ${direction(opts)} LIMIT ${limitLiteral(opts.limit)}) ${quoted.cte}
     SELECT json_build_object(
       'messages', (SELECT ${messageColumns} FROM page p),
-      ${opts.quoted ? Prisma.sql`'quoted', (SELECT ${messageColumns} FROM quoted p),` : Prisma.empty}
+      ${quoted.messages}
       'users', (SELECT coalesce(json_agg(json_build_array(u.id, u.handle, u."displayName", u.kind)), '[]') FROM (
-        SELECT ${USER_COLUMNS} FROM users u WHERE u.id IN (SELECT "senderId" FROM page ${opts.quoted ? Prisma.sql`UNION SELECT "senderId" FROM quoted` : Prisma.empty})) u),
+        SELECT ${USER_COLUMNS} FROM users u WHERE u.id IN (SELECT "senderId" FROM page ${quoted.senders})) u),
       'beyond', ${
         beyond
           ? Prisma.sql`EXISTS (SELECT 1 ${visibleIn(reader, conversationId, seqRange({ afterSeq: stand(beyond.afterSeq, beyondAfter), beforeSeq: stand(beyond.beforeSeq, beyondBefore) }))})`
@@ -134,8 +139,8 @@ function pageFromJson(conversationId: number, opts: PageOptions, page: PageJson)
   // In the scan's order already (messageColumns); sorted here so the page's order never rests on an
   // aggregate's input order, which PostgreSQL does not promise (a pass over sorted input, O(n)).
   const messages = messagesFromColumns(page.messages, () => conversationId).sort(opts.from === 'start' ? (a, b) => a.seq - b.seq : (a, b) => b.seq - a.seq)
-  if (!page.quoted) return { messages, quoted: [], quotedSeqs: [], users: page.users.map(userFromTuple), beyond: page.beyond }
-  // The seqs the quoted part looked up: every quotedSeq of the page.
-  const quotedSeqs = [...new Set(messages.flatMap((m) => (m.quotedSeq === null ? [] : [m.quotedSeq])))]
-  return { messages, quoted: messagesFromColumns(page.quoted, () => conversationId), quotedSeqs, users: page.users.map(userFromTuple), beyond: page.beyond }
+  const quoted = page.quoted ? messagesFromColumns(page.quoted, () => conversationId) : []
+  // The seqs the quoted part looked up: every quotedSeq of the page, none when it was not read.
+  const quotedSeqs = page.quoted ? [...new Set(messages.flatMap((m) => (m.quotedSeq === null ? [] : [m.quotedSeq])))] : []
+  return { messages, quoted, quotedSeqs, users: page.users.map(userFromTuple), beyond: page.beyond }
 }
