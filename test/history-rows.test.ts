@@ -16,7 +16,7 @@ import { createGroup } from './support/operations.ts'
 let conversationId: number
 let readerId: number
 let senderIds: number[]
-let seqs: { quotesHidden: number; deleted: number; last: number }
+let seqs: { quotesHidden: number; deleted: number; last: number; newest: number }
 
 const draft = (senderId: number, d: Partial<MessageDraft> & Pick<MessageDraft, 'kind' | 'content'>): MessageDraft => ({
   senderType: 'USER',
@@ -50,9 +50,12 @@ beforeAll(async () => {
       draft(otherId!, { kind: 'TEXT', content: { text: 'recalled' } }), // 9: recalled, and quoted by 11
       draft(ownerId!, { kind: 'TEXT', content: { text: 'deleted for the reader' } }), // 10
       draft(otherId!, { kind: 'STICKER', content: { stickerId: 's', url: 'https://x/s' }, quotedSeq: 9 }), // 11
+      // Plain ones, whose defaults are not in the statement's sparse list (decision 0261), after and between those that are.
+      draft(rId!, { kind: 'TEXT', content: { text: 'plain' } }), // 12
+      draft(otherId!, { kind: 'IMAGE', content: { url: 'https://x/p.png', width: 1, height: 1 } }), // 13
     ]),
   )
-  seqs = { quotesHidden: 6, deleted: 10, last: 11 }
+  seqs = { quotesHidden: 6, deleted: 10, last: 11, newest: 13 }
   await db.$executeRaw`UPDATE messages SET content = '{"text":"after the edit"}', edited_at = '2026-12-01 10:00:00.123456+00', pts = 20
     WHERE conversation_id = ${conversationId} AND seq = 8`
   await db.$executeRaw`UPDATE messages SET status = 'RECALLED', recalled_at = now(), recalled_by_id = ${otherId}, pts = 21
@@ -68,7 +71,8 @@ const all = (n: number) => Array.from({ length: n }, (_, i) => ({ conversationId
 describe('a history page read as one JSON value', () => {
   it('maps every message, quoted message and sender as the messages and users loaders read them', async () => {
     const { db } = testApp()
-    const expected = (await findVisibleMessages(db, reader(), all(seqs.last))).sort((a, b) => b.seq - a.seq)
+    const expected = (await findVisibleMessages(db, reader(), all(seqs.newest))).sort((a, b) => b.seq - a.seq)
+    expect(expected.map((m) => m.seq).slice(0, 2)).toEqual([13, 12])
     expect(expected.map((m) => m.seq)).not.toContain(5)
     expect(expected.map((m) => m.seq)).not.toContain(seqs.deleted)
     const page = await readHistoryPage(db, reader(), conversationId, { afterSeq: null, beforeSeq: null, from: 'end', limit: 20, quoted: true }, null)
