@@ -1,5 +1,6 @@
 import type { ConversationType, HistoryVisibility, MemberRole } from '../generated/prisma/enums.ts'
 import { dateFromMs, toConversation, toMember, toUser, type ConversationRecord, type MemberRecord, type UserRecord } from './records.ts'
+import { queryPooled } from './pooled.ts'
 import { Prisma, bigintArray, epochMs, type Conn } from './sql.ts'
 import { USER_COLUMNS } from './users.ts'
 
@@ -35,9 +36,9 @@ const accessRows = (userId: number, where: Prisma.Sql) => Prisma.sql`
     FROM conversations c ${currentMembership(userId)}
     WHERE ${where}`
 
-/** Conversations with the viewer's current membership (null when not a member), for batched access checks. */
+/** Conversations with the viewer's current membership (null when not a member), for batched access checks; through the pool, as most requests make one. */
 export async function findConversationsForUser(conn: Conn, ids: readonly number[], userId: number): Promise<ConversationAccess[]> {
-  const rows = await conn.$queryRaw<AccessRow[]>(accessRows(userId, Prisma.sql`c.id = ANY(${bigintArray(ids)})`))
+  const rows = await queryPooled<AccessRow>(conn, accessRows(userId, Prisma.sql`c.id = ANY(${bigintArray(ids)})`))
   return rows.map(toAccess)
 }
 
