@@ -1,3 +1,4 @@
+import { queryPooled } from './pooled.ts'
 import { Prisma, bigintArray, type Conn } from './sql.ts'
 
 /** A member's own state of a conversation; a member without a row has everything off. */
@@ -55,9 +56,9 @@ const toSettings = (r: SettingsRow): SettingsRecord => ({
 
 /** The user's settings rows among `conversationIds` (missing ones have none). */
 export async function findSettings(conn: Conn, userId: number, conversationIds: readonly number[]): Promise<SettingsRecord[]> {
-  const rows = await conn.$queryRaw<SettingsRow[]>`
+  const rows = await queryPooled<SettingsRow>(conn, Prisma.sql`
     SELECT ${SETTINGS_COLUMNS} FROM conversation_settings cs
-    WHERE cs.user_id = ${userId} AND cs.conversation_id = ANY(${bigintArray(conversationIds)})`
+    WHERE cs.user_id = ${userId} AND cs.conversation_id = ANY(${bigintArray(conversationIds)})`)
   return rows.map(toSettings)
 }
 

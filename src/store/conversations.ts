@@ -144,11 +144,11 @@ export async function listMembers(conn: Conn, conversationId: number, opts: { af
 
 /** For each conversation, one member other than the viewer (the PRIVATE peer), with their user row. */
 export async function findPeers(conn: Conn, conversationIds: readonly number[], viewerId: number): Promise<{ conversationId: number; user: UserRecord }[]> {
-  const rows = await conn.$queryRaw<(Parameters<typeof toUser>[0] & { conversationId: bigint })[]>`
+  const rows = await queryPooled<Parameters<typeof toUser>[0] & { conversationId: number | bigint }>(conn, Prisma.sql`
     SELECT DISTINCT ON (cm.conversation_id) cm.conversation_id AS "conversationId", ${USER_COLUMNS}
     FROM conversation_members cm JOIN users u ON u.id = cm.user_id
     WHERE cm.conversation_id = ANY(${bigintArray(conversationIds)}) AND cm.user_id <> ${viewerId}
-    ORDER BY cm.conversation_id, cm.user_id`
+    ORDER BY cm.conversation_id, cm.user_id`)
   return rows.map((r) => ({ conversationId: Number(r.conversationId), user: toUser(r) }))
 }
 

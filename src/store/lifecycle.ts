@@ -2,6 +2,7 @@ import type { MessageKey } from '../ids.ts'
 import { MESSAGE_COLUMNS, notRecalled } from './messages.ts'
 import { indexChanged, unindexChanged, type SearchDocument } from './search.ts'
 import { toMessage, type MessageRecord, type MessageRow } from './records.ts'
+import { queryPooled } from './pooled.ts'
 import { Prisma, bigintArray, type Conn } from './sql.ts'
 
 /** An earlier version of a message's content; editedAt is when that version was written. */
@@ -77,10 +78,10 @@ export function markRecalled(
 
 /** The earlier versions of each message, oldest first. */
 export async function findEdits(conn: Conn, keys: readonly MessageKey[]): Promise<MessageEditRecord[]> {
-  const rows = await conn.$queryRaw<{ conversationId: bigint; seq: bigint; version: number; content: unknown; editedAt: Date }[]>`
+  const rows = await queryPooled<{ conversationId: number | bigint; seq: number | bigint; version: number; content: unknown; editedAt: Date }>(conn, Prisma.sql`
     SELECT e.conversation_id AS "conversationId", e.seq, e.version, e.content, e.edited_at AS "editedAt"
     FROM unnest(${bigintArray(keys.map((k) => k.conversationId))}, ${bigintArray(keys.map((k) => k.seq))}) AS k(conversation_id, seq)
     JOIN message_edits e ON e.conversation_id = k.conversation_id AND e.seq = k.seq
-    ORDER BY e.conversation_id, e.seq, e.version`
+    ORDER BY e.conversation_id, e.seq, e.version`)
   return rows.map((r) => ({ conversationId: Number(r.conversationId), seq: Number(r.seq), version: r.version, content: r.content, editedAt: r.editedAt }))
 }

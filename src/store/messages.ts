@@ -177,12 +177,12 @@ export async function findVisibleMessages(
   reader: Reader,
   keys: readonly { conversationId: number; seq: number }[],
 ): Promise<MessageRecord[]> {
-  const rows = await conn.$queryRaw<MessageRow[]>`
+  const rows = await queryPooled<MessageRow>(conn, Prisma.sql`
     SELECT ${MESSAGE_COLUMNS}
     FROM unnest(${bigintArray(keys.map((k) => k.conversationId))}, ${bigintArray(keys.map((k) => k.seq))}) AS k(conversation_id, seq)
     JOIN messages m ON m.conversation_id = k.conversation_id AND m.seq = k.seq
     ${readerMembership(reader)}
-    WHERE ${visibleTo(reader)}`
+    WHERE ${visibleTo(reader)}`)
   return rows.map(toMessage)
 }
 

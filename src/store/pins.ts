@@ -1,6 +1,7 @@
 import type { MessageKey } from '../ids.ts'
 import { MESSAGE_COLUMNS, notRecalled, readerMembership, visibleTo, type Reader } from './messages.ts'
 import { toMessage, type MessageRecord, type MessageRow } from './records.ts'
+import { queryPooled } from './pooled.ts'
 import { Prisma, bigintArray, type Conn } from './sql.ts'
 
 export type PinRecord = { message: MessageRecord; pinnedById: number; pinnedAt: Date }
@@ -32,12 +33,12 @@ export async function deletePin(conn: Conn, key: MessageKey): Promise<void> {
  * that are not recalled, newest pin first: one statement for any number of conversations.
  */
 export async function listVisiblePins(conn: Conn, reader: Reader, conversationIds: readonly number[]): Promise<PinRecord[]> {
-  const rows = await conn.$queryRaw<(MessageRow & { pinnedById: bigint; pinnedAt: Date })[]>`
+  const rows = await queryPooled<MessageRow & { pinnedById: number | bigint; pinnedAt: Date }>(conn, Prisma.sql`
     SELECT ${MESSAGE_COLUMNS}, p.pinned_by_id AS "pinnedById", p.pinned_at AS "pinnedAt"
     FROM pinned_messages p
     JOIN messages m ON m.conversation_id = p.conversation_id AND m.seq = p.seq
     ${readerMembership(reader)}
     WHERE p.conversation_id = ANY(${bigintArray(conversationIds)}) AND ${notRecalled} AND ${visibleTo(reader)}
-    ORDER BY p.pinned_at DESC, p.seq DESC`
+    ORDER BY p.pinned_at DESC, p.seq DESC`)
   return rows.map(({ pinnedById, pinnedAt, ...row }) => ({ message: toMessage(row), pinnedById: Number(pinnedById), pinnedAt }))
 }

@@ -2,6 +2,7 @@ import type { MessageKey } from '../ids.ts'
 import { changeWithPts, oneMessage } from './lifecycle.ts'
 import { notRecalled } from './messages.ts'
 import type { MessageRecord, UserRecord } from './records.ts'
+import { queryPooled } from './pooled.ts'
 import { Prisma, bigintArray, type Conn } from './sql.ts'
 
 export type ReactionGroupRecord = MessageKey & { emoji: string; count: number; firstReactedAt: Date; viewerReacted: boolean }
@@ -55,13 +56,13 @@ export function deleteReaction(conn: Conn, r: Reaction, pts: number): Promise<Me
  * reacted: one statement for a page of messages, one row per emoji however many reacted.
  */
 export async function findReactionGroups(conn: Conn, viewerId: number, keys: readonly MessageKey[]): Promise<ReactionGroupRecord[]> {
-  const rows = await conn.$queryRaw<{ conversationId: bigint; seq: bigint; emoji: string; count: number; firstReactedAt: Date; viewerReacted: boolean }[]>`
+  const rows = await queryPooled<{ conversationId: number | bigint; seq: number | bigint; emoji: string; count: number; firstReactedAt: Date; viewerReacted: boolean }>(conn, Prisma.sql`
     SELECT g.conversation_id AS "conversationId", g.seq, g.emoji, g.count, g.first_reacted_at AS "firstReactedAt",
       EXISTS (SELECT 1 FROM message_reactions r
         WHERE r.conversation_id = g.conversation_id AND r.seq = g.seq AND r.emoji = g.emoji AND r.user_id = ${viewerId}) AS "viewerReacted"
     FROM unnest(${bigintArray(keys.map((k) => k.conversationId))}, ${bigintArray(keys.map((k) => k.seq))}) AS k(conversation_id, seq)
     JOIN message_reaction_groups g ON g.conversation_id = k.conversation_id AND g.seq = k.seq
-    ORDER BY g.first_reacted_at, g.emoji`
+    ORDER BY g.first_reacted_at, g.emoji`)
   return rows.map((r) => ({ ...r, conversationId: Number(r.conversationId), seq: Number(r.seq) }))
 }
 

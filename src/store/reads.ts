@@ -49,12 +49,12 @@ export async function countUnread(conn: Conn, reader: Reader, conversationIds: r
  * do-not-disturb, where a conversation marked unread with nothing unread counts 1.
  */
 export async function countUnreadTotal(conn: Conn, reader: Reader): Promise<number> {
-  const rows = await conn.$queryRaw<{ total: number }[]>`
+  const rows = await queryPooled<{ total: number }>(conn, Prisma.sql`
     SELECT coalesce(sum(CASE WHEN counts.unread > 0 THEN counts.unread WHEN cs.marked_unread THEN 1 ELSE 0 END), 0)::int AS total
     FROM conversation_members cm
     LEFT JOIN conversation_settings cs ON cs.conversation_id = cm.conversation_id AND cs.user_id = cm.user_id ${unreadOf(reader)}
     WHERE cm.user_id = ${reader.userId} AND cm.left_at IS NULL
-      AND (cs.do_not_disturb_until IS NULL OR cs.do_not_disturb_until <= clock_timestamp())`
+      AND (cs.do_not_disturb_until IS NULL OR cs.do_not_disturb_until <= clock_timestamp())`)
   return rows[0]!.total
 }
 
@@ -72,14 +72,14 @@ export type ReceiptCounts = MessageKey & { read: number; unread: number }
 
 /** Read and unread audience counts for messages of `senderId` (one statement for a page of them). */
 export async function countReceipts(conn: Conn, senderId: number, keys: readonly MessageKey[]): Promise<ReceiptCounts[]> {
-  const rows = await conn.$queryRaw<{ conversationId: bigint; seq: bigint; read: number; unread: number }[]>`
+  const rows = await queryPooled<{ conversationId: number | bigint; seq: number | bigint; read: number; unread: number }>(conn, Prisma.sql`
     SELECT m.conversation_id AS "conversationId", m.seq,
       count(cm.user_id) FILTER (WHERE cm.last_read_seq >= m.seq)::int AS read,
       count(cm.user_id) FILTER (WHERE cm.last_read_seq < m.seq)::int AS unread
     FROM unnest(${bigintArray(keys.map((k) => k.conversationId))}, ${bigintArray(keys.map((k) => k.seq))}) AS k(conversation_id, seq)
     JOIN messages m ON m.conversation_id = k.conversation_id AND m.seq = k.seq AND m.sender_id = ${senderId}
     LEFT JOIN conversation_members cm ON ${audienceOf}
-    GROUP BY m.conversation_id, m.seq`
+    GROUP BY m.conversation_id, m.seq`)
   return rows.map((r) => ({ conversationId: Number(r.conversationId), seq: Number(r.seq), read: r.read, unread: r.unread }))
 }
 

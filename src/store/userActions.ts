@@ -1,6 +1,7 @@
 import type { MessageKey } from '../ids.ts'
 import { MESSAGE_COLUMNS, notRecalled, visibleTo, type Reader } from './messages.ts'
 import { toMessage, type MessageRecord, type MessageRow } from './records.ts'
+import { queryPooled } from './pooled.ts'
 import { Prisma, bigintArray, type Conn } from './sql.ts'
 
 /** Per-user actions on messages; rows are toggled ACTIVE/INACTIVE, never deleted. */
@@ -62,7 +63,7 @@ export const viewerStatesSql = (userId: number, keys: Prisma.Sql) => Prisma.sql`
 
 /** The user's ACTIVE actions on each message, one row per message that has any (absent = none). */
 export async function findViewerStates(conn: Conn, userId: number, keys: readonly MessageKey[]): Promise<ViewerStateRecord[]> {
-  const rows = await conn.$queryRaw<(KeyRow & ViewerState)[]>(viewerStatesSql(userId, keysTable(keys)))
+  const rows = await queryPooled<KeyRow & ViewerState>(conn, viewerStatesSql(userId, keysTable(keys)))
   return rows.map((r) => ({ ...toKey(r), favorite: r.favorite, deletedForMe: r.deletedForMe, remindAt: r.remindAt }))
 }
 
