@@ -1,4 +1,3 @@
-import type { Db } from '../db/client.ts'
 import { toMessage, type MessageRecord, type MessageRow } from './records.ts'
 import { MESSAGE_COLUMNS, visibleTo, type Reader } from './messages.ts'
 import { queryPooled } from './pooled.ts'
@@ -20,15 +19,10 @@ const changesSql = (reader: Reader, conversationId: number, opts: ChangesRange) 
     ORDER BY m.pts
     LIMIT ${opts.limit}`
 
-export async function listChanges(conn: Conn, reader: Reader, conversationId: number, opts: ChangesRange): Promise<MessageRecord[]> {
-  return (await conn.$queryRaw<MessageRow[]>(changesSql(reader, conversationId, opts))).map(toMessage)
-}
-
 /**
- * listChanges for a resume replay, the hot read of live delivery: the same statement, its rows read
- * through the Prisma adapter's own pg pool and mapped once by toMessage, which costs a fraction of
- * Prisma's row mapping (decision 0155). Outside a transaction only.
+ * Through the pool (decisions 0155, 0262): the `changes` query's page and a resume replay's read, the
+ * hot read of live delivery.
  */
-export async function readReplayPage(db: Db, reader: Reader, conversationId: number, opts: Required<ChangesRange>): Promise<MessageRecord[]> {
-  return (await queryPooled<MessageRow>(db, changesSql(reader, conversationId, opts))).map(toMessage)
+export async function listChanges(conn: Conn, reader: Reader, conversationId: number, opts: ChangesRange): Promise<MessageRecord[]> {
+  return (await queryPooled<MessageRow>(conn, changesSql(reader, conversationId, opts))).map(toMessage)
 }

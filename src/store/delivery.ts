@@ -6,7 +6,7 @@ import { toMember, toMessage, type MemberRecord, type MessageRecord, type Messag
 import { queryPooled } from './pooled.ts'
 import { Prisma, bigintArray, type Conn } from './sql.ts'
 
-/** Reads for live delivery: each runs once per event and process, whatever the number of subscribers. */
+/** Reads for live delivery, through the pool: each runs once per event and process, whatever the number of subscribers. */
 
 type MemberRow = Parameters<typeof toMember>[0]
 
@@ -23,18 +23,18 @@ export async function findDeliveryMembers(conn: Conn, conversationId: number, us
     seq === null
       ? Prisma.sql`true`
       : Prisma.sql`EXISTS (SELECT 1 FROM messages m WHERE m.conversation_id = cm.conversation_id AND m.seq = ${seq} AND ${visibleToUser(Prisma.sql`cm.user_id`)})`
-  const rows = await conn.$queryRaw<(MemberRow & { sees: boolean; doNotDisturbUntil: Date | null })[]>`
+  const rows = await queryPooled<MemberRow & { sees: boolean; doNotDisturbUntil: Date | null }>(conn, Prisma.sql`
     SELECT ${MEMBER_COLUMNS}, ${sees} AS sees, cs.do_not_disturb_until AS "doNotDisturbUntil"
     FROM conversation_members cm
     LEFT JOIN conversation_settings cs ON cs.conversation_id = cm.conversation_id AND cs.user_id = cm.user_id
-    WHERE cm.conversation_id = ${conversationId} AND cm.user_id = ANY(${bigintArray(userIds)}) AND cm.left_at IS NULL`
+    WHERE cm.conversation_id = ${conversationId} AND cm.user_id = ANY(${bigintArray(userIds)}) AND cm.left_at IS NULL`)
   return rows.map(({ sees, doNotDisturbUntil, ...member }) => ({ member: toMember(member), sees, doNotDisturbUntil }))
 }
 
 /** One message as stored, whoever reads it (delivery applies visibility per subscriber). */
 export async function findMessage(conn: Conn, key: MessageKey): Promise<MessageRecord | null> {
-  const rows = await conn.$queryRaw<MessageRow[]>`
-    SELECT ${MESSAGE_COLUMNS} FROM messages m WHERE m.conversation_id = ${key.conversationId} AND m.seq = ${key.seq}`
+  const rows = await queryPooled<MessageRow>(conn, Prisma.sql`
+    SELECT ${MESSAGE_COLUMNS} FROM messages m WHERE m.conversation_id = ${key.conversationId} AND m.seq = ${key.seq}`)
   return rows[0] ? toMessage(rows[0]) : null
 }
 
@@ -45,10 +45,10 @@ export type ChangeKey = { seq: number; pts: number; status: MessageStatus; edite
  * absent from the answer belongs to a message changed again later (its row carries the newer pts).
  */
 export async function findChangeKeys(conn: Conn, conversationId: number, afterPts: number, untilPts: number): Promise<ChangeKey[]> {
-  const rows = await conn.$queryRaw<{ seq: bigint; pts: bigint; status: MessageStatus; edited: boolean; reacted: boolean }[]>`
+  const rows = await queryPooled<{ seq: number | bigint; pts: number | bigint; status: MessageStatus; edited: boolean; reacted: boolean }>(conn, Prisma.sql`
     SELECT m.seq, m.pts, m.status, m.edited_at IS NOT NULL AS edited, m.reactions_pts IS NOT DISTINCT FROM m.pts AS reacted FROM messages m
     WHERE m.conversation_id = ${conversationId} AND m.pts > ${afterPts} AND m.pts <= ${untilPts}
-    ORDER BY m.pts`
+    ORDER BY m.pts`)
   return rows.map((r) => ({ seq: Number(r.seq), pts: Number(r.pts), status: r.status, edited: r.edited, reacted: r.reacted }))
 }
 

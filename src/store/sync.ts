@@ -49,9 +49,9 @@ export function rangeAfter(range: SyncRange, snapshot: Snapshot, change: SyncCha
 
 /** The current snapshot, and whether `since` is ahead of it (a token from another or a restored database). */
 export async function readSnapshot(conn: Conn, since: Snapshot | null): Promise<{ snapshot: Snapshot; ahead: boolean }> {
-  const rows = await conn.$queryRaw<{ snapshot: string; ahead: boolean | null }[]>`
+  const rows = await queryPooled<{ snapshot: string; ahead: boolean | null }>(conn, Prisma.sql`
     SELECT pg_current_snapshot()::text AS snapshot,
-           pg_snapshot_xmax(${since}::pg_snapshot) > pg_snapshot_xmax(pg_current_snapshot()) AS ahead`
+           pg_snapshot_xmax(${since}::pg_snapshot) > pg_snapshot_xmax(pg_current_snapshot()) AS ahead`)
   return { snapshot: rows[0]!.snapshot, ahead: rows[0]!.ahead === true }
 }
 

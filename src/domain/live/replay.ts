@@ -1,5 +1,5 @@
 import type { App } from '../app.ts'
-import { readReplayPage } from '../../store/changes.ts'
+import { listChanges } from '../../store/changes.ts'
 import type { ConversationAccess } from '../../store/conversations.ts'
 import { findSettings } from '../../store/conversationSettings.ts'
 import type { MessageRecord, UserRecord } from '../../store/records.ts'
@@ -21,7 +21,7 @@ const REPLAY_PAGE = 100
 export async function* replayMissed(app: App, subscription: Subscription, conversationId: number, access: ConversationAccess, sincePts: number, untilPts: number): AsyncGenerator<DeliveryBatch> {
   const viewer = subscription.viewer
   const read = (after: number): Promise<MessageRecord[]> => {
-    const rows = readReplayPage(app.db, viewer, conversationId, { sincePts: after, untilPts, limit: REPLAY_READ })
+    const rows = listChanges(app.db, viewer, conversationId, { sincePts: after, untilPts, limit: REPLAY_READ })
     rows.catch(() => {}) // awaited below, unless the subscriber leaves first
     return rows
   }
