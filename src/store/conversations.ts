@@ -135,10 +135,10 @@ export async function findSuccessor(conn: Conn, conversationId: number, excludeU
 
 /** Current members of one conversation, by user id; keyset-paged. */
 export async function listMembers(conn: Conn, conversationId: number, opts: { afterUserId: number; limit: number }): Promise<MemberRecord[]> {
-  const rows = await conn.$queryRaw<MemberRow[]>`
+  const rows = await queryPooled<MemberRow>(conn, Prisma.sql`
     SELECT ${MEMBER_COLUMNS} FROM conversation_members cm
     WHERE cm.conversation_id = ${conversationId} AND cm.left_at IS NULL AND cm.user_id > ${opts.afterUserId}
-    ORDER BY cm.user_id LIMIT ${opts.limit}`
+    ORDER BY cm.user_id LIMIT ${opts.limit}`)
   return rows.map(toMember)
 }
 

@@ -2,6 +2,7 @@ import type { MessageKey } from '../ids.ts'
 import { MESSAGE_COLUMNS, membershipOf, notRecalled, visibleToUser, type Reader } from './messages.ts'
 import { MEMBER_COLUMNS } from './conversations.ts'
 import { toMember, toMessage, toUser, type MemberRecord, type MessageKind, type MessageRecord, type MessageRow, type UserRecord } from './records.ts'
+import { queryPooled } from './pooled.ts'
 import { Prisma, bigintArray, limitLiteral, type Conn } from './sql.ts'
 import { USER_COLUMNS } from './users.ts'
 
@@ -146,7 +147,7 @@ export function visibleMatchesSql(reader: Reader, q: MessageSearch): Prisma.Sql 
  * from the index, membership and visibility join onto the matches.
  */
 export async function searchVisibleMessages(conn: Conn, reader: Reader, q: MessageSearch): Promise<MessageRecord[]> {
-  const rows = await conn.$queryRaw<MessageRow[]>(visibleMatchesSql(reader, q))
+  const rows = await queryPooled<MessageRow>(conn, visibleMatchesSql(reader, q))
   return rows.map(toMessage)
 }
 
@@ -156,8 +157,8 @@ export async function searchVisibleMessages(conn: Conn, reader: Reader, q: Messa
  * again by the search statement itself, so one joined or left in between changes nothing it returns.
  */
 export async function listSearchConversations(conn: Conn, reader: Reader, limit: number): Promise<number[]> {
-  const rows = await conn.$queryRaw<{ id: bigint }[]>`
-    SELECT conversation_id AS id FROM conversation_members WHERE user_id = ${reader.userId} AND left_at IS NULL LIMIT ${limit}`
+  const rows = await queryPooled<{ id: number | bigint }>(conn, Prisma.sql`
+    SELECT conversation_id AS id FROM conversation_members WHERE user_id = ${reader.userId} AND left_at IS NULL LIMIT ${limit}`)
   return rows.map((r) => Number(r.id))
 }
 

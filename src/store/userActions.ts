@@ -94,7 +94,7 @@ export async function listActionMessages(
     ? Prisma.sql`AND (${at}, ua.conversation_id, ua.seq) ${descending ? Prisma.sql`<` : Prisma.sql`>`}
         (${opts.after.at}::timestamptz, ${opts.after.conversationId}::bigint, ${opts.after.seq}::bigint)`
     : Prisma.empty
-  const rows = await conn.$queryRaw<(MessageRow & { actionAt: Date })[]>`
+  const rows = await queryPooled<MessageRow & { actionAt: Date }>(conn, Prisma.sql`
     SELECT ${MESSAGE_COLUMNS}, ${at} AS "actionAt"
     FROM message_user_actions ua
     JOIN messages m ON m.conversation_id = ua.conversation_id AND m.seq = ua.seq
@@ -104,7 +104,7 @@ export async function listActionMessages(
       ${after}
       ${opts.atBefore ? Prisma.sql`AND ${at} < ${opts.atBefore}::timestamptz` : Prisma.empty}
     ORDER BY ${at} ${direction}, ua.conversation_id ${direction}, ua.seq ${direction}
-    LIMIT ${opts.limit}`
+    LIMIT ${opts.limit}`)
   return rows.map((r) => ({ ...toMessage(r), actionAt: r.actionAt }))
 }
 
