@@ -118,9 +118,9 @@ export async function setMemberRole(conn: Conn, conversationId: number, userId: 
 }
 
 export async function findMember(conn: Conn, conversationId: number, userId: number): Promise<MemberRecord | null> {
-  const rows = await conn.$queryRaw<MemberRow[]>`
+  const rows = await queryPooled<MemberRow>(conn, Prisma.sql`
     SELECT ${MEMBER_COLUMNS} FROM conversation_members cm
-    WHERE conversation_id = ${conversationId} AND user_id = ${userId} AND left_at IS NULL`
+    WHERE conversation_id = ${conversationId} AND user_id = ${userId} AND left_at IS NULL`)
   return rows[0] ? toMember(rows[0]) : null
 }
 
