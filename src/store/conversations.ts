@@ -36,7 +36,7 @@ const accessRows = (userId: number, where: Prisma.Sql) => Prisma.sql`
     FROM conversations c ${currentMembership(userId)}
     WHERE ${where}`
 
-/** Conversations with the viewer's current membership (null when not a member), for batched access checks; through the pool, as most requests make one. */
+/** Conversations with the viewer's current membership (null when not a member), for batched access checks. */
 export async function findConversationsForUser(conn: Conn, ids: readonly number[], userId: number): Promise<ConversationAccess[]> {
   const rows = await queryPooled<AccessRow>(conn, accessRows(userId, Prisma.sql`c.id = ANY(${bigintArray(ids)})`))
   return rows.map(toAccess)

@@ -6,7 +6,7 @@ import { toMember, toMessage, type MemberRecord, type MessageRecord, type Messag
 import { queryPooled } from './pooled.ts'
 import { Prisma, bigintArray, type Conn } from './sql.ts'
 
-/** Reads for live delivery, through the pool: each runs once per event and process, whatever the number of subscribers. */
+/** Reads for live delivery: each runs once per event and process, whatever the number of subscribers. */
 
 type MemberRow = Parameters<typeof toMember>[0]
 

@@ -16,7 +16,6 @@ export async function lockUser(conn: Conn, userId: number): Promise<void> {
   await conn.$queryRaw`SELECT 1 FROM users WHERE id = ${userId} FOR NO KEY UPDATE`
 }
 
-/** The users loader's read: through the pool, as the reads it serves (an inbox page's senders, a replay's) are. */
 export async function findUsersByIds(conn: Conn, ids: readonly number[]): Promise<UserRecord[]> {
   const rows = await queryPooled<Parameters<typeof toUser>[0]>(conn, Prisma.sql`
     SELECT ${USER_COLUMNS} FROM users u WHERE u.id = ANY(${bigintArray(ids)})`)
