@@ -48,7 +48,10 @@ export function buildOnce(): void {
  * it listens. `env` adds settings (RESYNC_LIMIT, SEND_COALESCING, …). `npm start` builds, then execs
  * `node dist/src/main.js`, so measuring that command directly leaves nothing out.
  */
-export async function startParleyProcess(databaseUrl: string, opts: { poolSize?: number; env?: Record<string, string>; build?: ServerBuild } = {}): Promise<ParleyProcess> {
+export async function startParleyProcess(
+  databaseUrl: string,
+  opts: { poolSize?: number; env?: Record<string, string>; build?: ServerBuild; /** Another checkout, built by the caller (bench/ab.ts). */ root?: string } = {},
+): Promise<ParleyProcess> {
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
@@ -64,8 +67,9 @@ export async function startParleyProcess(databaseUrl: string, opts: { poolSize?:
     ...opts.env,
   }
   const build = opts.build ?? 'compiled'
-  if (build === 'compiled') buildOnce()
-  const child = spawn(process.execPath, commandOf(build), { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] })
+  const root = opts.root ?? ROOT
+  if (build === 'compiled' && root === ROOT) buildOnce()
+  const child = spawn(process.execPath, commandOf(build), { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] })
   const recent: string[] = []
   const remember = (line: string) => {
     recent.push(line)

@@ -18,7 +18,7 @@ const HISTORY = `query History($id: ID!, $before: String) {
     pageInfo { hasPreviousPage hasNextPage } } } }`
 
 /** The README's history query: sender handle and text content. */
-const README_HISTORY = `query History($id: ID!, $before: String) {
+export const README_HISTORY = `query History($id: ID!, $before: String) {
   conversation(id: $id) { messages(last: ${PAGE}, before: $before) {
     edges { node { seq sender { handle } content { ... on TextContent { text } } } }
     pageInfo { hasPreviousPage startCursor } } } }`

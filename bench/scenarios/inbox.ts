@@ -24,7 +24,7 @@ const VERSION = '1'
 
 const FIELDS = `id title unreadCount lastMessage { seq sentAt sender { handle } content { ... on TextContent { text } } }`
 const inboxPage = (first: number) => `query Inbox { viewer { conversations(first: ${first}) { edges { node { ${FIELDS} } } } } }`
-const INBOX = inboxPage(50)
+export const INBOX = inboxPage(50)
 
 type Viewer = { handle: string; userId: number; conversations: number[] }
 
@@ -36,9 +36,9 @@ type Viewer = { handle: string; userId: number; conversations: number[] }
  * Prisma's query log in an in-process server (a count, not a time).
  */
 export async function inbox(host: DatabaseHost, client: LoadClient): Promise<Figure[]> {
-  const database = await createScenarioDatabase(host, `inbox_v${VERSION}`, { keep: process.env.BENCH_REUSE_FIXTURES === '1' })
+  const { database, viewers } = await openInboxFixture(host)
+  const [big, small, old] = viewers
   try {
-    const [big, small, old] = await withClient(database.url, (pg) => fixture(pg))
     const walked = await withClient(database.url, async (pg) => {
       for (const v of [big!, small!, old!]) await checkPages(pg, v)
       await checkGenericPlan(pg, [small!, big!])
@@ -112,6 +112,12 @@ export async function inbox(host: DatabaseHost, client: LoadClient): Promise<Fig
   } finally {
     await database.drop()
   }
+}
+
+/** The scenario's database (kept with BENCH_REUSE_FIXTURES=1) and its viewers: big, small, old. */
+export async function openInboxFixture(host: DatabaseHost): Promise<{ database: { url: string; drop(): Promise<void> }; viewers: Viewer[] }> {
+  const database = await createScenarioDatabase(host, `inbox_v${VERSION}`, { keep: process.env.BENCH_REUSE_FIXTURES === '1' })
+  return { database, viewers: await withClient(database.url, (pg) => fixture(pg)) }
 }
 
 /**

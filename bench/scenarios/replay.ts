@@ -6,10 +6,10 @@ import { pairedMedians } from '../measure.ts'
 import { startParleyProcess } from '../server-process.ts'
 import { createScenarioDatabase, tokenFor, type DatabaseHost, type Figure } from '../support.ts'
 
-const CHANGES = 10_000
+export const CHANGES = 10_000
 const RUNS = 3
 const EVENT_FIELDS = `... on MessageEvent { kind pts message { id seq sentAt sender { handle } content { ... on TextContent { text } } } }`
-const EVENTS = `subscription Resume($id: ID!, $since: SafeInt) { conversationEvents(conversationId: $id, sincePts: $since) { ${EVENT_FIELDS} } }`
+export const EVENTS = `subscription Resume($id: ID!, $since: SafeInt) { conversationEvents(conversationId: $id, sincePts: $since) { ${EVENT_FIELDS} } }`
 /** Conversations changed after the account stream's token (viewerUpdates replays one event per conversation). */
 const CONVERSATIONS = 2_000
 const TOKEN = `query Token { viewer { syncToken } }`
@@ -76,8 +76,12 @@ export async function replay(host: DatabaseHost, client: LoadClient): Promise<Fi
   }
 }
 
-/** viewerUpdates(since) for a viewer whose CONVERSATIONS conversations all changed after the token. */
-async function accountReplay(databaseUrl: string, endpoint: string, client: LoadClient): Promise<Figure> {
+/**
+ * A viewer (`account-0`) in CONVERSATIONS conversations, its sync token, and then a message in each of
+ * them: a viewerUpdates(since) resume replays one ConversationUpdatedEvent a conversation.
+ * `changedAfter` is a snapshot taken after the token's, for the raw baseline.
+ */
+export async function prepareAccountResume(databaseUrl: string, endpoint: string, client: LoadClient) {
   const { ids, viewer, sender } = await withClient(databaseUrl, async (pg) => {
     const [viewer, sender] = await insertUsers(pg, 'account', 2)
     return { ids: await insertGroups(pg, CONVERSATIONS, [viewer!, sender!]), viewer: viewer!, sender: sender! }
@@ -98,6 +102,12 @@ async function accountReplay(databaseUrl: string, endpoint: string, client: Load
     await pg.query('VACUUM ANALYZE conversations, conversation_members')
     return rows[0].snapshot as string
   })
+  return { token, since, viewer, changedAfter, conversations: CONVERSATIONS, query: UPDATES }
+}
+
+/** viewerUpdates(since) for a viewer whose CONVERSATIONS conversations all changed after the token. */
+async function accountReplay(databaseUrl: string, endpoint: string, client: LoadClient): Promise<Figure> {
+  const { token, since, viewer, changedAfter } = await prepareAccountResume(databaseUrl, endpoint, client)
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 1 })
   pool.on('error', () => {})
   try {

@@ -1,0 +1,143 @@
+// npm run bench:ab -- <git ref> [history|inbox|replay …]: the build of <ref> against this checkout's, side by side.
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, symlinkSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { encodeGlobalId } from '../src/ids.ts'
+import { startClient, type GraphQLCall, type LoadClient } from './client.ts'
+import { median } from './measure.ts'
+import { README_HISTORY } from './scenarios/history-depth.ts'
+import { INBOX, openInboxFixture } from './scenarios/inbox.ts'
+import { CHANGES, EVENTS, prepareAccountResume } from './scenarios/replay.ts'
+import { startParleyProcess, type ParleyProcess } from './server-process.ts'
+import { insertReadersConversation } from './setup.ts'
+import { createScenarioDatabase, openDatabaseHost, openFixture, tokenFor, type DatabaseHost } from './support.ts'
+
+/**
+ * Side by side (decisions' per-change figures): the compiled build of a git ref, built in a
+ * worktree, and this checkout's, each its own server process as `npm start` runs it, on the same
+ * database (migrated by both, so a ref older than a migration runs on the newer tables), in rounds whose order alternates (base then this, this then base, …). Each row: both
+ * medians, their ratio, the median and range of the ratio within each pair of runs, and the server
+ * CPU per operation. `npm run bench:ab -- HEAD` runs this checkout against itself: what the machine
+ * makes of two identical servers, the floor under any difference read here. Rounds: AB_ROUNDS (12).
+ */
+
+const ROOT = path.resolve(import.meta.dirname, '..')
+const ROUNDS = Number(process.env.AB_ROUNDS ?? 12)
+const HISTORY_MESSAGES = 20_000
+const HISTORY_PAGES = 3_000
+const INBOX_SAMPLES = 200
+
+/** One figure measured on each side: `run` returns it for one round of `ops` operations. */
+type Measure = { label: string; unit: string; ops: number; run(server: ParleyProcess): Promise<number> }
+type Sides = [base: ParleyProcess, current: ParleyProcess]
+type Scenario = (host: DatabaseHost, client: LoadClient, start: (url: string, env?: Record<string, string>) => Promise<Sides>) => Promise<{ sides: Sides; measures: Measure[]; close(): Promise<void> }>
+
+const git = (...args: string[]) => execFileSync('git', args, { cwd: ROOT, encoding: 'utf8' }).trim()
+
+/** The ref's tree as a worktree with this checkout's node_modules, its Prisma client generated and its build compiled. */
+function buildBaseline(ref: string): { root: string; commit: string; remove(): void } {
+  const commit = git('rev-parse', '--verify', `${ref}^{commit}`)
+  const root = mkdtempSync(path.join(os.tmpdir(), 'parley-ab-'))
+  git('worktree', 'add', '--detach', root, commit)
+  const remove = () => void git('worktree', 'remove', '--force', root)
+  try {
+    symlinkSync(path.join(ROOT, 'node_modules'), path.join(root, 'node_modules'))
+    execFileSync('npx', ['prisma', 'generate'], { cwd: root, stdio: 'ignore' })
+    execFileSync('npm', ['run', 'build'], { cwd: root, stdio: 'ignore' })
+  } catch (error) {
+    remove()
+    throw error
+  }
+  return { root, commit, remove }
+}
+
+const sequentialP50 = (client: LoadClient, call: GraphQLCall): Measure['run'] => async (server) =>
+  median(await client.latencies({ endpoint: server.endpoint, count: INBOX_SAMPLES, call }))
+
+const closing = (sides: Sides, database: { drop(): Promise<void> }) => async () => {
+  await Promise.all(sides.map((s) => s.close()))
+  await database.drop()
+}
+
+const SCENARIOS: Record<string, Scenario> = {
+  /** The README's history page at concurrency 8 (the bench's history rows, on a smaller fixture: the page is flat with depth). */
+  async history(host, client, start) {
+    const database = await openFixture(host, `history_${HISTORY_MESSAGES}`, (url) => insertReadersConversation(url, HISTORY_MESSAGES))
+    const sides = await start(database.url)
+    const call = { token: await tokenFor('reader-0'), query: README_HISTORY, variables: { id: encodeGlobalId('Conversation', database.fixture), before: null } }
+    const calls = Array.from({ length: HISTORY_PAGES }, () => call)
+    const measures = [{ label: 'history page of 50, concurrency 8', unit: 'pages/s', ops: HISTORY_PAGES, run: (s: ParleyProcess) => client.throughput({ endpoint: s.endpoint, concurrency: 8, calls }) }]
+    return { sides, measures, close: closing(sides, database) }
+  },
+  /** The inbox page of 50 for the viewer in 10,000 conversations and for the viewer in 10 (p50 of sequential requests). */
+  async inbox(host, client, start) {
+    const { database, viewers } = await openInboxFixture(host)
+    const sides = await start(database.url)
+    const measures = await Promise.all(
+      viewers.slice(0, 2).map(async (v) => ({ label: `inbox page of 50, ${v.handle}`, unit: 'p50 ms', ops: INBOX_SAMPLES, run: sequentialP50(client, { token: await tokenFor(v.handle), query: INBOX }) })),
+    )
+    return { sides, measures, close: closing(sides, database) }
+  },
+  /** Resumes over graphql-ws: 10,000 changes of one conversation, and the account stream over 2,000 changed conversations. */
+  async replay(host, client, start) {
+    const database = await createScenarioDatabase(host, 'ab_replay')
+    const conversationId = await insertReadersConversation(database.url, CHANGES)
+    const sides = await start(database.url, { RESYNC_LIMIT: String(CHANGES * 2) })
+    const account = await prepareAccountResume(database.url, sides[0].endpoint, client)
+    const readerToken = await tokenFor('reader-0')
+    const resume = (call: GraphQLCall, events: number) => (s: ParleyProcess) => client.replay({ wsUrl: s.endpoint.replace(/^http/, 'ws'), call, events })
+    const measures = [
+      { label: 'conversationEvents resume, one change a payload', unit: 'rows/s', ops: CHANGES, run: resume({ token: readerToken, query: EVENTS, variables: { id: encodeGlobalId('Conversation', conversationId), since: 0 } }, CHANGES) },
+      { label: 'viewerUpdates resume', unit: 'rows/s', ops: account.conversations, run: resume({ token: account.token, query: account.query, variables: { since: account.since } }, account.conversations) },
+    ]
+    return { sides, measures, close: closing(sides, database) }
+  },
+}
+
+/** Warm-up runs on each side, then ROUNDS rounds of both in alternating order; a table row per measure. */
+async function compare(measure: Measure, sides: Sides): Promise<string> {
+  for (const side of sides) for (let i = 0; i < 3; i++) await measure.run(side)
+  const values: [number[], number[]] = [[], []]
+  const cpu: [number[], number[]] = [[], []]
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const i of round % 2 ? [1, 0] : [0, 1]) {
+      const before = sides[i]!.cpuSeconds()
+      values[i]!.push(await measure.run(sides[i]!))
+      cpu[i]!.push(((sides[i]!.cpuSeconds() - before) * 1e6) / measure.ops)
+    }
+  }
+  const pairRatios = values[1].map((v, i) => v / values[0][i]!)
+  const fixed = (x: number) => (x >= 100 ? x.toFixed(0) : x.toFixed(2))
+  return `| ${measure.label} | ${measure.unit} | ${fixed(median(values[0]))} | ${fixed(median(values[1]))} | ${(median(values[1]) / median(values[0])).toFixed(3)} | ${median(pairRatios).toFixed(3)} (${Math.min(...pairRatios).toFixed(2)}–${Math.max(...pairRatios).toFixed(2)}) | ${median(cpu[0]).toFixed(0)} → ${median(cpu[1]).toFixed(0)} |`
+}
+
+const [ref, ...chosen] = process.argv.slice(2).filter((a) => !a.startsWith('-'))
+if (!ref) throw new Error(`usage: npm run bench:ab -- <git ref> [${Object.keys(SCENARIOS).join('|')} …]`)
+for (const name of chosen) if (!SCENARIOS[name]) throw new Error(`unknown scenario ${name}; known: ${Object.keys(SCENARIOS).join(', ')}`)
+const baseline = buildBaseline(ref)
+const host = await openDatabaseHost()
+const client = startClient()
+const rows: string[] = []
+try {
+  const start = async (url: string, env: Record<string, string> = {}): Promise<Sides> => [
+    await startParleyProcess(url, { env, root: baseline.root }),
+    await startParleyProcess(url, { env }),
+  ]
+  for (const name of chosen.length ? chosen : Object.keys(SCENARIOS)) {
+    console.error(`[ab] ${name}…`)
+    const { sides, measures, close } = await SCENARIOS[name]!(host, client, start)
+    try {
+      for (const measure of measures) rows.push(await compare(measure, sides))
+    } finally {
+      await close()
+    }
+  }
+} finally {
+  client.close()
+  await host.stop()
+  baseline.remove()
+}
+console.log(`${ref} (${baseline.commit.slice(0, 10)}) against this checkout, ${ROUNDS} rounds, order alternating\n`)
+console.log('| measure | unit | base | this | this / base | per-pair ratio (range) | server CPU µs/op, base → this |\n|---|---|---|---|---|---|---|')
+console.log(rows.join('\n'))
