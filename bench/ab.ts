@@ -16,9 +16,9 @@ import { createScenarioDatabase, openDatabaseHost, openFixture, tokenFor, type D
 /**
  * Side by side (decisions' per-change figures): the compiled build of a git ref, built in a
  * worktree, and this checkout's, each its own server process as `npm start` runs it, on the same
- * database (migrated by both, so a ref older than a migration runs on the newer tables), in rounds whose order alternates (base then this, this then base, …). Each row: both
- * medians, their ratio, the median and range of the ratio within each pair of runs, and the server
- * CPU per operation. `npm run bench:ab -- HEAD` runs this checkout against itself: what the machine
+ * database (migrated by both: a ref older than a migration runs on the newer tables), in rounds
+ * whose order alternates (base then this, this then base, …). Each row: both medians, their ratio,
+ * the median and range of the ratio within each pair of runs, and the server CPU per operation. `npm run bench:ab -- HEAD` runs this checkout against itself: what the machine
  * makes of two identical servers, the floor under any difference read here. Rounds: AB_ROUNDS (12).
  */
 
