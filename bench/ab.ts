@@ -5,7 +5,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { encodeGlobalId } from '../src/ids.ts'
 import { startClient, type GraphQLCall, type LoadClient } from './client.ts'
-import { median } from './measure.ts'
+import { alternatingSamples, median } from './measure.ts'
 import { README_HISTORY } from './scenarios/history-depth.ts'
 import { INBOX, openInboxFixture } from './scenarios/inbox.ts'
 import { CHANGES, EVENTS, prepareAccountResume } from './scenarios/replay.ts'
@@ -95,21 +95,21 @@ const SCENARIOS: Record<string, Scenario> = {
   },
 }
 
-/** Warm-up runs on each side, then ROUNDS rounds of both in alternating order; a table row per measure. */
+/** Three warm-up runs on each side, then ROUNDS rounds of both in alternating order; a table row per measure. */
 async function compare(measure: Measure, sides: Sides): Promise<string> {
-  for (const side of sides) for (let i = 0; i < 3; i++) await measure.run(side)
-  const values: [number[], number[]] = [[], []]
   const cpu: [number[], number[]] = [[], []]
-  for (let round = 0; round < ROUNDS; round++) {
-    for (const i of round % 2 ? [1, 0] : [0, 1]) {
-      const before = sides[i]!.cpuSeconds()
-      values[i]!.push(await measure.run(sides[i]!))
-      cpu[i]!.push(((sides[i]!.cpuSeconds() - before) * 1e6) / measure.ops)
-    }
+  const timed = (i: 0 | 1) => async () => {
+    const before = sides[i].cpuSeconds()
+    const value = await measure.run(sides[i])
+    cpu[i].push(((sides[i].cpuSeconds() - before) * 1e6) / measure.ops)
+    return value
   }
-  const pairRatios = values[1].map((v, i) => v / values[0][i]!)
+  const [base, current] = await alternatingSamples(ROUNDS, [timed(0), timed(1)], { warmups: 3, reverseEveryOther: true })
+  const pairRatios = current!.map((v, i) => v / base![i]!)
+  // The warm-up runs' CPU is not a round's.
+  const rounds = (xs: number[]) => median(xs.slice(-ROUNDS))
   const fixed = (x: number) => (x >= 100 ? x.toFixed(0) : x.toFixed(2))
-  return `| ${measure.label} | ${measure.unit} | ${fixed(median(values[0]))} | ${fixed(median(values[1]))} | ${(median(values[1]) / median(values[0])).toFixed(3)} | ${median(pairRatios).toFixed(3)} (${Math.min(...pairRatios).toFixed(2)}–${Math.max(...pairRatios).toFixed(2)}) | ${median(cpu[0]).toFixed(0)} → ${median(cpu[1]).toFixed(0)} |`
+  return `| ${measure.label} | ${measure.unit} | ${fixed(median(base!))} | ${fixed(median(current!))} | ${(median(current!) / median(base!)).toFixed(3)} | ${median(pairRatios).toFixed(3)} (${Math.min(...pairRatios).toFixed(2)}–${Math.max(...pairRatios).toFixed(2)}) | ${rounds(cpu[0]).toFixed(0)} → ${rounds(cpu[1]).toFixed(0)} |`
 }
 
 const [ref, ...chosen] = process.argv.slice(2).filter((a) => !a.startsWith('-'))

@@ -30,14 +30,24 @@ export function percentile(xs: number[], p: number): number {
 }
 
 /**
- * Medians of `runs` repetitions of each measurement, alternated (a, b, …, a, b, …) after one warm-up
- * of each, so a drift in the machine's speed during the run hits every side alike.
+ * `runs` samples of each measurement, alternated (a, b, …, a, b, …) after `warmups` runs of each, so a
+ * drift in the machine's speed during the run hits every side alike; with `reverseEveryOther` each
+ * second round runs them in reverse order (b, a), so neither side always runs right after the other.
  */
-export async function alternatingMedians(runs: number, measurements: (() => Promise<number>)[]): Promise<number[]> {
-  for (const m of measurements) await m()
+export async function alternatingSamples(runs: number, measurements: (() => Promise<number>)[], opts: { warmups?: number; reverseEveryOther?: boolean } = {}): Promise<number[][]> {
+  for (const m of measurements) for (let i = 0; i < (opts.warmups ?? 1); i++) await m()
   const samples = measurements.map(() => [] as number[])
-  for (let i = 0; i < runs; i++) for (const [j, m] of measurements.entries()) samples[j]!.push(await m())
-  return samples.map(median)
+  for (let i = 0; i < runs; i++) {
+    const order = [...measurements.keys()]
+    if (opts.reverseEveryOther && i % 2) order.reverse()
+    for (const j of order) samples[j]!.push(await measurements[j]!())
+  }
+  return samples
+}
+
+/** Medians of alternatingSamples after one warm-up of each. */
+export async function alternatingMedians(runs: number, measurements: (() => Promise<number>)[]): Promise<number[]> {
+  return (await alternatingSamples(runs, measurements)).map(median)
 }
 
 /** alternatingMedians of two measurements. */

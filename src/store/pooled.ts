@@ -20,8 +20,8 @@ const numberTypes = {
  * A read on the Prisma adapter's own pg pool, its rows mapped once by the caller, which costs a
  * fraction of Prisma's row mapping (decisions 0155, 0175) and about 120–230 µs of server CPU less per
  * call than `$queryRaw`: the store's reads go through it (decision 0262), and `$queryRaw` stays for
- * writes, locks and what a transaction reads. Named like Prisma's statements (statementName; one marked PLANNED_PER_CALL goes
- * unnamed, planned per call). It goes to the client's query log and, inside a traced operation, gets
+ * writes, locks and what a transaction reads. Named like Prisma's statements (statementName; one
+ * marked PLANNED_PER_CALL goes unnamed, planned per call). It goes to the client's query log and, inside a traced operation, gets
  * a statement span of its own, as Prisma's statements do. Each call may take another connection; a
  * transaction (or a client without a pool) goes through Prisma, whose rows carry bigints where these
  * carry numbers (the row mappers take both).
