@@ -7,6 +7,7 @@ import { historyDepth } from './scenarios/history-depth.ts'
 import { inbox } from './scenarios/inbox.ts'
 import { replay } from './scenarios/replay.ts'
 import { search } from './scenarios/search.ts'
+import { stack } from './scenarios/stack.ts'
 import { hotConversation, sendThroughput } from './scenarios/send-throughput.ts'
 import { syncScenario } from './scenarios/sync.ts'
 import { startClient, type LoadClient } from './client.ts'
@@ -22,6 +23,7 @@ const SCENARIOS: Record<string, (host: DatabaseHost, client: LoadClient) => Prom
   search,
   build,
   sync: syncScenario,
+  stack,
 }
 
 const chosen = process.argv.slice(2).filter((a) => !a.startsWith('-'))
