@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import type pg from 'pg'
+import type { GraphQLCall, LoadClient } from './client.ts'
 
 const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim())
 
@@ -35,4 +36,14 @@ export async function withDatabaseCpu<T>(connection: pg.Client, database: string
   let databaseSeconds = 0
   for (const [pid, seconds] of after) databaseSeconds += seconds - (before.get(pid) ?? 0)
   return { result, databaseSeconds }
+}
+
+/**
+ * A measurement (for pairedMedians and the like): the CPU µs per call `server` uses while the load
+ * client runs `calls` against it at concurrency 8.
+ */
+export const serverCpuPerCall = (client: LoadClient, server: { endpoint: string; cpuSeconds(): number }, calls: GraphQLCall[]) => async (): Promise<number> => {
+  const before = server.cpuSeconds()
+  await client.throughput({ endpoint: server.endpoint, concurrency: 8, calls })
+  return ((server.cpuSeconds() - before) * 1e6) / calls.length
 }

@@ -1,4 +1,5 @@
 import { encodeGlobalId } from '../../src/ids.ts'
+import { serverCpuPerCall } from '../cpu.ts'
 import { insertReadersConversation } from '../setup.ts'
 import type { LoadClient } from '../client.ts'
 import { pairedMedians } from '../measure.ts'
@@ -34,13 +35,8 @@ export async function build(host: DatabaseHost, client: LoadClient): Promise<Fig
     }
     const tsx = await start('tsx')
     const compiled = await start('compiled')
-    // Server CPU microseconds per page: the load client's pages divided into the CPU the process used meanwhile.
-    const cpuPerPage = (server: ParleyProcess) => async () => {
-      const before = server.cpuSeconds()
-      await client.throughput({ endpoint: server.endpoint, concurrency: 8, calls: Array.from({ length: REQUESTS }, () => call) })
-      return ((server.cpuSeconds() - before) * 1e6) / REQUESTS
-    }
-    const [tsxCpu, compiledCpu] = await pairedMedians(RUNS, cpuPerPage(tsx.server), cpuPerPage(compiled.server))
+    const calls = Array.from({ length: REQUESTS }, () => call)
+    const [tsxCpu, compiledCpu] = await pairedMedians(RUNS, serverCpuPerCall(client, tsx.server, calls), serverCpuPerCall(client, compiled.server, calls))
     return [
       {
         scenario: '8 server CPU per history page of 50, compiled build (npm start)',

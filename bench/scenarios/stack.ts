@@ -2,7 +2,7 @@ import { execFile, spawn } from 'node:child_process'
 import path from 'node:path'
 import { createInterface } from 'node:readline'
 import { promisify } from 'node:util'
-import { processCpuSeconds } from '../cpu.ts'
+import { processCpuSeconds, serverCpuPerCall } from '../cpu.ts'
 import type { LoadClient } from '../client.ts'
 import { pairedMedians } from '../measure.ts'
 import { startParleyProcess } from '../server-process.ts'
@@ -13,10 +13,8 @@ const BENCH = path.resolve(import.meta.dirname, '..')
 const REQUESTS = 5_000
 const RUNS = 5
 
-type Measured = { endpoint: string; cpuSeconds(): number }
-
 /** bench/bare-http.ts as its own process; resolves once it listens. */
-async function startBareHttp(): Promise<Measured & { close(): void }> {
+async function startBareHttp(): Promise<{ endpoint: string; cpuSeconds(): number; close(): void }> {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(BENCH, 'bare-http.ts')], { stdio: ['ignore', 'pipe', 'inherit'] })
   const endpoint = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout }).once('line', resolve)
@@ -39,12 +37,7 @@ export async function stack(host: DatabaseHost, client: LoadClient): Promise<Fig
   try {
     const token = await tokenFor('stack-0')
     const calls = Array.from({ length: REQUESTS }, () => ({ token, query: '{ __typename }' }))
-    const cpuPerRequest = (server: Measured) => async () => {
-      const before = server.cpuSeconds()
-      await client.throughput({ endpoint: server.endpoint, concurrency: 8, calls })
-      return ((server.cpuSeconds() - before) * 1e6) / REQUESTS
-    }
-    const [bareCpu, parleyCpu] = await pairedMedians(RUNS, cpuPerRequest(bare), cpuPerRequest(parley))
+    const [bareCpu, parleyCpu] = await pairedMedians(RUNS, serverCpuPerCall(client, bare, calls), serverCpuPerCall(client, parley, calls))
     await withClient(database.url, (pg) => pg.query('CREATE TABLE bench_counter (id int PRIMARY KEY, n bigint NOT NULL); INSERT INTO bench_counter VALUES (1, 0)'))
     const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', path.join(BENCH, 'transaction-cost.ts'), database.url], {
       env: { ...process.env, NODE_ENV: 'production' },
