@@ -1,5 +1,5 @@
 import type { MessageKey } from '../ids.ts'
-import { notRecalled, visibleTo, type Reader } from './messages.ts'
+import { notRecalled, type Reader } from './messages.ts'
 import { toUser, type UserRecord } from './records.ts'
 import { queryPooled } from './pooled.ts'
 import { USER_COLUMNS } from './users.ts'
@@ -21,18 +21,47 @@ export async function advanceReadPosition(conn: Conn, conversationId: number, us
 export type UnreadCounts = { unread: number; mentioned: number }
 
 /**
+ * The messages an unread count may leave out or a mention count looks at, as the partial index
+ * messages_unread_exceptions_idx lists them: SYSTEM, recalled, directed, mentioning anyone.
+ */
+const EXCEPTION = Prisma.sql`(m.sender_type = 'SYSTEM' OR m.status = 'RECALLED' OR cardinality(m.visible_to) > 0 OR m.mention_all OR cardinality(m.mention_user_ids) > 0)`
+
+/** The reader's active deletion of message `seq` of conversation `cm`. */
+const deletedFor = (reader: Reader, seq: Prisma.Sql) => Prisma.sql`
+  SELECT FROM message_user_actions ua
+  WHERE ua.conversation_id = cm.conversation_id AND ua.seq = ${seq} AND ua.user_id = ${reader.userId} AND ua.action = 'DELETE' AND ua.status = 'ACTIVE'`
+
+/**
  * Per membership `cm`: the unread messages of others the reader may see (not SYSTEM, not recalled,
- * after the read position), and how many of them mention the reader or everyone. A range scan on the
- * (conversation_id, seq) key from the read position on.
+ * after the read position, inside the membership window, directed to them if directed, not deleted
+ * for them), and how many of them mention the reader or everyone. Counted by exception (decision
+ * 0263), so the cost does not grow with the unread messages: seqs are allocated without gaps up to
+ * `last_seq`, so the window after the position holds `last_seq - lo + 1` messages, less those the
+ * rule leaves out, which can only be EXCEPTION messages (read from their partial index) or the
+ * reader's deletions (from theirs). The reader's own messages are never in the window: a send moves
+ * its sender's position to it in the same statement (appendMessagesTo) and positions never move back.
  */
 const unreadOf = (reader: Reader) => Prisma.sql`
   CROSS JOIN LATERAL (
-    SELECT count(*)::int AS unread,
-      count(*) FILTER (WHERE m.mention_all OR ${reader.userId} = ANY(m.mention_user_ids))::int AS mentioned
-    FROM messages m
-    WHERE m.conversation_id = cm.conversation_id AND m.seq > cm.last_read_seq
-      AND m.sender_type <> 'SYSTEM' AND m.sender_id <> ${reader.userId} AND ${notRecalled}
-      AND ${visibleTo(reader)}) counts`
+    SELECT (greatest(0, c.last_seq - w.lo + 1) - x.left_out)::int AS unread, x.mentioned::int AS mentioned
+    FROM conversations c
+    CROSS JOIN LATERAL (SELECT greatest(cm.last_read_seq + 1, cm.visible_from_seq) AS lo) w
+    CROSS JOIN LATERAL (
+      SELECT count(*) FILTER (WHERE NOT e.counted) AS left_out, count(*) FILTER (WHERE e.counted AND e.mentions) AS mentioned
+      FROM (
+        SELECT coalesce(m.sender_type <> 'SYSTEM' AND m.sender_id <> ${reader.userId} AND ${notRecalled}
+            AND (cardinality(m.visible_to) = 0 OR ${reader.userId} = ANY(m.visible_to))
+            AND NOT EXISTS (${deletedFor(reader, Prisma.sql`m.seq`)}), false) AS counted,
+          (m.mention_all OR ${reader.userId} = ANY(m.mention_user_ids)) AS mentions
+        FROM messages m
+        WHERE m.conversation_id = cm.conversation_id AND m.seq >= w.lo AND m.seq <= c.last_seq AND ${EXCEPTION}
+        UNION ALL
+        -- Deleted messages that are not EXCEPTION ones (those the branch above judged).
+        SELECT false, false FROM message_user_actions ua
+        WHERE ua.user_id = ${reader.userId} AND ua.conversation_id = cm.conversation_id AND ua.action = 'DELETE' AND ua.status = 'ACTIVE'
+          AND ua.seq >= w.lo AND ua.seq <= c.last_seq
+          AND NOT EXISTS (SELECT FROM messages m WHERE m.conversation_id = ua.conversation_id AND m.seq = ua.seq AND ${EXCEPTION})) e) x
+    WHERE c.id = cm.conversation_id) counts`
 
 /** Unread counts for the reader's current memberships among `conversationIds` (one statement for an inbox page). */
 export async function countUnread(conn: Conn, reader: Reader, conversationIds: readonly number[]): Promise<(UnreadCounts & { conversationId: number })[]> {
