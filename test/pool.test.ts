@@ -106,3 +106,11 @@ describe('pool exhaustion', () => {
     expect(retried.data?.sendMessage).toMatchObject({ deduplicated: false, message: { seq: group.lastSeq + 1 } })
   })
 })
+
+describe('connection settings', () => {
+  it('run without JIT compilation, through the pool and through Prisma', async () => {
+    const { rows } = await pool().query<{ jit: string }>('SHOW jit')
+    expect(rows[0]!.jit).toBe('off')
+    expect(await server.app.db.$queryRaw<{ jit: string }[]>`SHOW jit`).toEqual([{ jit: 'off' }])
+  })
+})

@@ -58,6 +58,10 @@ export function createDb(databaseUrl: string, opts: { poolSize?: number; poolTim
     // A connection's kept (generic) plans were made from the statistics of when it prepared them; a
     // new connection every 10 minutes plans again from today's, as tables grow from empty.
     maxLifetimeSeconds: 600,
+    // No JIT compilation: Parley's statements are short, and a plan whose estimate passes
+    // jit_above_cost (a viewer's unreadTotal over 10,000 conversations) spent about 40 ms compiling
+    // to save nothing (decision 0263). A DATABASE_URL that sets `options` itself takes precedence.
+    options: '-c jit=off',
   })
   const adapter = new PrismaPg(pool, { statementNameGenerator: ({ sql }) => statementName(sql), disposeExternalPool: true })
   const db = new PrismaClient({
