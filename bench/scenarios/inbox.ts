@@ -25,6 +25,9 @@ const VERSION = '1'
 const FIELDS = `id title unreadCount lastMessage { seq sentAt sender { handle } content { ... on TextContent { text } } }`
 const inboxPage = (first: number) => `query Inbox { viewer { conversations(first: ${first}) { edges { node { ${FIELDS} } } } } }`
 export const INBOX = inboxPage(50)
+const UNREAD_TOTAL = `query Total { viewer { unreadTotal } }`
+/** Requests per round of the unreadTotal row (a sum over every conversation of the viewer: tens of ms for the big one). */
+const TOTAL_SAMPLES = 20
 
 type Viewer = { handle: string; userId: number; conversations: number[] }
 
@@ -58,6 +61,9 @@ export async function inbox(host: DatabaseHost, client: LoadClient): Promise<Fig
       // A page of 10 holds as many conversations for both viewers: what is left is the cost of being in 10,000.
       const ten = (c: GraphQLCall) => ({ ...c, query: inboxPage(SMALL) })
       const [alone10, big10] = await pairedMedians(RUNS, p50(ten(smallCall!)), p50(ten(bigCall!)))
+      // Viewer.unreadTotal sums every conversation's count (decision 0263: each by exception, not by reading the unread messages).
+      const total = (c: GraphQLCall) => async () => median(await timed(TOTAL_SAMPLES, { ...c, query: UNREAD_TOTAL }))
+      const [smallTotal, bigTotal] = await pairedMedians(RUNS, total(smallCall!), total(bigCall!))
       return [
         {
           scenario: `4 inbox page of 50 (lastMessage, unreadCount, ${PINNED} pinned), viewer in ${BIG.toLocaleString('en')} conversations`,
@@ -74,6 +80,16 @@ export async function inbox(host: DatabaseHost, client: LoadClient): Promise<Fig
           value: big10.toFixed(2),
           baseline: `${alone10.toFixed(2)} (the same page, viewer in ${SMALL})`,
           ratio: big10 / alone10,
+          target: 'reported',
+          met: true,
+        },
+        {
+          scenario: `4 Viewer.unreadTotal, viewer in ${BIG.toLocaleString('en')} conversations (${MESSAGES_EACH} unread in each)`,
+          metric: 'p50 ms',
+          value: bigTotal.toFixed(2),
+          baseline: `${smallTotal.toFixed(2)} (viewer in ${SMALL})`,
+          ratio: bigTotal / smallTotal,
+          // A sum over all the viewer's conversations: O(conversations), no longer O(unread messages).
           target: 'reported',
           met: true,
         },
