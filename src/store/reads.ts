@@ -60,7 +60,9 @@ const unreadOf = (reader: Reader) => Prisma.sql`
         SELECT false, false FROM message_user_actions ua
         WHERE ua.user_id = ${reader.userId} AND ua.conversation_id = cm.conversation_id AND ua.action = 'DELETE' AND ua.status = 'ACTIVE'
           AND ua.seq >= w.lo AND ua.seq <= c.last_seq
-          AND NOT EXISTS (SELECT FROM messages m WHERE m.conversation_id = ua.conversation_id AND m.seq = ua.seq AND ${EXCEPTION})) e) x
+          AND NOT EXISTS (SELECT FROM messages m WHERE m.conversation_id = ua.conversation_id AND m.seq = ua.seq AND ${EXCEPTION})) e
+      -- Nothing after the position (a read conversation): no index is probed.
+      WHERE w.lo <= c.last_seq) x
     WHERE c.id = cm.conversation_id) counts`
 
 /** Unread counts for the reader's current memberships among `conversationIds` (one statement for an inbox page). */
