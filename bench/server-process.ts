@@ -97,3 +97,19 @@ export async function startParleyProcess(
     },
   }
 }
+
+/**
+ * One of bench/'s bare node:http servers (bare-http.ts, bare-history.ts: no GraphQL server behind
+ * them), its own process with `args`; resolves once it prints its URL.
+ */
+export async function startBareServer(script: string, args: string[] = []): Promise<{ endpoint: string; pid: number; cpuSeconds(): number; close(): void }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, script), ...args], {
+    env: { ...process.env, NODE_ENV: 'production' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
+  const endpoint = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stdout }).once('line', resolve)
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)))
+  })
+  return { endpoint, pid: child.pid!, cpuSeconds: () => processCpuSeconds(child.pid!), close: () => void child.kill() }
+}

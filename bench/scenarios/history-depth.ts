@@ -1,9 +1,9 @@
 import pg from 'pg'
 import { encodeGlobalId } from '../../src/ids.ts'
-import { insertReadersConversation } from '../setup.ts'
+import { insertReadersConversation, withClient } from '../setup.ts'
 import type { LoadClient } from '../client.ts'
 import { latencies, median, pairedMedians } from '../measure.ts'
-import { startParleyProcess } from '../server-process.ts'
+import { startBareServer, startParleyProcess } from '../server-process.ts'
 import { openFixture, tokenFor, type DatabaseHost, type Figure } from '../support.ts'
 import { historyThroughput } from './history-throughput.ts'
 
@@ -35,6 +35,8 @@ export async function historyDepth(host: DatabaseHost, client: LoadClient): Prom
     const conversationId = database.fixture
     const token = await tokenFor('reader-0')
     const parley = await startParleyProcess(database.url)
+    const reader = await withClient(database.url, async (pg) => Number((await pg.query(`SELECT id FROM users WHERE handle = 'reader-0'`)).rows[0].id))
+    const floor = await startBareServer('bare-history.ts', [database.url, String(conversationId), String(reader)])
     const pool = new pg.Pool({ connectionString: database.url, max: 2 })
     try {
       const id = encodeGlobalId('Conversation', conversationId)
@@ -48,9 +50,19 @@ export async function historyDepth(host: DatabaseHost, client: LoadClient): Prom
       const offsetSql = `SELECT conversation_id, seq, content, sent_at FROM messages WHERE conversation_id = $1 ORDER BY seq DESC OFFSET $2 LIMIT ${PAGE}`
       await pool.query(offsetSql, [conversationId, MESSAGES - PAGE])
       const offset = median(await latencies(Math.min(SAMPLES, 10), () => pool.query(offsetSql, [conversationId, MESSAGES - PAGE])))
-      const rates = async (before: string | null, beforeSeq: number, depth: string) =>
-        historyThroughput({ client, server: parley, call: { token, query: README_HISTORY, variables: { id, before } }, databaseUrl: database.url, conversationId, beforeSeq, page: PAGE, depth })
-      const newest = await rates(null, MESSAGES + 1, 'newest page')
+      const rates = async (before: string | null, beforeSeq: number, depth: string, withFloor = false) =>
+        historyThroughput({
+          client,
+          server: parley,
+          call: { token, query: README_HISTORY, variables: { id, before } },
+          databaseUrl: database.url,
+          conversationId,
+          beforeSeq,
+          page: PAGE,
+          depth,
+          floor: withFloor ? floor : undefined,
+        })
+      const newest = await rates(null, MESSAGES + 1, 'newest page', true)
       const deepest = await rates(deepCursor, PAGE + 1, `depth ${MESSAGES.toLocaleString('en')}`)
       return [
         {
@@ -74,8 +86,10 @@ export async function historyDepth(host: DatabaseHost, client: LoadClient): Prom
         newest.rate,
         deepest.rate,
         newest.cpu,
+        newest.floor!,
       ]
     } finally {
+      floor.close()
       await pool.end()
       await parley.close()
     }

@@ -3,6 +3,9 @@ import type { GraphQLCall, LoadClient } from '../client.ts'
 import { processCpuSeconds, withDatabaseCpu } from '../cpu.ts'
 import { median, pairedMedians, throughput } from '../measure.ts'
 import type { ParleyProcess } from '../server-process.ts'
+
+/** A server answering the same call as Parley: its endpoint and CPU (bench/bare-history.ts). */
+type Server = Pick<ParleyProcess, 'endpoint' | 'pid' | 'cpuSeconds'>
 import type { Figure } from '../support.ts'
 
 const CONCURRENCY = 8
@@ -43,7 +46,9 @@ export async function historyThroughput(opts: {
   beforeSeq: number
   page: number
   depth: string
-}): Promise<{ rate: Figure; cpu: Figure }> {
+  /** Also measured against the raw page: the same page through this server (the floor under Parley's; bench/bare-history.ts). */
+  floor?: Server
+}): Promise<{ rate: Figure; cpu: Figure; floor?: Figure }> {
   const { client, server, call } = opts
   const endpoint = server.endpoint
   const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: CONCURRENCY })
@@ -51,21 +56,29 @@ export async function historyThroughput(opts: {
   const accounting = new pg.Client({ connectionString: opts.databaseUrl })
   await accounting.connect()
   const database = new URL(opts.databaseUrl).pathname.slice(1)
-  const cpu = { parley: [] as CpuPerPage[], raw: [] as CpuPerPage[] }
+  const cpu = { parley: [] as CpuPerPage[], raw: [] as CpuPerPage[], floor: [] as CpuPerPage[] }
   try {
     const raw = () => pool.query<RawRow>({ name: 'bench_history_page', text: RAW_PAGE, values: [opts.conversationId, opts.beforeSeq, opts.page] })
     const edges: Edge[] = (await client.request({ endpoint, call })).conversation.messages.edges
     const parleyRows = edges.map((e) => `${e.node.seq} ${e.node.sender?.handle} ${e.node.content?.text}`).reverse()
     const rawRows = (await raw()).rows.map((r) => `${r.seq} ${r.handle} ${r.text}`)
     if (parleyRows.join('\n') !== rawRows.join('\n')) throw new Error('the raw page differs from the API page')
+    if (opts.floor) {
+      const floorEdges = (await client.request({ endpoint: opts.floor.endpoint, call })).conversation.messages.edges
+      if (JSON.stringify(floorEdges) !== JSON.stringify(edges)) throw new Error('the floor server\'s page differs from the API page')
+    }
     const calls = Array.from({ length: PARLEY_PAGES }, () => call)
-    const parleyRound = async () => {
-      const [server0, client0] = [server.cpuSeconds(), processCpuSeconds(client.pid)]
-      const { result, databaseSeconds } = await withDatabaseCpu(accounting, database, () => client.throughput({ endpoint, concurrency: CONCURRENCY, calls }))
+    /** A round of pages through `httpServer`, its CPU per page (server, database, load client) into `into`. */
+    const httpRound = (httpServer: Server, into: CpuPerPage[]) => async () => {
+      const [server0, client0] = [httpServer.cpuSeconds(), processCpuSeconds(client.pid)]
+      const { result, databaseSeconds } = await withDatabaseCpu(accounting, database, () =>
+        client.throughput({ endpoint: httpServer.endpoint, concurrency: CONCURRENCY, calls }),
+      )
       const perPage = (seconds: number) => (seconds * 1e6) / PARLEY_PAGES
-      cpu.parley.push({ server: perPage(server.cpuSeconds() - server0), database: perPage(databaseSeconds), 'load client': perPage(processCpuSeconds(client.pid) - client0) })
+      into.push({ server: perPage(httpServer.cpuSeconds() - server0), database: perPage(databaseSeconds), 'load client': perPage(processCpuSeconds(client.pid) - client0) })
       return result
     }
+    const parleyRound = httpRound(server, cpu.parley)
     const rawRound = async () => {
       const own = process.cpuUsage()
       const { result, databaseSeconds } = await withDatabaseCpu(accounting, database, () => throughput(RAW_PAGES, CONCURRENCY, raw))
@@ -74,6 +87,7 @@ export async function historyThroughput(opts: {
       return result
     }
     const [parley, sql] = await pairedMedians(RUNS, parleyRound, rawRound)
+    const [floor, floorSql] = opts.floor ? await pairedMedians(RUNS, httpRound(opts.floor, cpu.floor), rawRound) : [0, 0]
     // The first round of each side is pairedMedians' warm-up.
     const [parleyCpu, rawCpu] = [medianSplit(cpu.parley.slice(1)), medianSplit(cpu.raw.slice(1))]
     const rate: Figure = {
@@ -96,6 +110,16 @@ export async function historyThroughput(opts: {
         target: 'reported',
         met: true,
         note: `Parley: ${described(parleyCpu)} µs; raw: ${described(rawCpu)} µs`,
+      },
+      floor: opts.floor && {
+        scenario: `3 history pages of ${opts.page} at concurrency ${CONCURRENCY}, ${opts.depth}: Parley's statement (store/history.ts) through node:http, no GraphQL server`,
+        metric: 'pages/s',
+        value: floor.toFixed(0),
+        baseline: `${floorSql.toFixed(0)} (raw keyset SQL through pg, page + sender handles)`,
+        ratio: floor / floorSql,
+        target: 'reported',
+        met: true,
+        note: `CPU per page: ${described(medianSplit(cpu.floor.slice(1)))} µs; the floor under Parley's own page, in this process run: Parley reached ${((parley / sql) / (floor / floorSql)).toFixed(2)} of its ratio`,
       },
     }
   } finally {

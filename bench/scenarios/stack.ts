@@ -1,27 +1,16 @@
-import { execFile, spawn } from 'node:child_process'
+import { execFile } from 'node:child_process'
 import path from 'node:path'
-import { createInterface } from 'node:readline'
 import { promisify } from 'node:util'
-import { processCpuSeconds, serverCpuPerCall } from '../cpu.ts'
+import { serverCpuPerCall } from '../cpu.ts'
 import type { LoadClient } from '../client.ts'
 import { pairedMedians } from '../measure.ts'
-import { startParleyProcess } from '../server-process.ts'
+import { startBareServer, startParleyProcess } from '../server-process.ts'
 import { withClient } from '../setup.ts'
 import { createScenarioDatabase, tokenFor, type DatabaseHost, type Figure } from '../support.ts'
 
 const BENCH = path.resolve(import.meta.dirname, '..')
 const REQUESTS = 5_000
 const RUNS = 5
-
-/** bench/bare-http.ts as its own process; resolves once it listens. */
-async function startBareHttp(): Promise<{ endpoint: string; cpuSeconds(): number; close(): void }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(BENCH, 'bare-http.ts')], { stdio: ['ignore', 'pipe', 'inherit'] })
-  const endpoint = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: child.stdout }).once('line', resolve)
-    child.once('exit', (code) => reject(new Error(`bare-http exited with ${code}`)))
-  })
-  return { endpoint, cpuSeconds: () => processCpuSeconds(child.pid!), close: () => void child.kill() }
-}
 
 /**
  * Scenario 10: what the stack costs before Parley's own work, the floor under the HTTP and send
@@ -33,7 +22,7 @@ async function startBareHttp(): Promise<{ endpoint: string; cpuSeconds(): number
 export async function stack(host: DatabaseHost, client: LoadClient): Promise<Figure[]> {
   const database = await createScenarioDatabase(host, 'stack')
   const parley = await startParleyProcess(database.url)
-  const bare = await startBareHttp()
+  const bare = await startBareServer('bare-http.ts')
   try {
     const token = await tokenFor('stack-0')
     const calls = Array.from({ length: REQUESTS }, () => ({ token, query: '{ __typename }' }))
