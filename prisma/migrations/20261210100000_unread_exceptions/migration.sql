@@ -3,7 +3,7 @@
 -- messages it leaves out, and those are found here instead of reading every unread message: the
 -- messages that are not counted for anyone or only for some (SYSTEM, recalled, directed) or that a
 -- mention count looks at, and each reader's deletions. IF NOT EXISTS: a large database may build them
--- CONCURRENTLY beforehand (docs/read-state.md "Upgrading"); each is small, a scan of the table builds it
+-- CONCURRENTLY beforehand (docs/read-state.md "Upgrading"): each is small, a scan of the table builds it
 -- (about 0.2 s a million messages on the benchmark machine).
 
 -- CreateIndex
