@@ -1,7 +1,7 @@
 import type { ConversationType, HistoryVisibility, MemberRole } from '../generated/prisma/enums.ts'
 import { dateFromMs, toConversation, toMember, toUser, type ConversationRecord, type MemberRecord, type UserRecord } from './records.ts'
 import { queryPooled } from './pooled.ts'
-import { Prisma, bigintArray, epochMs, type Conn } from './sql.ts'
+import { Prisma, bigintArray, epochMs, planIndependent, planIndependentIds, type Conn } from './sql.ts'
 import { USER_COLUMNS } from './users.ts'
 
 export const CONVERSATION_COLUMNS = Prisma.sql`c.id, c.type, c.title, c.history_visibility AS "historyVisibility",
@@ -27,18 +27,21 @@ export const memberJson = Prisma.sql`json_build_object(
 export const MEMBER_JSON = Prisma.sql`CASE WHEN cm.user_id IS NULL THEN NULL ELSE ${memberJson} END AS member`
 
 /** Joins the user's current membership of conversation `c` as `cm` (its columns null when not a member). */
-export const currentMembership = (userId: number) => Prisma.sql`
+export const currentMembership = (userId: number | Prisma.Sql) => Prisma.sql`
     LEFT JOIN conversation_members cm ON cm.conversation_id = c.id AND cm.user_id = ${userId} AND cm.left_at IS NULL`
 
 /** The conversations `where` picks, each with the user's current membership as `member` (null when not a member). */
-const accessRows = (userId: number, where: Prisma.Sql) => Prisma.sql`
+const accessRows = (userId: number | Prisma.Sql, where: Prisma.Sql) => Prisma.sql`
     SELECT ${CONVERSATION_COLUMNS}, ${MEMBER_JSON}
     FROM conversations c ${currentMembership(userId)}
     WHERE ${where}`
 
-/** Conversations with the viewer's current membership (null when not a member), for batched access checks. */
+/**
+ * Conversations with the viewer's current membership (null when not a member), for batched access
+ * checks. The viewer and the ids are plan-independent, so the statement keeps a generic plan.
+ */
 export async function findConversationsForUser(conn: Conn, ids: readonly number[], userId: number): Promise<ConversationAccess[]> {
-  const rows = await queryPooled<AccessRow>(conn, accessRows(userId, Prisma.sql`c.id = ANY(${bigintArray(ids)})`))
+  const rows = await queryPooled<AccessRow>(conn, accessRows(planIndependent(userId), Prisma.sql`c.id = ANY(${planIndependentIds(ids)})`))
   return rows.map(toAccess)
 }
 

@@ -3,7 +3,7 @@ import { messageColumns, messagesFromColumns, type MessageColumns } from './mess
 import { toMessage, type ForwardOriginRecord, type MessageRecord, type MessageRow } from './records.ts'
 import { queryPooled } from './pooled.ts'
 import { indexAppended, type SearchDocument } from './search.ts'
-import { Prisma, arrayLiteral, bigintArray, plannedPerCall, violatedUniqueConstraint, type Conn } from './sql.ts'
+import { Prisma, arrayLiteral, bigintArray, planIndependent, planIndependentIds, plannedPerCall, violatedUniqueConstraint, type Conn } from './sql.ts'
 
 export const MESSAGE_COLUMNS = Prisma.sql`m.conversation_id AS "conversationId", m.seq, m.pts, m.sender_type AS "senderType",
   m.sender_id AS "senderId", m.kind, m.client_message_id AS "clientMessageId", m.content, m.quoted_seq AS "quotedSeq",
@@ -198,9 +198,9 @@ export async function findLastVisibleMessages(conn: Conn, reader: Reader, conver
     FROM conversation_members cm
     CROSS JOIN LATERAL (
       SELECT ${MESSAGE_COLUMNS} FROM messages m
-      WHERE m.conversation_id = cm.conversation_id AND ${visibleTo(reader)}
+      WHERE m.conversation_id = cm.conversation_id AND ${visibleToUser(Prisma.sql`cm.user_id`)}
       ORDER BY m.seq DESC LIMIT 1) p
-    WHERE cm.user_id = ${reader.userId} AND cm.left_at IS NULL AND cm.conversation_id = ANY(${bigintArray(conversationIds)})`)
+    WHERE cm.user_id = ${planIndependent(reader.userId)} AND cm.left_at IS NULL AND cm.conversation_id = ANY(${planIndependentIds(conversationIds)})`)
   const [ids, columns] = rows[0]!.last
   return messagesFromColumns(columns, (i) => ids![i]!)
 }

@@ -3,7 +3,7 @@ import { notRecalled, type Reader } from './messages.ts'
 import { toUser, type UserRecord } from './records.ts'
 import { queryPooled } from './pooled.ts'
 import { USER_COLUMNS } from './users.ts'
-import { Prisma, bigintArray, type Conn } from './sql.ts'
+import { Prisma, bigintArray, planIndependent, planIndependentIds, type Conn } from './sql.ts'
 
 /**
  * Moves the member's read position to `seq` only if that is further on, in one conditional UPDATE:
@@ -68,21 +68,13 @@ const unreadOf = Prisma.sql`
       -- Nothing after the position (a read conversation): no index is probed.
       WHERE w.lo <= w.last_seq) x) counts`
 
-/**
- * The reader (and a page's ids) as InitPlans, `(SELECT $n)`: no plan depends on their values, so
- * PostgreSQL keeps one generic plan for the statement. Given as values, a handful of ids looked
- * cheaper planned for each call than the generic plan, and was planned on every call (about 1.1 ms,
- * against 0.16 ms of execution for five conversations).
- */
-const readerOnce = (reader: Reader) => Prisma.sql`(SELECT ${reader.userId}::bigint)`
-
 /** Unread counts for the reader's current memberships among `conversationIds` (one statement for an inbox page). */
 export async function countUnread(conn: Conn, reader: Reader, conversationIds: readonly number[]): Promise<(UnreadCounts & { conversationId: number })[]> {
   // Through the pool, like the page's other reads (an inbox page's 50 rows).
   const rows = await queryPooled<UnreadCounts & { conversationId: number | bigint }>(conn, Prisma.sql`
     SELECT cm.conversation_id AS "conversationId", counts.unread, counts.mentioned
     FROM conversation_members cm ${unreadOf}
-    WHERE cm.user_id = ${readerOnce(reader)} AND cm.left_at IS NULL AND cm.conversation_id = ANY((SELECT ${bigintArray(conversationIds)})::bigint[])`)
+    WHERE cm.user_id = ${planIndependent(reader.userId)} AND cm.left_at IS NULL AND cm.conversation_id = ANY(${planIndependentIds(conversationIds)})`)
   return rows.map((r) => ({ conversationId: Number(r.conversationId), unread: r.unread, mentioned: r.mentioned }))
 }
 
@@ -98,7 +90,7 @@ export async function countUnreadTotal(conn: Conn, reader: Reader): Promise<numb
     FROM conversation_members cm
     LEFT JOIN LATERAL (SELECT cs.marked_unread, cs.do_not_disturb_until FROM conversation_settings cs
       WHERE cs.conversation_id = cm.conversation_id AND cs.user_id = cm.user_id OFFSET 0) cs ON true ${unreadOf}
-    WHERE cm.user_id = ${readerOnce(reader)} AND cm.left_at IS NULL
+    WHERE cm.user_id = ${planIndependent(reader.userId)} AND cm.left_at IS NULL
       AND (cs.do_not_disturb_until IS NULL OR cs.do_not_disturb_until <= clock_timestamp())`)
   return rows[0]!.total
 }

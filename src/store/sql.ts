@@ -67,3 +67,14 @@ export function limitLiteral(value: number): Prisma.Sql {
 }
 
 export const bigintArray = (ids: readonly number[]) => Prisma.sql`${arrayLiteral(ids)}::bigint[]`
+
+/**
+ * A value no plan may depend on: an InitPlan, `(SELECT $n)`. PostgreSQL plans a named statement's
+ * first five calls for their values and keeps the generic plan only if it looks no dearer than those
+ * did; for a short read by a reader and a few ids, the plans made for the values looked cheaper and
+ * the statement was planned on every call, often longer than it ran (decision 0263). With its values
+ * as InitPlans every plan costs the same, so the generic one is kept, whoever calls first.
+ */
+export const planIndependent = (id: number) => Prisma.sql`(SELECT ${id}::bigint)`
+/** planIndependent for an id list, as `= ANY(…)` takes it. */
+export const planIndependentIds = (ids: readonly number[]) => Prisma.sql`(SELECT ${bigintArray(ids)})::bigint[]`
