@@ -27,21 +27,29 @@ export const memberJson = Prisma.sql`json_build_object(
 export const MEMBER_JSON = Prisma.sql`CASE WHEN cm.user_id IS NULL THEN NULL ELSE ${memberJson} END AS member`
 
 /** Joins the user's current membership of conversation `c` as `cm` (its columns null when not a member). */
-export const currentMembership = (userId: number | Prisma.Sql) => Prisma.sql`
+export const currentMembership = (userId: number) => Prisma.sql`
     LEFT JOIN conversation_members cm ON cm.conversation_id = c.id AND cm.user_id = ${userId} AND cm.left_at IS NULL`
 
-/** The conversations `where` picks, each with the user's current membership as `member` (null when not a member). */
-const accessRows = (userId: number | Prisma.Sql, where: Prisma.Sql) => Prisma.sql`
-    SELECT ${CONVERSATION_COLUMNS}, ${MEMBER_JSON}
-    FROM conversations c ${currentMembership(userId)}
-    WHERE ${where}`
-
 /**
- * Conversations with the viewer's current membership (null when not a member), for batched access
- * checks. The viewer and the ids are plan-independent, so the statement keeps a generic plan.
+ * The user's current membership of conversation `id` as `cm`, found by its key (OFFSET 0 keeps it one
+ * lookup per id). With the ids and the user plan-independent (store/sql.ts) the statement keeps one
+ * generic plan, and since the planner then does not know how many ids there are, a join it could
+ * choose instead would read every membership of the user: 10,000 for some.
  */
+const membershipOfId = (userId: number, id: Prisma.Sql) => Prisma.sql`(SELECT * FROM conversation_members cm
+    WHERE cm.conversation_id = ${id} AND cm.user_id = ${planIndependent(userId)} AND cm.left_at IS NULL OFFSET 0) cm`
+
+/** The user's current memberships among distinct `ids` as `cm` (a FROM item), one lookup per id. */
+export const membershipsAmong = (userId: number, ids: readonly number[]) =>
+  Prisma.sql`unnest(${planIndependentIds(ids)}) AS wanted(id) CROSS JOIN LATERAL ${membershipOfId(userId, Prisma.sql`wanted.id`)}`
+
+/** Conversations among distinct `ids` with the viewer's current membership (null when not a member), for batched access checks. */
 export async function findConversationsForUser(conn: Conn, ids: readonly number[], userId: number): Promise<ConversationAccess[]> {
-  const rows = await queryPooled<AccessRow>(conn, accessRows(planIndependent(userId), Prisma.sql`c.id = ANY(${planIndependentIds(ids)})`))
+  const rows = await queryPooled<AccessRow>(conn, Prisma.sql`
+    SELECT ${CONVERSATION_COLUMNS}, ${MEMBER_JSON}
+    FROM unnest(${planIndependentIds(ids)}) AS wanted(id)
+    CROSS JOIN LATERAL (SELECT * FROM conversations c WHERE c.id = wanted.id OFFSET 0) c
+    LEFT JOIN LATERAL ${membershipOfId(userId, Prisma.sql`c.id`)} ON true`)
   return rows.map(toAccess)
 }
 

@@ -3,7 +3,8 @@ import { messageColumns, messagesFromColumns, type MessageColumns } from './mess
 import { toMessage, type ForwardOriginRecord, type MessageRecord, type MessageRow } from './records.ts'
 import { queryPooled } from './pooled.ts'
 import { indexAppended, type SearchDocument } from './search.ts'
-import { Prisma, arrayLiteral, bigintArray, planIndependent, planIndependentIds, plannedPerCall, violatedUniqueConstraint, type Conn } from './sql.ts'
+import { membershipsAmong } from './conversations.ts'
+import { Prisma, arrayLiteral, bigintArray, plannedPerCall, violatedUniqueConstraint, type Conn } from './sql.ts'
 
 export const MESSAGE_COLUMNS = Prisma.sql`m.conversation_id AS "conversationId", m.seq, m.pts, m.sender_type AS "senderType",
   m.sender_id AS "senderId", m.kind, m.client_message_id AS "clientMessageId", m.content, m.quoted_seq AS "quotedSeq",
@@ -195,12 +196,11 @@ export async function findVisibleMessages(
 export async function findLastVisibleMessages(conn: Conn, reader: Reader, conversationIds: readonly number[]): Promise<MessageRecord[]> {
   const rows = await queryPooled<{ last: [number[] | null, MessageColumns] }>(conn, Prisma.sql`
     SELECT json_build_array(json_agg(p."conversationId"), ${messageColumns}) AS last
-    FROM conversation_members cm
+    FROM ${membershipsAmong(reader.userId, conversationIds)}
     CROSS JOIN LATERAL (
       SELECT ${MESSAGE_COLUMNS} FROM messages m
       WHERE m.conversation_id = cm.conversation_id AND ${visibleToUser(Prisma.sql`cm.user_id`)}
-      ORDER BY m.seq DESC LIMIT 1) p
-    WHERE cm.user_id = ${planIndependent(reader.userId)} AND cm.left_at IS NULL AND cm.conversation_id = ANY(${planIndependentIds(conversationIds)})`)
+      ORDER BY m.seq DESC LIMIT 1) p`)
   const [ids, columns] = rows[0]!.last
   return messagesFromColumns(columns, (i) => ids![i]!)
 }

@@ -3,7 +3,8 @@ import { notRecalled, type Reader } from './messages.ts'
 import { toUser, type UserRecord } from './records.ts'
 import { queryPooled } from './pooled.ts'
 import { USER_COLUMNS } from './users.ts'
-import { Prisma, bigintArray, planIndependent, planIndependentIds, type Conn } from './sql.ts'
+import { membershipsAmong } from './conversations.ts'
+import { Prisma, bigintArray, planIndependent, type Conn } from './sql.ts'
 
 /**
  * Moves the member's read position to `seq` only if that is further on, in one conditional UPDATE:
@@ -73,8 +74,7 @@ export async function countUnread(conn: Conn, reader: Reader, conversationIds: r
   // Through the pool, like the page's other reads (an inbox page's 50 rows).
   const rows = await queryPooled<UnreadCounts & { conversationId: number | bigint }>(conn, Prisma.sql`
     SELECT cm.conversation_id AS "conversationId", counts.unread, counts.mentioned
-    FROM conversation_members cm ${unreadOf}
-    WHERE cm.user_id = ${planIndependent(reader.userId)} AND cm.left_at IS NULL AND cm.conversation_id = ANY(${planIndependentIds(conversationIds)})`)
+    FROM ${membershipsAmong(reader.userId, conversationIds)} ${unreadOf}`)
   return rows.map((r) => ({ conversationId: Number(r.conversationId), unread: r.unread, mentioned: r.mentioned }))
 }
 

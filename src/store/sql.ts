@@ -76,5 +76,5 @@ export const bigintArray = (ids: readonly number[]) => Prisma.sql`${arrayLiteral
  * as InitPlans every plan costs the same, so the generic one is kept, whoever calls first.
  */
 export const planIndependent = (id: number) => Prisma.sql`(SELECT ${id}::bigint)`
-/** planIndependent for an id list, as `= ANY(…)` takes it. */
+/** planIndependent for an id list (a bigint[] for unnest or `= ANY`). */
 export const planIndependentIds = (ids: readonly number[]) => Prisma.sql`(SELECT ${bigintArray(ids)})::bigint[]`
