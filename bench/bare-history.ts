@@ -5,23 +5,22 @@
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { createDb } from '../src/db/client.ts'
+import { SEQ_CURSOR, seqCursor } from '../src/domain/history.ts'
 import { readConversationPage } from '../src/store/history.ts'
 
 const [databaseUrl, conversationId, readerId] = process.argv.slice(2)
 const db = createDb(databaseUrl!, { poolSize: 40 })
 const reader = { userId: Number(readerId) }
 const PAGE = 50
-const cursor = (seq: number) => Buffer.from(`seq:${seq}`).toString('base64url')
-const seqOf = (before: string | null | undefined) => (before ? Number(Buffer.from(before, 'base64url').toString().slice('seq:'.length)) : null)
 
 async function answer(body: string): Promise<string> {
   const { variables } = JSON.parse(body) as { variables: { before?: string | null } }
-  const options = { afterSeq: null, beforeSeq: seqOf(variables.before), from: 'end' as const, limit: PAGE + 1, quoted: false }
+  const options = { afterSeq: null, beforeSeq: SEQ_CURSOR.decode(variables.before, 'before')?.[0] ?? null, from: 'end' as const, limit: PAGE + 1, quoted: false }
   const page = await readConversationPage(db, reader, Number(conversationId), options, null)
   const handles = new Map(page.users.map((u) => [u.id, u.handle]))
   const nodes = page.messages.slice(0, PAGE).reverse()
   const edges = nodes.map((m) => ({ node: { seq: m.seq, sender: m.senderId === null ? null : { handle: handles.get(m.senderId) }, content: { text: (m.content as { text: string }).text } } }))
-  const pageInfo = { hasPreviousPage: page.messages.length > PAGE, startCursor: nodes.length ? cursor(nodes[0]!.seq) : null }
+  const pageInfo = { hasPreviousPage: page.messages.length > PAGE, startCursor: nodes.length ? seqCursor(nodes[0]!) : null }
   return JSON.stringify({ data: { conversation: { messages: { edges, pageInfo } } } })
 }
 

@@ -4,9 +4,10 @@ import { processCpuSeconds, withDatabaseCpu } from '../cpu.ts'
 import { median, pairedMedians, throughput } from '../measure.ts'
 import type { ParleyProcess } from '../server-process.ts'
 
+import type { Figure } from '../support.ts'
+
 /** A server answering the same call as Parley: its endpoint and CPU (bench/bare-history.ts). */
 type Server = Pick<ParleyProcess, 'endpoint' | 'pid' | 'cpuSeconds'>
-import type { Figure } from '../support.ts'
 
 const CONCURRENCY = 8
 const RUNS = 5

@@ -223,30 +223,49 @@ async function checkPages(pg: pg.Client, viewer: Viewer): Promise<void> {
   if (listed.slice(0, want.length).join() !== want.join()) throw new Error(`${viewer.handle}: the inbox pages differ from the plain sort`)
 }
 
+type Statement = { text: string; values: unknown[] }
+
 /**
- * Plan guard: one connection keeps the generic plan of the page's statement whoever calls it first.
- * PostgreSQL plans a named statement's first five calls with their values and then keeps the
- * generic plan only if it looks no dearer than those did; a small viewer's plans looked cheaper, so
- * the statement was planned on every call, for every viewer on that connection (decision 0215).
+ * Runs each statement six times, in order, on one connection under one name; throws unless
+ * PostgreSQL then keeps a generic plan for it. It plans a named statement's first five calls with
+ * their values and keeps the generic plan only if it looks no dearer than those did.
  */
-async function checkGenericPlan(pg: pg.Client, viewers: Viewer[]): Promise<void> {
-  const name = 'inbox-plan-guard'
-  for (const v of viewers)
-    for (let i = 0; i < 6; i++) {
-      const stmt = inboxStatement(v.userId, FIRST_PAGE)
-      await pg.query({ name, text: stmt.text, values: stmt.values })
-    }
+async function requireKeptPlan(pg: pg.Client, name: string, statements: Statement[], what: string): Promise<void> {
+  for (const { text, values } of statements) for (let i = 0; i < 6; i++) await pg.query({ name, text, values })
   const { rows } = await pg.query<{ custom: string; generic: string }>(`SELECT custom_plans AS custom, generic_plans AS generic FROM pg_prepared_statements WHERE name = $1`, [name])
   await pg.query(`DEALLOCATE "${name}"`)
-  if (Number(rows[0]!.generic) === 0) throw new Error(`the inbox statement is planned on every call (${rows[0]!.custom} custom plans, no generic one)`)
+  if (Number(rows[0]!.generic) === 0) throw new Error(`${what} planned on every call (${rows[0]!.custom} custom plans, no generic one)`)
+}
+
+/** The statement a store read sends, taken from a stand-in connection (queryPooled sends through $queryRaw without a pool). */
+async function statementOf(read: (conn: never) => Promise<unknown>): Promise<Statement> {
+  let statement: Statement | undefined
+  const capture = {
+    $queryRaw: async (sql: Statement) => {
+      statement = sql
+      throw new Error('captured')
+    },
+  }
+  await read(capture as never).catch(() => {})
+  return statement!
+}
+
+/**
+ * Plan guard: one connection keeps the generic plan of the page's statement whoever calls it first;
+ * a small viewer's plans looked cheaper, so the statement was planned on every call, for every viewer
+ * on that connection (decision 0215).
+ */
+async function checkGenericPlan(pg: pg.Client, viewers: Viewer[]): Promise<void> {
+  const statements = viewers.map((v) => inboxStatement(v.userId, FIRST_PAGE))
+  await requireKeptPlan(pg, 'inbox-plan-guard', statements, 'the inbox statement is')
 }
 
 /**
  * Plan guard: the page's per-conversation reads, and the access check every request makes, keep a
  * generic plan on a connection whoever calls first (decision 0263): each is called for five of the
- * small viewer's conversations, then five of the big viewer's, under one name. With the reader and
- * the ids as values PostgreSQL planned them on every call (the unread counts of five conversations:
- * 1.1 ms of planning against 0.16 ms of execution; the small viewer's last messages 0.45 against 0.33).
+ * small viewer's conversations, then five of the big viewer's. With the reader and the ids as values
+ * PostgreSQL planned them on every call (the unread counts of five conversations: 1.1 ms of planning
+ * against 0.16 ms of execution; the small viewer's last messages 0.45 against 0.33).
  */
 async function checkKeptPlans(pg: pg.Client, viewers: Viewer[]): Promise<void> {
   const reads: Record<string, (conn: never, v: Viewer) => Promise<unknown>> = {
@@ -254,24 +273,10 @@ async function checkKeptPlans(pg: pg.Client, viewers: Viewer[]): Promise<void> {
     'last messages': (conn, v) => findLastVisibleMessages(conn, { userId: v.userId }, v.conversations.slice(0, 5)),
     'access checks': (conn, v) => findConversationsForUser(conn, v.conversations.slice(0, 5), v.userId),
   }
-  for (const [read, run] of Object.entries(reads)) {
+  for (const [what, read] of Object.entries(reads)) {
+    const statements = await Promise.all(viewers.map((v) => statementOf((conn) => read(conn, v))))
     // A name of its own for each statement: pg remembers which text a name was prepared with.
-    const name = `kept-plan-guard ${read}`
-    for (const viewer of viewers) {
-      let statement: { text: string; values: unknown[] } | undefined
-      // The store's statement as it would be sent, taken from a stand-in connection.
-      const capture = {
-        $queryRaw: async (sql: { text: string; values: unknown[] }) => {
-          statement = sql
-          throw new Error('captured')
-        },
-      }
-      await run(capture as never, viewer).catch(() => {})
-      for (let i = 0; i < 6; i++) await pg.query({ name, text: statement!.text, values: statement!.values })
-    }
-    const { rows } = await pg.query<{ custom: string; generic: string }>(`SELECT custom_plans AS custom, generic_plans AS generic FROM pg_prepared_statements WHERE name = $1`, [name])
-    await pg.query(`DEALLOCATE "${name}"`)
-    if (Number(rows[0]!.generic) === 0) throw new Error(`the ${read} are planned on every call (${rows[0]!.custom} custom plans, no generic one)`)
+    await requireKeptPlan(pg, `kept-plan-guard ${what}`, statements, `the ${what} are`)
   }
 }
 

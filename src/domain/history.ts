@@ -9,7 +9,8 @@ import { LIMITS } from './limits.ts'
 import { primeUsers, type Loaders } from './loaders.ts'
 import { toConnection, type Connection, type PageArgs } from './paging.ts'
 
-const SEQ_CURSOR = keysetCursor('seq', ['int'])
+/** History's cursors: a message's seq. */
+export const SEQ_CURSOR = keysetCursor('seq', ['int'])
 export const seqCursor = (m: Pick<MessageRecord, 'seq'>) => SEQ_CURSOR.encode(m.seq)
 
 /** Hands what came with a page to the request's loaders: the senders, and the quoted messages (null for a quoted seq the reader may not see). */

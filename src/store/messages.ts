@@ -25,10 +25,13 @@ export const visibleTo = (reader: Reader) => visibleToUser(reader.userId)
 export const visibleToUser = (userId: number | Prisma.Sql) => Prisma.sql`
   m.seq >= cm.visible_from_seq
   AND (cardinality(m.visible_to) = 0 OR m.sender_id = ${userId} OR ${userId} = ANY(m.visible_to))
-  AND NOT EXISTS (
+  AND NOT EXISTS (${deletedForUser(userId)})`
+
+/** The user's active delete-for-me of message `m` (a row when there is one). */
+export const deletedForUser = (userId: number | Prisma.Sql) => Prisma.sql`
     SELECT 1 FROM message_user_actions ua
     WHERE ua.conversation_id = m.conversation_id AND ua.seq = m.seq AND ua.user_id = ${userId}
-      AND ua.action = 'DELETE' AND ua.status = 'ACTIVE')`
+      AND ua.action = 'DELETE' AND ua.status = 'ACTIVE'`
 
 /** The recall rule of domain/policy.ts in SQL: recalled messages are not counted, listed or indexed (unread, favourites, reminders, search). */
 export const notRecalled = Prisma.sql`m.status <> 'RECALLED'`

@@ -1,5 +1,5 @@
 import type { MessageKey } from '../ids.ts'
-import { notRecalled, type Reader } from './messages.ts'
+import { deletedForUser, notRecalled, type Reader } from './messages.ts'
 import { toUser, type UserRecord } from './records.ts'
 import { queryPooled } from './pooled.ts'
 import { USER_COLUMNS } from './users.ts'
@@ -27,11 +27,6 @@ export type UnreadCounts = { unread: number; mentioned: number }
  */
 const EXCEPTION = Prisma.sql`(m.sender_type = 'SYSTEM' OR m.status = 'RECALLED' OR cardinality(m.visible_to) > 0 OR m.mention_all OR cardinality(m.mention_user_ids) > 0)`
 
-/** The active deletion of message `m` by the member `cm`. */
-const deletedByMember = Prisma.sql`
-  SELECT FROM message_user_actions ua
-  WHERE ua.conversation_id = cm.conversation_id AND ua.seq = m.seq AND ua.user_id = cm.user_id AND ua.action = 'DELETE' AND ua.status = 'ACTIVE'`
-
 /**
  * Per membership `cm` (its user is the reader): the unread messages of others the reader may see (not
  * SYSTEM, not recalled, after the read position, inside the membership window, directed to them if
@@ -56,7 +51,7 @@ const unreadOf = Prisma.sql`
       FROM (
         SELECT coalesce(m.sender_type <> 'SYSTEM' AND m.sender_id <> cm.user_id AND ${notRecalled}
             AND (cardinality(m.visible_to) = 0 OR cm.user_id = ANY(m.visible_to))
-            AND NOT EXISTS (${deletedByMember}), false) AS counted,
+            AND NOT EXISTS (${deletedForUser(Prisma.sql`cm.user_id`)}), false) AS counted,
           (m.mention_all OR cm.user_id = ANY(m.mention_user_ids)) AS mentions
         FROM messages m
         WHERE m.conversation_id = cm.conversation_id AND m.seq >= w.lo AND m.seq <= w.last_seq AND ${EXCEPTION}
