@@ -3,7 +3,7 @@ import type { CodegenConfig } from '@graphql-codegen/cli'
 /** Types the operations written with `graphql()` in tests, bench and examples against schema.graphql. */
 const config: CodegenConfig = {
   schema: 'schema.graphql',
-  documents: ['test/**/*.ts', 'bench/**/*.ts', '!test/gql/**'],
+  documents: ['test/**/*.ts', 'bench/**/*.ts', '!test/gql/**', '!bench/peers/**'],
   ignoreNoDocuments: true,
   // ESM with NodeNext resolution: generated imports carry their extension.
   importExtension: '.ts',

@@ -5,6 +5,7 @@ import { build } from './scenarios/build.ts'
 import { fanout } from './scenarios/fanout.ts'
 import { historyDepth } from './scenarios/history-depth.ts'
 import { inbox } from './scenarios/inbox.ts'
+import { peer } from './scenarios/peer.ts'
 import { replay } from './scenarios/replay.ts'
 import { search } from './scenarios/search.ts'
 import { stack } from './scenarios/stack.ts'
@@ -24,6 +25,7 @@ const SCENARIOS: Record<string, (host: DatabaseHost, client: LoadClient) => Prom
   build,
   sync: syncScenario,
   stack,
+  peer,
 }
 
 const chosen = process.argv.slice(2).filter((a) => !a.startsWith('-'))

@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { existsSync, readFileSync, statSync } from 'node:fs'
 import path from 'node:path'
 import { createInterface } from 'node:readline'
 import { processCpuSeconds } from './cpu.ts'
@@ -98,18 +98,65 @@ export async function startParleyProcess(
   }
 }
 
+/** A server process of bench/'s own, not Parley: its endpoint, its CPU and how to stop it. */
+export type BareServer = { endpoint: string; pid: number; cpuSeconds(): number; close(): void }
+
+/**
+ * `command args` as a server that prints its endpoint on its first stdout line; resolves once it has.
+ * What it writes to stderr before that is shown only if it exits instead (PostGraphile warns about
+ * every column type it skips while it starts); after that, stderr goes to the bench's.
+ */
+async function startPrintingServer(name: string, command: string, args: string[], env: NodeJS.ProcessEnv): Promise<BareServer> {
+  const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const held: string[] = []
+  let listening = false
+  createInterface({ input: child.stderr }).on('line', (line) => (listening ? console.error(line) : held.push(line)))
+  const endpoint = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stdout }).once('line', resolve)
+    child.once('exit', (code) => reject(new Error(`${name} exited with ${code}:\n${held.slice(-30).join('\n')}`)))
+  })
+  listening = true
+  return { endpoint, pid: child.pid!, cpuSeconds: () => processCpuSeconds(child.pid!), close: () => void child.kill() }
+}
+
 /**
  * One of bench/'s bare node:http servers (bare-http.ts, bare-history.ts: no GraphQL server behind
  * them), its own process with `args`; resolves once it prints its URL.
  */
-export async function startBareServer(script: string, args: string[] = []): Promise<{ endpoint: string; pid: number; cpuSeconds(): number; close(): void }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, script), ...args], {
-    env: { ...process.env, NODE_ENV: 'production' },
-    stdio: ['ignore', 'pipe', 'inherit'],
+export function startBareServer(script: string, args: string[] = []): Promise<BareServer> {
+  return startPrintingServer(script, process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, script), ...args], { NODE_ENV: 'production' })
+}
+
+const POSTGRAPHILE = path.join(import.meta.dirname, 'peers/postgraphile')
+
+/**
+ * bench/peers/postgraphile's packages, installed on first use: PostGraphile 5 and the Node it needs
+ * (≥ 22, as an npm package), which the root `npm ci` must not install (CI runs Node 20). Installed
+ * again when its lockfile is newer than the install.
+ */
+function installPostGraphile(): void {
+  const installed = path.join(POSTGRAPHILE, 'node_modules/.package-lock.json')
+  if (existsSync(installed) && statSync(installed).mtimeMs >= statSync(path.join(POSTGRAPHILE, 'package-lock.json')).mtimeMs) return
+  console.error('[bench] installing bench/peers/postgraphile (npm ci: PostGraphile 5 and Node 24, about 190 MB)…')
+  try {
+    execFileSync('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: POSTGRAPHILE, stdio: ['ignore', 'ignore', 'pipe'] })
+  } catch (error) {
+    // npm's message without its stack.
+    const stderr = String((error as { stderr?: Buffer }).stderr ?? '').split('\n').filter((line) => !/^npm error\s+at /.test(line))
+    throw new Error(`could not install bench/peers/postgraphile (npm ci there); the peer scenario needs the npm registry once:\n${stderr.join('\n').trim()}`)
+  }
+}
+
+/**
+ * PostGraphile 5 over `databaseUrl` in production mode (bench/peers/postgraphile/server.mjs), on the
+ * Node that directory installs, with `poolSize` connections (the measured Parley's: neither side
+ * has more connections to work with).
+ */
+export function startPostGraphile(databaseUrl: string, poolSize: number): Promise<BareServer> {
+  installPostGraphile()
+  const node = path.join(POSTGRAPHILE, 'node_modules/.bin/node')
+  return startPrintingServer('PostGraphile', node, [...NODE_ARGS, path.join(POSTGRAPHILE, 'server.mjs'), databaseUrl, String(poolSize)], {
+    NODE_ENV: 'production',
+    GRAPHILE_ENV: 'production',
   })
-  const endpoint = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: child.stdout }).once('line', resolve)
-    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)))
-  })
-  return { endpoint, pid: child.pid!, cpuSeconds: () => processCpuSeconds(child.pid!), close: () => void child.kill() }
 }

@@ -1,15 +1,23 @@
 import pg from 'pg'
 import type { GraphQLCall, LoadClient } from '../client.ts'
 import { processCpuSeconds, withDatabaseCpu } from '../cpu.ts'
-import { median, pairedMedians, throughput } from '../measure.ts'
+import { alternatingSamples, median, throughput } from '../measure.ts'
 import type { ParleyProcess } from '../server-process.ts'
 
 import type { Figure } from '../support.ts'
 
-/** A server answering the same call as Parley: its endpoint and CPU (bench/bare-history.ts). */
+/** A server answering a history page (bench/bare-history.ts, PostGraphile): its endpoint and CPU. */
 type Server = Pick<ParleyProcess, 'endpoint' | 'pid' | 'cpuSeconds'>
 
-const CONCURRENCY = 8
+/** Another server's history page, measured in the same rounds as Parley's and the raw page. */
+export type OtherServer = {
+  server: Server
+  call: GraphQLCall
+  /** Its response's rows as `seq handle text`, newest first, as the raw page returns them. */
+  rows(data: any): string[]
+}
+
+export const CONCURRENCY = 8
 const RUNS = 5
 // Calls per round, so that a round of each side lasts a few seconds.
 const PARLEY_PAGES = 3_000
@@ -23,20 +31,26 @@ const RAW_PAGE = `SELECT m.seq, m.content->>'text' AS text, u.handle
 type Edge = { node: { seq: number; sender: { handle: string } | null; content: { text: string } | null } }
 type RawRow = { seq: string; text: string; handle: string }
 
+/** The rows of the README's history query's response (oldest first in a `last:` page), newest first. */
+export const parleyPageRows = (data: any): string[] =>
+  (data.conversation.messages.edges as Edge[]).map((e) => `${e.node.seq} ${e.node.sender?.handle} ${e.node.content?.text}`).reverse()
+
 /** CPU microseconds per page of each process a round ran on (the machine's 2 cores are shared by all). */
-type CpuPerPage = Record<string, number>
+export type CpuPerPage = Record<string, number>
 
 const medianSplit = (rounds: CpuPerPage[]): CpuPerPage => Object.fromEntries(Object.keys(rounds[0]!).map((k) => [k, median(rounds.map((r) => r[k]!))]))
 const total = (split: CpuPerPage) => Object.values(split).reduce((a, b) => a + b, 0)
-const described = (split: CpuPerPage) => Object.entries(split).map(([k, v]) => `${k} ${v.toFixed(0)}`).join(', ')
+export const described = (split: CpuPerPage) => Object.entries(split).map(([k, v]) => `${k} ${v.toFixed(0)}`).join(', ')
 
 /**
  * Pages per second of one history page through Parley's HTTP API, `concurrency` clients over
  * keep-alive, against the same page as raw keyset SQL through `pg` at the same concurrency (one
- * named statement: the page and its senders' handles), in alternating rounds. Before timing, both
- * sides must return the same rows. Also what a page costs the machine, per process, on both sides:
- * Parley's server, its database backends and the load client, against the raw page's backends and
- * `pg` client (this process), from /proc during the same rounds.
+ * named statement: the page and its senders' handles), and through each of `others` from the same
+ * load client, in alternating rounds (every second round in reverse order, so no side always runs
+ * right after another). Before timing, every side must return the raw page's rows. Also what a page
+ * costs the machine, per process, on every side: a server, its database backends and the load
+ * client, against the raw page's backends and `pg` client (this process), from /proc during the
+ * same rounds.
  */
 export async function historyThroughput(opts: {
   client: LoadClient
@@ -47,50 +61,49 @@ export async function historyThroughput(opts: {
   beforeSeq: number
   page: number
   depth: string
-  /** Also measured against the raw page: the same page through this server (the floor under Parley's; bench/bare-history.ts). */
-  floor?: Server
-}): Promise<{ rate: Figure; cpu: Figure; floor?: Figure }> {
-  const { client, server, call } = opts
-  const endpoint = server.endpoint
+  others?: OtherServer[]
+}): Promise<{ rate: Figure; cpu: Figure; parley: number; raw: number; others: { rate: number; cpu: CpuPerPage }[] }> {
+  const { client } = opts
+  const others = opts.others ?? []
   const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: CONCURRENCY })
   // Its own connection, so that the backend asking /proc's figures is the same one, left out, before and after.
   const accounting = new pg.Client({ connectionString: opts.databaseUrl })
   await accounting.connect()
   const database = new URL(opts.databaseUrl).pathname.slice(1)
-  const cpu = { parley: [] as CpuPerPage[], raw: [] as CpuPerPage[], floor: [] as CpuPerPage[] }
   try {
     const raw = () => pool.query<RawRow>({ name: 'bench_history_page', text: RAW_PAGE, values: [opts.conversationId, opts.beforeSeq, opts.page] })
-    const edges: Edge[] = (await client.request({ endpoint, call })).conversation.messages.edges
-    const parleyRows = edges.map((e) => `${e.node.seq} ${e.node.sender?.handle} ${e.node.content?.text}`).reverse()
-    const rawRows = (await raw()).rows.map((r) => `${r.seq} ${r.handle} ${r.text}`)
-    if (parleyRows.join('\n') !== rawRows.join('\n')) throw new Error('the raw page differs from the API page')
-    if (opts.floor) {
-      const floorEdges = (await client.request({ endpoint: opts.floor.endpoint, call })).conversation.messages.edges
-      if (JSON.stringify(floorEdges) !== JSON.stringify(edges)) throw new Error('the floor server\'s page differs from the API page')
+    const rawRows = (await raw()).rows.map((r) => `${r.seq} ${r.handle} ${r.text}`).join('\n')
+    const sides = [{ server: opts.server, call: opts.call, rows: parleyPageRows }, ...others]
+    for (const [i, side] of sides.entries()) {
+      const rows = side.rows(await client.request({ endpoint: side.server.endpoint, call: side.call }))
+      if (rows.join('\n') !== rawRows) throw new Error(`the raw page differs from ${i ? `${side.server.endpoint}'s` : "Parley's"} page`)
     }
-    const calls = Array.from({ length: PARLEY_PAGES }, () => call)
-    /** A round of pages through `httpServer`, its CPU per page (server, database, load client) into `into`. */
-    const httpRound = (httpServer: Server, into: CpuPerPage[]) => async () => {
-      const [server0, client0] = [httpServer.cpuSeconds(), processCpuSeconds(client.pid)]
+    const cpu = sides.map(() => [] as CpuPerPage[])
+    const rawCpu: CpuPerPage[] = []
+    /** A round of pages through `side`, its CPU per page (server, database, load client) into `into`. */
+    const httpRound = (side: OtherServer, into: CpuPerPage[]) => async () => {
+      const calls = Array.from({ length: PARLEY_PAGES }, () => side.call)
+      const [server0, client0] = [side.server.cpuSeconds(), processCpuSeconds(client.pid)]
       const { result, databaseSeconds } = await withDatabaseCpu(accounting, database, () =>
-        client.throughput({ endpoint: httpServer.endpoint, concurrency: CONCURRENCY, calls }),
+        client.throughput({ endpoint: side.server.endpoint, concurrency: CONCURRENCY, calls }),
       )
       const perPage = (seconds: number) => (seconds * 1e6) / PARLEY_PAGES
-      into.push({ server: perPage(httpServer.cpuSeconds() - server0), database: perPage(databaseSeconds), 'load client': perPage(processCpuSeconds(client.pid) - client0) })
+      into.push({ server: perPage(side.server.cpuSeconds() - server0), database: perPage(databaseSeconds), 'load client': perPage(processCpuSeconds(client.pid) - client0) })
       return result
     }
-    const parleyRound = httpRound(server, cpu.parley)
     const rawRound = async () => {
       const own = process.cpuUsage()
       const { result, databaseSeconds } = await withDatabaseCpu(accounting, database, () => throughput(RAW_PAGES, CONCURRENCY, raw))
       const { user, system } = process.cpuUsage(own)
-      cpu.raw.push({ database: (databaseSeconds * 1e6) / RAW_PAGES, 'pg client': (user + system) / RAW_PAGES })
+      rawCpu.push({ database: (databaseSeconds * 1e6) / RAW_PAGES, 'pg client': (user + system) / RAW_PAGES })
       return result
     }
-    const [parley, sql] = await pairedMedians(RUNS, parleyRound, rawRound)
-    const [floor, floorSql] = opts.floor ? await pairedMedians(RUNS, httpRound(opts.floor, cpu.floor), rawRound) : [0, 0]
-    // The first round of each side is pairedMedians' warm-up.
-    const [parleyCpu, rawCpu] = [medianSplit(cpu.parley.slice(1)), medianSplit(cpu.raw.slice(1))]
+    const [parleyRound, ...otherRounds] = sides.map((side, i) => httpRound(side, cpu[i]!))
+    const samples = await alternatingSamples(RUNS, [parleyRound!, rawRound, ...otherRounds], { reverseEveryOther: true })
+    const [parley, sql, ...rates] = samples.map(median) as [number, number, ...number[]]
+    // The first round of each side is alternatingSamples' warm-up.
+    const [parleyCpu, ...otherCpus] = cpu.map((rounds) => medianSplit(rounds.slice(1)))
+    const rawSplit = medianSplit(rawCpu.slice(1))
     const rate: Figure = {
       scenario: `3 history pages of ${opts.page} at concurrency ${CONCURRENCY}, ${opts.depth} (HTTP)`,
       metric: 'pages/s',
@@ -105,23 +118,16 @@ export async function historyThroughput(opts: {
       cpu: {
         scenario: `3 machine CPU per history page, ${opts.depth}: Parley's server, database backends and load client`,
         metric: 'CPU µs/page',
-        value: total(parleyCpu).toFixed(0),
-        baseline: `${total(rawCpu).toFixed(0)} (raw keyset SQL: database backends and pg client)`,
-        ratio: total(parleyCpu) / total(rawCpu),
+        value: total(parleyCpu!).toFixed(0),
+        baseline: `${total(rawSplit).toFixed(0)} (raw keyset SQL: database backends and pg client)`,
+        ratio: total(parleyCpu!) / total(rawSplit),
         target: 'reported',
         met: true,
-        note: `Parley: ${described(parleyCpu)} µs; raw: ${described(rawCpu)} µs`,
+        note: `Parley: ${described(parleyCpu!)} µs; raw: ${described(rawSplit)} µs`,
       },
-      floor: opts.floor && {
-        scenario: `3 history pages of ${opts.page} at concurrency ${CONCURRENCY}, ${opts.depth}: Parley's statement (store/history.ts) through node:http, no GraphQL server`,
-        metric: 'pages/s',
-        value: floor.toFixed(0),
-        baseline: `${floorSql.toFixed(0)} (raw keyset SQL through pg, page + sender handles)`,
-        ratio: floor / floorSql,
-        target: 'reported',
-        met: true,
-        note: `CPU per page: ${described(medianSplit(cpu.floor.slice(1)))} µs; the floor under Parley's own page, in this process run: Parley reached ${((parley / sql) / (floor / floorSql)).toFixed(2)} of its ratio`,
-      },
+      parley,
+      raw: sql,
+      others: others.map((_, i) => ({ rate: rates[i]!, cpu: otherCpus[i]! })),
     }
   } finally {
     await accounting.end()

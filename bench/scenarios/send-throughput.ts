@@ -1,14 +1,14 @@
 import pg from 'pg'
 import { encodeGlobalId } from '../../src/ids.ts'
 import { insertGroups, insertUsers, withClient } from '../setup.ts'
-import type { LoadClient } from '../client.ts'
+import type { GraphQLCall, LoadClient } from '../client.ts'
 import { alternatingMedians, median, percentile, throughput } from '../measure.ts'
 import { startParleyProcess, type ParleyProcess } from '../server-process.ts'
 import { createScenarioDatabase, tokenFor, type DatabaseHost, type Figure } from '../support.ts'
 
-const SENDERS = 32
+export const SENDERS = 32
 const MESSAGES_PER_RUN = Number(process.env.BENCH_SEND_MESSAGES ?? 3000)
-const RUNS = 3
+export const RUNS = 3
 const LONE_SAMPLES = 300
 
 const SEND = `mutation Send($input: SendMessageInput!) { sendMessage(input: $input) { deduplicated message { seq } } }`
@@ -61,8 +61,11 @@ BEGIN
   RETURN v_seq;
 END $$`
 
+/** The `i`th send of a load run: to a random conversation, from the `sender`th sender (user id `senderId`). */
+export type Send = { conversationId: number; sender: number; senderId: number; clientMessageId: string; i: number }
+
 /** A database with 32 senders who are members of `conversationCount` groups, and a Parley server on it. */
-async function sendFixture(host: DatabaseHost, client: LoadClient, name: string, conversationCount: number) {
+export async function sendFixture(host: DatabaseHost, client: LoadClient, name: string, conversationCount: number) {
   const database = await createScenarioDatabase(host, name)
   const { senders, conversations } = await withClient(database.url, async (client) => {
     const senders = await insertUsers(client, 'sender', SENDERS)
@@ -78,18 +81,22 @@ async function sendFixture(host: DatabaseHost, client: LoadClient, name: string,
   pool.on('error', () => {})
   let run = 0
   const pick = () => conversations[Math.floor(Math.random() * conversations.length)]!
+  /** Sends through HTTP GraphQL from the load client to `endpoint`, each the call `call` makes of it; msgs/s and each send's ms. */
+  const viaGraphQL = (endpoint: string, call: (send: Send) => GraphQLCall, count = MESSAGES_PER_RUN, concurrency = SENDERS) => {
+    const r = ++run
+    const calls = Array.from({ length: count }, (_, i) => call({ conversationId: pick(), sender: i % SENDERS, senderId: senders[i % SENDERS]!, clientMessageId: `r${r}-${i}`, i }))
+    return client.load({ endpoint, concurrency, calls })
+  }
   return {
     parley,
-    /** Sends through HTTP GraphQL from the load client, to `server` (default: the fixture's); msgs/s and each send's ms. */
-    viaParley: (count = MESSAGES_PER_RUN, concurrency = SENDERS, server: ParleyProcess = parley) => {
-      const r = ++run
-      const calls = Array.from({ length: count }, (_, i) => ({
-        token: tokens[i % SENDERS]!,
+    viaGraphQL,
+    /** Parley's sendMessage, to `server` (default: the fixture's); msgs/s and each send's ms. */
+    viaParley: (count = MESSAGES_PER_RUN, concurrency = SENDERS, server: ParleyProcess = parley) =>
+      viaGraphQL(server.endpoint, ({ conversationId, sender, clientMessageId, i }) => ({
+        token: tokens[sender]!,
         query: SEND,
-        variables: { input: { conversationId: encodeGlobalId('Conversation', pick()), clientMessageId: `r${r}-${i}`, content: { text: { text: `hello ${i}` } } } },
-      }))
-      return client.load({ endpoint: server.endpoint, concurrency, calls })
-    },
+        variables: { input: { conversationId: encodeGlobalId('Conversation', conversationId), clientMessageId, content: { text: { text: `hello ${i}` } } } },
+      }), count, concurrency),
     /** The same sends as separate statements through pg; msgs/s. */
     viaSql: (count = MESSAGES_PER_RUN, concurrency = SENDERS) => {
       const r = ++run
