@@ -101,24 +101,28 @@ function pageStatement(opts: PageOptions, beyond: SeqRange | null, withAccess: b
     ? {
         cte: Prisma.sql`, quoted AS (SELECT ${MESSAGE_COLUMNS} ${visibleIn(reader, conversationId, Prisma.sql`AND m.seq IN (SELECT "quotedSeq" FROM page)`)})`,
         messages: Prisma.sql`'quoted', (SELECT ${messageColumns} FROM quoted p),`,
-        senders: Prisma.sql`UNION SELECT "senderId" FROM quoted`,
+        senders: Prisma.sql`|| (SELECT array_agg("senderId") FROM quoted)`,
       }
     : { cte: Prisma.empty, messages: Prisma.empty, senders: Prisma.empty }
+  // The page's senders are collected in the same pass as its messages' JSON: read a second time (a
+  // subquery of their own), the page would be materialized first, about a sixth of the statement's
+  // database time (bench/analysis.md, section 11). Unless the quoted part reads the page too.
   const sql = Prisma.sql`
     WITH page AS (
       SELECT ${MESSAGE_COLUMNS} ${visibleIn(reader, conversationId, seqRange(pageRange))}
       ORDER BY m.seq ${direction(opts)} LIMIT ${limitLiteral(opts.limit)}) ${quoted.cte}
     SELECT json_build_object(
-      'messages', (SELECT ${messageColumns} FROM page p),
+      'messages', x.messages,
       ${quoted.messages}
       'users', (SELECT coalesce(json_agg(json_build_array(u.id, u.handle, u."displayName", u.kind)), '[]') FROM (
-        SELECT ${USER_COLUMNS} FROM users u WHERE u.id IN (SELECT "senderId" FROM page ${quoted.senders})) u),
+        SELECT ${USER_COLUMNS} FROM users u WHERE u.id = ANY(x.senders ${quoted.senders})) u),
       'beyond', ${
         beyond
           ? Prisma.sql`EXISTS (SELECT 1 ${visibleIn(reader, conversationId, seqRange({ afterSeq: stand(beyond.afterSeq, beyondAfter), beforeSeq: stand(beyond.beforeSeq, beyondBefore) }))})`
           : Prisma.sql`false`
       }
-      ${withAccess ? Prisma.sql`, 'access', ${accessTupleOf(conversationId, userId)}` : Prisma.empty}) AS page`
+      ${withAccess ? Prisma.sql`, 'access', ${accessTupleOf(conversationId, userId)}` : Prisma.empty}) AS page
+    FROM (SELECT ${messageColumns} AS messages, array_agg(DISTINCT p."senderId") AS senders FROM page p) x`
   const slots = sql.values.map((v) => {
     if (typeof v !== 'number' || v > -1 || v < -6) throw new Error('a history statement takes PageValues only')
     return -v - 1
