@@ -3,7 +3,7 @@ import { MESSAGE_COLUMNS, readerMembership, visibleTo, type Reader } from './mes
 import { messageColumns, messagesFromColumns, type MessageColumns } from './messageColumns.ts'
 import type { MessageRecord, UserRecord } from './records.ts'
 import { preparedText, queryPrepared, type PreparedText } from './pooled.ts'
-import { Prisma, limitLiteral, type Conn } from './sql.ts'
+import { Prisma, limitLiteral, planIndependent, type Conn } from './sql.ts'
 import { USER_COLUMNS } from './users.ts'
 
 export type SeqRange = { afterSeq: number | null; beforeSeq: number | null }
@@ -34,13 +34,13 @@ type PageJson = {
 const userFromTuple = (t: UserTuple): UserRecord => ({ id: t[0], handle: t[1], displayName: t[2], kind: t[3] })
 
 /**
- * The bounds are InitPlans, (SELECT $n), so that no plan depends on their values: PostgreSQL then keeps
- * one generic plan for the statement (a keyset scan on the key, right at every depth) instead of
- * planning it anew on each call, which for this statement costs twice its execution.
+ * The bounds are plan-independent (store/sql.ts), so PostgreSQL keeps one generic plan for the
+ * statement (a keyset scan on the key, right at every depth) instead of planning it anew on each
+ * call, which for this statement costs twice its execution.
  */
 const seqRange = (r: SeqRange) => Prisma.sql`
-  ${r.afterSeq !== null ? Prisma.sql`AND m.seq > (SELECT ${r.afterSeq}::bigint)` : Prisma.empty}
-  ${r.beforeSeq !== null ? Prisma.sql`AND m.seq < (SELECT ${r.beforeSeq}::bigint)` : Prisma.empty}`
+  ${r.afterSeq !== null ? Prisma.sql`AND m.seq > ${planIndependent(r.afterSeq)}` : Prisma.empty}
+  ${r.beforeSeq !== null ? Prisma.sql`AND m.seq < ${planIndependent(r.beforeSeq)}` : Prisma.empty}`
 
 const direction = (opts: PageOptions) => (opts.from === 'start' ? Prisma.sql`ASC` : Prisma.sql`DESC`)
 
