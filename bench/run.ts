@@ -32,13 +32,26 @@ const chosen = process.argv.slice(2).filter((a) => !a.startsWith('-'))
 const names = chosen.length ? chosen : Object.keys(SCENARIOS)
 const host = await openDatabaseHost()
 const client = startClient()
+const unknown = names.filter((name) => !SCENARIOS[name])
+if (unknown.length) throw new Error(`unknown scenario ${unknown.join(', ')}; known: ${Object.keys(SCENARIOS).join(', ')}`)
 const figures: Figure[] = []
+/**
+ * Scenarios that threw, with their error's first line. A full run takes half an hour: one failing
+ * scenario (the peer's install without the npm registry, say) leaves the others' figures in the
+ * table, names itself there, and makes the run exit 1.
+ */
+const failed: { name: string; reason: string }[] = []
 try {
   for (const name of names) {
-    const scenario = SCENARIOS[name]
-    if (!scenario) throw new Error(`unknown scenario ${name}; known: ${Object.keys(SCENARIOS).join(', ')}`)
     console.error(`[bench] ${name}…`)
-    const results = await scenario(host, client)
+    let results: Figure[]
+    try {
+      results = await SCENARIOS[name]!(host, client)
+    } catch (error) {
+      console.error(`[bench]   ${name} failed:`, error)
+      failed.push({ name, reason: String(error instanceof Error ? error.message : error).split('\n')[0]! })
+      continue
+    }
     figures.push(...results)
     for (const f of results) console.error(`[bench]   ${f.metric}: ${f.value} vs ${f.baseline} → ratio ${f.ratio.toFixed(2)} (${f.target}) ${f.met ? 'met' : 'NOT met'}${f.note ? `; ${f.note}` : ''}`)
   }
@@ -52,6 +65,7 @@ const table = [
   '| scenario | metric | Parley | baseline (same run) | ratio | target | met |',
   '|---|---|---|---|---|---|---|',
   ...figures.map((f) => `| ${f.scenario} | ${f.metric} | ${f.value} | ${f.baseline} | ${f.ratio.toFixed(2)} | ${f.target} | ${f.met ? 'yes' : 'no'} |`),
+  ...failed.map((f) => `| ${f.name}: not measured, the scenario failed (${f.reason.replaceAll('|', '\\|')}) | | | | | | |`),
 ].join('\n')
 console.log(table)
 if (!chosen.length || process.argv.includes('--write')) {
@@ -74,4 +88,8 @@ ${figures.filter((f) => f.note).map((f) => `- ${f.scenario}: ${f.note}`).join('\
 ${readFileSync(path.resolve(import.meta.dirname, 'analysis.md'), 'utf8')}`
   writeFileSync(path.resolve(import.meta.dirname, '../docs/benchmarks.md'), doc)
   console.error('[bench] wrote docs/benchmarks.md')
+}
+if (failed.length) {
+  console.error(`[bench] failed: ${failed.map((f) => f.name).join(', ')}`)
+  process.exitCode = 1
 }

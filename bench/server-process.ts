@@ -114,6 +114,8 @@ async function startPrintingServer(name: string, command: string, args: string[]
   const endpoint = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout }).once('line', resolve)
     child.once('exit', (code) => reject(new Error(`${name} exited with ${code}:\n${held.slice(-30).join('\n')}`)))
+    // Not started at all (its command missing): without a listener the error would end the bench.
+    child.once('error', (error) => reject(new Error(`${name} did not start: ${error.message}`)))
   })
   listening = true
   return { endpoint, pid: child.pid!, cpuSeconds: () => processCpuSeconds(child.pid!), close: () => void child.kill() }
@@ -150,9 +152,9 @@ function installPostGraphile(): void {
 /**
  * PostGraphile 5 over `databaseUrl` in production mode (bench/peers/postgraphile/server.mjs), on the
  * Node that directory installs, with `poolSize` connections (the measured Parley's: neither side
- * has more connections to work with).
+ * has more connections to work with). An install that fails rejects, as a start that fails does.
  */
-export function startPostGraphile(databaseUrl: string, poolSize: number): Promise<BareServer> {
+export async function startPostGraphile(databaseUrl: string, poolSize: number): Promise<BareServer> {
   installPostGraphile()
   const node = path.join(POSTGRAPHILE, 'node_modules/.bin/node')
   return startPrintingServer('PostGraphile', node, [...NODE_ARGS, path.join(POSTGRAPHILE, 'server.mjs'), databaseUrl, String(poolSize)], {

@@ -47,8 +47,12 @@ async function historyPeer(host: DatabaseHost, client: LoadClient): Promise<Figu
   const database = await openFixture(host, `history_${MESSAGES}`, (url) => insertReadersConversation(url, MESSAGES))
   try {
     const conversationId = database.fixture
-    const parley = await startParleyProcess(database.url, { poolSize: POOL })
+    // Each server started is stopped if the next one fails to start (the peer's install needs the npm registry).
     const postgraphile = await startPostGraphile(database.url, POOL)
+    const parley = await startParleyProcess(database.url, { poolSize: POOL }).catch((error: unknown) => {
+      postgraphile.close()
+      throw error
+    })
     try {
       const variables = { id: encodeGlobalId('Conversation', conversationId), before: null }
       const { parley: ours, raw, others, cpu } = await historyThroughput({
@@ -101,7 +105,10 @@ async function historyPeer(host: DatabaseHost, client: LoadClient): Promise<Figu
 async function sendPeer(host: DatabaseHost, client: LoadClient): Promise<Figure[]> {
   const fixture = await sendFixture(host, client, 'peer_send', 1000)
   // The pool of the fixture's Parley (send-throughput.ts).
-  const postgraphile = await startPostGraphile(fixture.databaseUrl, SENDERS + 8)
+  const postgraphile = await startPostGraphile(fixture.databaseUrl, SENDERS + 8).catch(async (error: unknown) => {
+    await fixture.close()
+    throw error
+  })
   try {
     const viaPostGraphile = async () => {
       const { perSecond } = await fixture.viaGraphQL(postgraphile.endpoint, ({ conversationId, senderId, clientMessageId, i }) => ({
