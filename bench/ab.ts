@@ -7,7 +7,7 @@ import { encodeGlobalId } from '../src/ids.ts'
 import { startClient, type GraphQLCall, type LoadClient } from './client.ts'
 import { alternatingSamples, median } from './measure.ts'
 import { README_HISTORY } from './scenarios/history-depth.ts'
-import { INBOX, openInboxFixture } from './scenarios/inbox.ts'
+import { INBOX, openInboxFixture, TOTAL_SAMPLES, UNREAD_TOTAL } from './scenarios/inbox.ts'
 import { CHANGES, EVENTS, prepareAccountResume } from './scenarios/replay.ts'
 import { startParleyProcess, type ParleyProcess } from './server-process.ts'
 import { insertReadersConversation } from './setup.ts'
@@ -52,8 +52,8 @@ function buildBaseline(ref: string): { root: string; commit: string; remove(): v
   return { root, commit, remove }
 }
 
-const sequentialP50 = (client: LoadClient, call: GraphQLCall): Measure['run'] => async (server) =>
-  median(await client.latencies({ endpoint: server.endpoint, count: INBOX_SAMPLES, call }))
+const sequentialP50 = (client: LoadClient, call: GraphQLCall, count = INBOX_SAMPLES): Measure['run'] => async (server) =>
+  median(await client.latencies({ endpoint: server.endpoint, count, call }))
 
 const closing = (sides: Sides, database: { drop(): Promise<void> }) => async () => {
   await Promise.all(sides.map((s) => s.close()))
@@ -70,13 +70,18 @@ const SCENARIOS: Record<string, Scenario> = {
     const measures = [{ label: 'history page of 50, concurrency 8', unit: 'pages/s', ops: HISTORY_PAGES, run: (s: ParleyProcess) => client.throughput({ endpoint: s.endpoint, concurrency: 8, calls }) }]
     return { sides, measures, close: closing(sides, database) }
   },
-  /** The inbox page of 50 for the viewer in 10,000 conversations and for the viewer in 10 (p50 of sequential requests). */
+  /**
+   * The inbox page of 50 for the viewer in 10,000 conversations and for the viewer in 10, and the
+   * first one's Viewer.unreadTotal (p50 of sequential requests).
+   */
   async inbox(host, client, start) {
     const { database, viewers } = await openInboxFixture(host)
     const sides = await start(database.url)
     const measures = await Promise.all(
       viewers.slice(0, 2).map(async (v) => ({ label: `inbox page of 50, ${v.handle}`, unit: 'p50 ms', ops: INBOX_SAMPLES, run: sequentialP50(client, { token: await tokenFor(v.handle), query: INBOX }) })),
     )
+    const big = { token: await tokenFor(viewers[0]!.handle), query: UNREAD_TOTAL }
+    measures.push({ label: `unreadTotal, ${viewers[0]!.handle}`, unit: 'p50 ms', ops: TOTAL_SAMPLES, run: sequentialP50(client, big, TOTAL_SAMPLES) })
     return { sides, measures, close: closing(sides, database) }
   },
   /** Resumes over graphql-ws: 10,000 changes of one conversation, and the account stream over 2,000 changed conversations. */

@@ -108,9 +108,9 @@ describe('pool exhaustion', () => {
 })
 
 describe('connection settings', () => {
-  it('run without JIT compilation, through the pool and through Prisma', async () => {
-    const { rows } = await pool().query<{ jit: string }>('SHOW jit')
-    expect(rows[0]!.jit).toBe('off')
-    expect(await server.app.db.$queryRaw<{ jit: string }[]>`SHOW jit`).toEqual([{ jit: 'off' }])
+  it('run without JIT compilation or Memoize, through the pool and through Prisma', async () => {
+    const settings = `SELECT current_setting('jit') AS jit, current_setting('enable_memoize') AS memoize`
+    expect((await pool().query(settings)).rows).toEqual([{ jit: 'off', memoize: 'off' }])
+    expect(await server.app.db.$queryRawUnsafe(settings)).toEqual([{ jit: 'off', memoize: 'off' }])
   })
 })

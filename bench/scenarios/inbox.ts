@@ -28,9 +28,9 @@ const VERSION = '1'
 const FIELDS = `id title unreadCount lastMessage { seq sentAt sender { handle } content { ... on TextContent { text } } }`
 const inboxPage = (first: number) => `query Inbox { viewer { conversations(first: ${first}) { edges { node { ${FIELDS} } } } } }`
 export const INBOX = inboxPage(50)
-const UNREAD_TOTAL = `query Total { viewer { unreadTotal } }`
+export const UNREAD_TOTAL = `query Total { viewer { unreadTotal } }`
 /** Requests per round of the unreadTotal row (a sum over every conversation of the viewer: tens of ms for the big one). */
-const TOTAL_SAMPLES = 20
+export const TOTAL_SAMPLES = 20
 
 type Viewer = { handle: string; userId: number; conversations: number[] }
 

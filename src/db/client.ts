@@ -60,8 +60,10 @@ export function createDb(databaseUrl: string, opts: { poolSize?: number; poolTim
     maxLifetimeSeconds: 600,
     // No JIT compilation: Parley's statements are short, and a plan whose estimate passes
     // jit_above_cost (a viewer's unreadTotal over 10,000 conversations) spent about 40 ms compiling
-    // to save nothing (decision 0263). A DATABASE_URL that sets `options` itself takes precedence.
-    options: '-c jit=off',
+    // to save nothing (decision 0263). No Memoize: Parley's lookups per id never repeat a key, and
+    // the caches generic plans put over them cost a third of that unreadTotal (decision 0265). A
+    // DATABASE_URL that sets `options` itself takes precedence.
+    options: '-c jit=off -c enable_memoize=off',
   })
   const adapter = new PrismaPg(pool, { statementNameGenerator: ({ sql }) => statementName(sql), disposeExternalPool: true })
   const db = new PrismaClient({
