@@ -1,6 +1,6 @@
 import type { Client } from 'graphql-ws'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { poolOf } from '../src/db/client.ts'
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest'
+import { createDb, poolOf } from '../src/db/client.ts'
 import { createLogger } from '../src/ops/logger.ts'
 import { createRealtime } from '../src/realtime/pubsub.ts'
 import { newUsers, type GraphQLResponse } from './support/harness.ts'
@@ -112,5 +112,22 @@ describe('connection settings', () => {
     const settings = `SELECT current_setting('jit') AS jit, current_setting('enable_memoize') AS memoize`
     expect((await pool().query(settings)).rows).toEqual([{ jit: 'off', memoize: 'off' }])
     expect(await server.app.db.$queryRawUnsafe(settings)).toEqual([{ jit: 'off', memoize: 'off' }])
+  })
+
+  it('keep idle connections open: a burst after a pause finds them (decision 0266)', async () => {
+    const db = createDb(inject('databaseUrl'), { poolSize: 4 })
+    // The pool's idle timers start when a connection is released; faked, the pause below takes no time.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
+    try {
+      const connections = poolOf(db)!
+      await Promise.all([1, 2, 3, 4].map(() => connections.query('SELECT pg_sleep(0.05)')))
+      expect([connections.totalCount, connections.idleCount]).toEqual([4, 4])
+      // pg's default would close each after 10 s idle.
+      vi.advanceTimersByTime(60_000)
+      expect([connections.totalCount, connections.idleCount]).toEqual([4, 4])
+    } finally {
+      vi.useRealTimers()
+      await db.$disconnect()
+    }
   })
 })

@@ -58,6 +58,10 @@ export function createDb(databaseUrl: string, opts: { poolSize?: number; poolTim
     // A connection's kept (generic) plans were made from the statistics of when it prepared them; a
     // new connection every 10 minutes plans again from today's, as tables grow from empty.
     maxLifetimeSeconds: 600,
+    // Idle connections stay open (pg closes them after 10 s by default): otherwise the first burst
+    // after a pause opens them all again at once, and each new backend loads its catalog caches and
+    // plans its statements again, which held a burst of 32 sends up to half a second (decision 0266).
+    idleTimeoutMillis: 0,
     // No JIT compilation: Parley's statements are short, and a plan whose estimate passes
     // jit_above_cost (a viewer's unreadTotal over 10,000 conversations) spent about 40 ms compiling
     // to save nothing (decision 0263). No Memoize: Parley's lookups per id never repeat a key, and
