@@ -26,6 +26,13 @@ function wholeNumber(min: number, max?: number) {
   return max === undefined ? number : number.max(max, { error })
 }
 
+/**
+ * Longer than the idle timeout of the load balancers Parley runs behind (AWS's 60 s, nginx's upstream
+ * keepalive_timeout 60 s): the balancer, not Parley, closes an idle connection first. With Node's 5 s
+ * default a balancer can send a request on a connection Parley is closing, and answers it 502.
+ */
+export const DEFAULT_KEEP_ALIVE_MS = 65_000
+
 /** Every environment variable Parley reads, validated once at start-up (documented in README.md). */
 const Env = z.object({
   NODE_ENV: z.string().default('development'),
@@ -59,6 +66,7 @@ const Env = z.object({
   OTEL_SERVICE_NAME: z.string().min(1).default('parley'),
   TRUST_PROXY: booleanFlag.default(false),
   SHUTDOWN_GRACE_MS: wholeNumber(0).default(10_000),
+  HTTP_KEEP_ALIVE_MS: wholeNumber(1).default(DEFAULT_KEEP_ALIVE_MS),
   RATE_LIMITS: z.string().optional(),
 }).transform((env, ctx) => {
   try {

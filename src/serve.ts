@@ -66,6 +66,7 @@ export async function serve({ config, authSecret, database, log, logger, opened 
     serveMetrics: config.METRICS && !config.METRICS_PORT,
     readinessChecks: redis ? [redisReadiness(redis)] : [],
     shutdownGraceMs: config.SHUTDOWN_GRACE_MS,
+    keepAliveMs: config.HTTP_KEEP_ALIVE_MS,
   })
   const url = await server.listen(config.PORT, config.HOST)
   const metricsServer = metrics && config.METRICS_PORT ? await listenMetrics(metrics, config.METRICS_PORT, config.HOST) : undefined

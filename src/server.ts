@@ -10,6 +10,7 @@ import type { App } from './domain/app.ts'
 import { tierOf } from './domain/rateLimits.ts'
 import type { ClientPeer } from './rateLimitPlugin.ts'
 import { createViewerResolver } from './domain/users.ts'
+import { DEFAULT_KEEP_ALIVE_MS } from './config.ts'
 import { retryLater } from './errors.ts'
 import { createHealth, databaseReadiness, type ReadinessCheck } from './ops/health.ts'
 import { connectionIdFrom, requestIdFrom, yogaLogger, type Logger } from './ops/logger.ts'
@@ -51,7 +52,10 @@ export type ServerOptions = YogaOptions & {
   readinessChecks?: ReadinessCheck[]
   /** How long close() lets running requests and closing sockets finish (SHUTDOWN_GRACE_MS). */
   shutdownGraceMs?: number
+  /** How long an idle HTTP keep-alive connection stays open (HTTP_KEEP_ALIVE_MS). */
+  keepAliveMs?: number
 }
+
 
 /** What a socket's operations need of its upgrade request (onConnect puts it in graphql-ws's extra). */
 type SocketExtra = Extra & { requestId?: string; peer?: ClientPeer }
@@ -89,6 +93,9 @@ export function createParleyServer(opts: ServerOptions): ParleyServer {
     res.setHeader('x-request-id', requestIdFrom(req.headers['x-request-id']))
     yoga(req, res)
   })
+  server.keepAliveTimeout = opts.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS
+  // A request's headers may take as long as Node allows, and never less than an idle connection may wait.
+  server.headersTimeout = Math.max(server.headersTimeout, server.keepAliveTimeout + 1_000)
   const wss = new WebSocketServer({ server, path: GRAPHQL_PATH, maxPayload: opts.maxBodyBytes, WebSocket: Utf8WebSocket })
   if (opts.metrics) wss.on('connection', (socket) => opts.metrics!.trackWebSocket(socket))
 
