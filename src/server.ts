@@ -56,7 +56,6 @@ export type ServerOptions = YogaOptions & {
   keepAliveMs?: number
 }
 
-
 /** What a socket's operations need of its upgrade request (onConnect puts it in graphql-ws's extra). */
 type SocketExtra = Extra & { requestId?: string; peer?: ClientPeer }
 
