@@ -1,6 +1,7 @@
-// npm run bench:ab -- <git ref> [history|inbox|replay …]: the build of <ref> against this checkout's, side by side.
+// npm run bench:ab -- <git ref> [history|inbox|replay|pause …]: the build of <ref> against this checkout's, side by side.
 import { execFileSync } from 'node:child_process'
 import { mkdtempSync, symlinkSync } from 'node:fs'
+import { setTimeout as sleep } from 'node:timers/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { encodeGlobalId } from '../src/ids.ts'
@@ -9,6 +10,7 @@ import { alternatingSamples, median } from './measure.ts'
 import { README_HISTORY } from './scenarios/history-depth.ts'
 import { INBOX, openInboxFixture, TOTAL_SAMPLES, UNREAD_TOTAL } from './scenarios/inbox.ts'
 import { CHANGES, EVENTS, prepareAccountResume } from './scenarios/replay.ts'
+import { MESSAGES_PER_RUN, sendFixture } from './scenarios/send-throughput.ts'
 import { startParleyProcess, type ParleyProcess } from './server-process.ts'
 import { insertReadersConversation } from './setup.ts'
 import { createScenarioDatabase, openDatabaseHost, openFixture, tokenFor, type DatabaseHost } from './support.ts'
@@ -27,6 +29,8 @@ const ROUNDS = Number(process.env.AB_ROUNDS ?? 12)
 const HISTORY_MESSAGES = 20_000
 const HISTORY_PAGES = 3_000
 const INBOX_SAMPLES = 200
+/** How long both servers sit idle before each run of the pause scenario: longer than pg's 10 s idle timeout (decision 0266). */
+const PAUSE_MS = 12_000
 
 /** One figure measured on each side: `run` returns it for one round of `ops` operations. */
 type Measure = { label: string; unit: string; ops: number; run(server: ParleyProcess): Promise<number> }
@@ -83,6 +87,17 @@ const SCENARIOS: Record<string, Scenario> = {
     const big = { token: await tokenFor(viewers[0]!.handle), query: UNREAD_TOTAL }
     measures.push({ label: `unreadTotal, ${viewers[0]!.handle}`, unit: 'p50 ms', ops: TOTAL_SAMPLES, run: sequentialP50(client, big, TOTAL_SAMPLES) })
     return { sides, measures, close: closing(sides, database) }
+  },
+  /** Scenario 1's sends (32 senders over 1,000 groups, MESSAGES_PER_RUN a run), each run after PAUSE_MS idle: its slowest send (decision 0266). */
+  async pause(host, client, start) {
+    const fixture = await sendFixture(host, client, 'ab_pause', 1000)
+    const sides = await start(fixture.databaseUrl)
+    const afterPause = async (server: ParleyProcess) => {
+      await sleep(PAUSE_MS)
+      return Math.max(...(await fixture.viaParley(undefined, undefined, server)).ms)
+    }
+    const measures = [{ label: `slowest of a run of sends after ${PAUSE_MS / 1000} s idle`, unit: 'ms', ops: MESSAGES_PER_RUN, run: afterPause }]
+    return { sides, measures, close: closing(sides, { drop: fixture.close }) }
   },
   /** Resumes over graphql-ws: 10,000 changes of one conversation, and the account stream over 2,000 changed conversations. */
   async replay(host, client, start) {

@@ -7,7 +7,7 @@ import { startParleyProcess, type ParleyProcess } from '../server-process.ts'
 import { createScenarioDatabase, tokenFor, type DatabaseHost, type Figure } from '../support.ts'
 
 export const SENDERS = 32
-const MESSAGES_PER_RUN = Number(process.env.BENCH_SEND_MESSAGES ?? 3000)
+export const MESSAGES_PER_RUN = Number(process.env.BENCH_SEND_MESSAGES ?? 3000)
 export const RUNS = 3
 const LONE_SAMPLES = 300
 
