@@ -1,5 +1,7 @@
 import os from 'node:os'
-import { rmSync } from 'node:fs'
+import { existsSync, rmSync } from 'node:fs'
+import { randomUUID } from 'node:crypto'
+import { setTimeout as sleep } from 'node:timers/promises'
 import path from 'node:path'
 import pg from 'pg'
 import { signToken } from '../src/auth.ts'
@@ -107,6 +109,29 @@ export async function startParley(url: string, poolSize = 40, opts: { countState
 }
 
 export const tokenFor = (handle: string) => signToken(AUTH_SECRET, handle)
+
+/**
+ * Runs `work` on a pg pool of its own (up to `max` connections, opened as it needs them), then closes
+ * the pool and waits until its backends have exited. A pool left to close its idle connections
+ * later ended 32 backends at once inside whatever was measured next, and stalled every request of it
+ * for 50–100 ms (bench/analysis.md, section 1). Reads /proc, as bench/cpu.ts does: the database runs here.
+ */
+export async function withSettledPool<T>(url: string, max: number, work: (pool: pg.Pool) => Promise<T>): Promise<T> {
+  const name = `parley-bench-${randomUUID().slice(0, 8)}`
+  const pool = new pg.Pool({ connectionString: url, max, application_name: name })
+  // pool.end() resolves before its sockets close; a DROP … WITH (FORCE) may then end one, which an
+  // idle client reports as an error that would otherwise crash the run.
+  pool.on('error', () => {})
+  let pids: number[] = []
+  try {
+    const result = await work(pool)
+    pids = (await pool.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE application_name = $1', [name])).rows.map((r) => r.pid)
+    return result
+  } finally {
+    await pool.end()
+    for (const deadline = Date.now() + 5_000; Date.now() < deadline && pids.some((pid) => existsSync(`/proc/${pid}`)); ) await sleep(5)
+  }
+}
 
 export const machine = () => ({
   cores: os.cpus().length,

@@ -138,7 +138,7 @@ async function sendPeer(host: DatabaseHost, client: LoadClient): Promise<Figure[
         ratio: ours / theirs,
         target: '> 1',
         met: ours / theirs > 1,
-        note: `bench_send checks membership and idempotency as Parley's send does, but writes no search document and publishes no event, which favours PostGraphile; ${NODES}`,
+        note: `bench_send checks membership and idempotency and writes the search document as Parley's send does, but publishes no event, which favours PostGraphile; ${NODES}`,
       },
     ]
   } finally {

@@ -2,9 +2,9 @@ import pg from 'pg'
 import { encodeGlobalId } from '../../src/ids.ts'
 import { insertGroups, insertUsers, withClient } from '../setup.ts'
 import type { GraphQLCall, LoadClient } from '../client.ts'
-import { alternatingMedians, median, percentile, throughput } from '../measure.ts'
+import { alternatingMedians, alternatingSamples, median, percentile, throughput } from '../measure.ts'
 import { startParleyProcess, type ParleyProcess } from '../server-process.ts'
-import { createScenarioDatabase, tokenFor, type DatabaseHost, type Figure } from '../support.ts'
+import { createScenarioDatabase, tokenFor, withSettledPool, type DatabaseHost, type Figure } from '../support.ts'
 
 export const SENDERS = 32
 export const MESSAGES_PER_RUN = Number(process.env.BENCH_SEND_MESSAGES ?? 3000)
@@ -35,8 +35,10 @@ async function rawSend(pool: pg.Pool, conversationId: number, senderId: number, 
 
 /**
  * The database's ceiling for a send: the whole transaction (lock the conversation row, check
- * membership and idempotency, insert, bump seq/pts, move the sender's read position) as ONE plpgsql
- * call, one round trip. Created in the fixture database only; the app never has it.
+ * membership and idempotency, insert the message and its search document, bump seq/pts, move the
+ * sender's read position) as ONE plpgsql call, one round trip. The document is the text's words as
+ * `to_tsvector('simple', …)` gives them, the same lexemes Parley writes for these texts, into the same
+ * indexes. Created in the fixture database only; the app never has it.
  */
 const SEND_FUNCTION = `
 CREATE FUNCTION bench_send(p_conversation bigint, p_sender bigint, p_client_message_id varchar, p_content jsonb) RETURNS bigint
@@ -55,6 +57,8 @@ BEGIN
   IF FOUND THEN RETURN v_stored; END IF;
   INSERT INTO messages (conversation_id, seq, pts, sender_type, sender_id, kind, client_message_id, content)
   VALUES (p_conversation, v_seq, v_pts, 'USER', p_sender, 'TEXT', p_client_message_id, p_content);
+  INSERT INTO message_search (conversation_id, seq, sent_at, document)
+  SELECT p_conversation, v_seq, now(), d FROM to_tsvector('simple', coalesce(p_content->>'text', '')) d WHERE d <> '';
   UPDATE conversations SET last_seq = v_seq, last_pts = v_pts, last_activity_at = now() WHERE id = p_conversation;
   UPDATE conversation_members SET last_read_seq = greatest(last_read_seq, v_seq), last_read_at = now()
   WHERE conversation_id = p_conversation AND user_id = p_sender;
@@ -74,11 +78,9 @@ export async function sendFixture(host: DatabaseHost, client: LoadClient, name: 
   })
   const tokens = await Promise.all(senders.map((_, i) => tokenFor(`sender-${i}`)))
   const parley = await startParleyProcess(database.url, { poolSize: SENDERS + 8 })
-  // Idle connections close at once: the servers measured in between need the database's connections.
-  const pool = new pg.Pool({ connectionString: database.url, max: SENDERS, idleTimeoutMillis: 100 })
-  // pool.end() resolves before its sockets close; the database's DROP … WITH (FORCE) may then end one,
-  // which an idle client reports as an error that would otherwise crash the run.
-  pool.on('error', () => {})
+  // Each baseline run opens its connections and has them closed before anything else runs: the
+  // servers measured in between need the database's connections, and not its backends' exits.
+  const onBaselinePool = <T>(work: (pool: pg.Pool) => Promise<T>) => withSettledPool(database.url, SENDERS, work)
   let run = 0
   const pick = () => conversations[Math.floor(Math.random() * conversations.length)]!
   /** Sends through HTTP GraphQL from the load client to `endpoint`, each the call `call` makes of it; msgs/s and each send's ms. */
@@ -100,18 +102,19 @@ export async function sendFixture(host: DatabaseHost, client: LoadClient, name: 
     /** The same sends as separate statements through pg; msgs/s. */
     viaSql: (count = MESSAGES_PER_RUN, concurrency = SENDERS) => {
       const r = ++run
-      return throughput(count, concurrency, (i) => rawSend(pool, pick(), senders[i % SENDERS]!, `raw-r${r}-${i}`))
+      return onBaselinePool((pool) => throughput(count, concurrency, (i) => rawSend(pool, pick(), senders[i % SENDERS]!, `raw-r${r}-${i}`)))
     },
     /** The same sends as one bench_send call each through pg; msgs/s. */
     viaFunction: (count = MESSAGES_PER_RUN, concurrency = SENDERS) => {
       const r = ++run
-      return throughput(count, concurrency, (i) =>
-        pool.query('SELECT bench_send($1, $2, $3, $4)', [pick(), senders[i % SENDERS]!, `fn-r${r}-${i}`, JSON.stringify({ text: `hello ${i}` })]),
+      return onBaselinePool((pool) =>
+        throughput(count, concurrency, (i) =>
+          pool.query('SELECT bench_send($1, $2, $3, $4)', [pick(), senders[i % SENDERS]!, `fn-r${r}-${i}`, JSON.stringify({ text: `hello ${i}` })]),
+        ),
       )
     },
     databaseUrl: database.url,
     async close() {
-      await pool.end()
       await parley.close()
       await database.drop()
     },
@@ -168,12 +171,13 @@ export async function sendThroughput(host: DatabaseHost, client: LoadClient): Pr
   try {
     const lone = await loneSender(fixture, uncoalesced)
     const p99 = { on: [] as number[], off: [] as number[] }
-    const [statements, oneCall, measured, off] = (await alternatingMedians(RUNS, [
+    // Every second round in reverse order, so no side always runs right after the same other.
+    const [statements, oneCall, measured, off] = (await alternatingSamples(RUNS, [
       () => fixture.viaSql(),
       () => fixture.viaFunction(),
       measuredRun(fixture, fixture.parley, p99.on),
       measuredRun(fixture, uncoalesced, p99.off),
-    ])) as [number, number, number, number]
+    ], { reverseEveryOther: true })).map(median) as [number, number, number, number]
     // The first run of each is the warm-up.
     const [p99On, p99Off] = [median(p99.on.slice(1)), median(p99.off.slice(1))]
     const scenario = '1 send throughput (1,000 conversations, 32 senders, HTTP)'
