@@ -45,9 +45,9 @@ export async function alternatingSamples(runs: number, measurements: (() => Prom
   return samples
 }
 
-/** Medians of alternatingSamples after one warm-up of each. */
-export async function alternatingMedians(runs: number, measurements: (() => Promise<number>)[]): Promise<number[]> {
-  return (await alternatingSamples(runs, measurements)).map(median)
+/** Medians of alternatingSamples after one warm-up of each (`reverseEveryOther` as there). */
+export async function alternatingMedians(runs: number, measurements: (() => Promise<number>)[], opts: { reverseEveryOther?: boolean } = {}): Promise<number[]> {
+  return (await alternatingSamples(runs, measurements, opts)).map(median)
 }
 
 /** alternatingMedians of two measurements. */

@@ -1,7 +1,7 @@
 import { encodeGlobalId } from '../../src/ids.ts'
 import { insertReadersConversation } from '../setup.ts'
 import type { LoadClient } from '../client.ts'
-import { alternatingSamples, median } from '../measure.ts'
+import { alternatingMedians } from '../measure.ts'
 import { startParleyProcess, startPostGraphile } from '../server-process.ts'
 import { openFixture, tokenFor, type DatabaseHost, type Figure } from '../support.ts'
 import { MESSAGES, PAGE, README_HISTORY } from './history-depth.ts'
@@ -119,8 +119,7 @@ async function sendPeer(host: DatabaseHost, client: LoadClient): Promise<Figure[
       return perSecond
     }
     // Every second round in reverse order, so neither server always runs right after the same other run.
-    const samples = await alternatingSamples(SEND_RUNS, [async () => (await fixture.viaParley()).perSecond, viaPostGraphile, () => fixture.viaFunction()], { reverseEveryOther: true })
-    const [ours, theirs, oneCall] = samples.map(median) as [number, number, number]
+    const [ours, theirs, oneCall] = (await alternatingMedians(SEND_RUNS, [async () => (await fixture.viaParley()).perSecond, viaPostGraphile, () => fixture.viaFunction()], { reverseEveryOther: true })) as [number, number, number]
     const scenario = `11 send throughput (1,000 conversations, ${SENDERS} senders, HTTP)`
     return [
       {

@@ -2,7 +2,7 @@ import pg from 'pg'
 import { encodeGlobalId } from '../../src/ids.ts'
 import { insertGroups, insertUsers, withClient } from '../setup.ts'
 import type { GraphQLCall, LoadClient } from '../client.ts'
-import { alternatingMedians, alternatingSamples, median, percentile, throughput } from '../measure.ts'
+import { alternatingMedians, median, percentile, throughput } from '../measure.ts'
 import { startParleyProcess, type ParleyProcess } from '../server-process.ts'
 import { createScenarioDatabase, tokenFor, withSettledPool, type DatabaseHost, type Figure } from '../support.ts'
 
@@ -172,12 +172,12 @@ export async function sendThroughput(host: DatabaseHost, client: LoadClient): Pr
     const lone = await loneSender(fixture, uncoalesced)
     const p99 = { on: [] as number[], off: [] as number[] }
     // Every second round in reverse order, so no side always runs right after the same other.
-    const [statements, oneCall, measured, off] = (await alternatingSamples(RUNS, [
+    const [statements, oneCall, measured, off] = (await alternatingMedians(RUNS, [
       () => fixture.viaSql(),
       () => fixture.viaFunction(),
       measuredRun(fixture, fixture.parley, p99.on),
       measuredRun(fixture, uncoalesced, p99.off),
-    ], { reverseEveryOther: true })).map(median) as [number, number, number, number]
+    ], { reverseEveryOther: true })) as [number, number, number, number]
     // The first run of each is the warm-up.
     const [p99On, p99Off] = [median(p99.on.slice(1)), median(p99.off.slice(1))]
     const scenario = '1 send throughput (1,000 conversations, 32 senders, HTTP)'
