@@ -132,9 +132,9 @@ export function startBareServer(script: string, args: string[] = []): Promise<Ba
 const POSTGRAPHILE = path.join(import.meta.dirname, 'peers/postgraphile')
 
 /**
- * bench/peers/postgraphile's packages, installed on first use: PostGraphile 5 and the Node it needs
- * (≥ 22, as an npm package), which the root `npm ci` must not install (CI runs Node 20). Installed
- * again when its lockfile is newer than the install.
+ * bench/peers/postgraphile's packages, installed on first use: PostGraphile 5 and the Node it runs on
+ * (as an npm package, the same as the root's since decision 0268), which the root `npm ci` must not
+ * install: only the peer scenario needs them. Installed again when its lockfile is newer than the install.
  */
 function installPostGraphile(): void {
   const installed = path.join(POSTGRAPHILE, 'node_modules/.package-lock.json')

@@ -44,6 +44,16 @@ describe('Dockerfile', () => {
     expect(has(final, /^HEALTHCHECK .*CMD .*\/healthz/)).toBe(true)
   })
 
+  it("runs on the Node.js major npm's scripts run on (decision 0268), and ships no second Node.js", () => {
+    const pinned = (JSON.parse(read('package.json')) as { optionalDependencies: Record<string, string> }).optionalDependencies
+    const majors = new Set(Object.entries(pinned).flatMap(([name, version]) => (name.startsWith('node-linux-') ? [version.split('.')[0]] : [])))
+    expect(majors.size).toBe(1)
+    const bases = read('Dockerfile').match(/^FROM\s+node:(\d+)-/gm)!.map((line) => /node:(\d+)-/.exec(line)![1])
+    expect(bases.length).toBe(all.length)
+    expect(new Set(bases)).toEqual(majors)
+    expect(has(all[0]!, /npm prune --omit=dev.*rm -rf node_modules\/node-linux-\* node_modules\/\.bin\/node/)).toBe(true)
+  })
+
   it('ships what start-up needs besides dist: the Prisma config, migrations and the engine shim', () => {
     for (const file of ['prisma.config.ts', 'prisma', 'scripts/schema-engine-shim.mjs']) {
       expect(existsSync(path.join(ROOT, file))).toBe(true)

@@ -29,7 +29,7 @@ const postGraphileRows = (data: any): string[] =>
 /** bench_send (send-throughput.ts's SEND_FUNCTION) as PostGraphile exposes it: a volatile function is a mutation. */
 const POSTGRAPHILE_SEND = `mutation Send($input: BenchSendInput!) { benchSend(input: $input) { result } }`
 
-// Parley's own build on that Node 24 served as many pages as on Node 20 (bench/analysis.md, section 11).
+// Since decision 0268 Parley runs on the Node 24 that the root npm ci installs: the same runtime on both sides.
 const NODES = `PostGraphile runs on Node 24 (it needs ≥ 22; bench/peers/postgraphile), Parley on ${process.version}`
 
 /**
