@@ -5,7 +5,7 @@
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { createDb } from '../src/db/client.ts'
-import { SEQ_CURSOR, seqCursor } from '../src/domain/history.ts'
+import { SEQ_CURSOR, seqCursor } from '../src/domain/history/history.ts'
 import { readConversationPage } from '../src/store/history.ts'
 
 const [databaseUrl, conversationId, readerId] = process.argv.slice(2)

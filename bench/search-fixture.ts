@@ -1,6 +1,6 @@
 import type pg from 'pg'
 import { migrateDeploy } from '../src/db/migrate.ts'
-import { messageDocument } from '../src/domain/searchIndex.ts'
+import { messageDocument } from '../src/domain/search/documents.ts'
 import { insertGroups, insertUsers, withClient } from './setup.ts'
 import { createScenarioDatabase, type DatabaseHost } from './support.ts'
 

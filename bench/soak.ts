@@ -1,7 +1,7 @@
 // npm run soak: SOAK_SUBSCRIBERS (1,000) graphql-ws subscribers and SOAK_SENDERS (16) senders against one
 // Parley for SOAK_MINUTES (10), printing its RSS and event-loop delay each minute. Not part of npm test.
 // Bounded: the senders stop at the deadline, then the run waits at most 30 s for the last deliveries.
-import { encodeGlobalId } from '../src/ids.ts'
+import { encodeGlobalId } from '../src/domain/core/ids.ts'
 import { startClient } from './client.ts'
 import { insertGroups, insertUsers, withClient } from './setup.ts'
 import { startParleyProcess } from './server-process.ts'

@@ -1,9 +1,9 @@
 // npm run search:backfill: search documents for messages and users written before search existed
 // (idempotent; safe while the server runs). Uses DATABASE_URL, else the embedded database.
-import { loadConfig } from '../src/config.ts'
+import { loadConfig } from '../src/config/env.ts'
 import { createDb } from '../src/db/client.ts'
 import { openDatabase } from '../src/db/embedded.ts'
-import { backfillSearchDocuments } from '../src/domain/searchIndex.ts'
+import { backfillSearchDocuments } from '../src/domain/search/documents.ts'
 
 const config = loadConfig()
 const database = await openDatabase(config)

@@ -1,10 +1,10 @@
 // npm run seed: demo users and conversations (idempotent). Uses DATABASE_URL, else the embedded database.
-import { loadConfig, reportFailure } from '../src/config.ts'
+import { loadConfig, reportFailure } from '../src/config/env.ts'
 import { createDb } from '../src/db/client.ts'
 import { openDatabase } from '../src/db/embedded.ts'
-import { seedDemo } from '../src/demo.ts'
-import { createApp } from '../src/domain/app.ts'
-import { settingsFromConfig } from '../src/domain/settings.ts'
+import { seedDemo } from '../src/ops/demo.ts'
+import { createApp } from '../src/domain/core/app.ts'
+import { settingsFromConfig } from '../src/domain/core/settings.ts'
 import { createRealtime } from '../src/realtime/pubsub.ts'
 
 try {

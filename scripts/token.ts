@@ -1,8 +1,8 @@
 // npm run token -- <handle> [--operator] [--name "Display Name"]
 // Prints a JWT signed with AUTH_SECRET (or the development secret in the data folder).
 import { parseArgs } from 'node:util'
-import { resolveAuthSecret, signToken } from '../src/auth.ts'
-import { loadConfig, reportFailure } from '../src/config.ts'
+import { resolveAuthSecret, signToken } from '../src/http/auth.ts'
+import { loadConfig, reportFailure } from '../src/config/env.ts'
 
 const { positionals, values } = parseArgs({
   allowPositionals: true,

@@ -1,9 +1,9 @@
 import path from 'node:path'
-import { resolveAuthSecret } from './auth.ts'
-import { loadConfig, reportFailure, StartupError } from './config.ts'
+import { resolveAuthSecret } from './http/auth.ts'
+import { loadConfig, reportFailure, StartupError } from './config/env.ts'
 import { openDatabase } from './db/embedded.ts'
 import { createLogger } from './ops/logger.ts'
-import { isPortFree } from './ports.ts'
+import { isPortFree } from './lib/ports.ts'
 
 // JSON lines (pino); the level is set from LOG_LEVEL once the environment is validated.
 const logger = createLogger('info')

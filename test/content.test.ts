@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { messageGlobalId, parseId } from '../src/ids.ts'
+import { messageGlobalId, parseId } from '../src/domain/core/ids.ts'
 import type { MessageContentInput } from './gql/graphql.ts'
 import { codes, newUsers, request } from './support/harness.ts'
 import { createGroup, lastSeqOf, SendMessage, sendText } from './support/operations.ts'

@@ -3,7 +3,7 @@ import path from 'node:path'
 import { afterAll, expect, it } from 'vitest'
 import { embeddedParent, openDatabase, startEmbeddedPostgres } from '../src/db/embedded.ts'
 import { withPgClient } from '../src/db/pg.ts'
-import { freePort } from '../src/ports.ts'
+import { freePort } from '../src/lib/ports.ts'
 
 const folders: string[] = []
 const stops: (() => Promise<void>)[] = []

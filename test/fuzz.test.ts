@@ -1,6 +1,6 @@
 import type { Client } from 'graphql-ws'
 import { describe, expect, it } from 'vitest'
-import { encodeGlobalId } from '../src/ids.ts'
+import { encodeGlobalId } from '../src/domain/core/ids.ts'
 import { newUsers, request, testApp, type GraphQLResponse, type TestUser } from './support/harness.ts'
 import { createGroup, sendText } from './support/operations.ts'
 import { seededRandom } from './support/random.ts'

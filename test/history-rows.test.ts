@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest'
-import { parseId } from '../src/ids.ts'
+import { parseId } from '../src/domain/core/ids.ts'
 import { findConversationsForUser } from '../src/store/conversations.ts'
 import { readConversationPage, readHistoryPage, type PageOptions } from '../src/store/history.ts'
 import { appendMessages, findVisibleMessages, type MessageDraft } from '../src/store/messages.ts'

@@ -1,6 +1,6 @@
 import type { ResultOf } from '@graphql-typed-document-node/core'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { parseId } from '../src/ids.ts'
+import { parseId } from '../src/domain/core/ids.ts'
 import { appendMessages } from '../src/store/messages.ts'
 import { codes, newUsers, testApp, type TestUser } from './support/harness.ts'
 import { createGroup, History } from './support/operations.ts'

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { parseId } from '../src/ids.ts'
+import { parseId } from '../src/domain/core/ids.ts'
 import { graphql } from './gql/index.ts'
 import type { InboxOrderQuery } from './gql/graphql.ts'
 import { codes, newUsers, testApp, type TestUser } from './support/harness.ts'

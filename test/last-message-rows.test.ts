@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest'
-import { parseId } from '../src/ids.ts'
+import { parseId } from '../src/domain/core/ids.ts'
 import { findLastVisibleMessages, findVisibleMessages } from '../src/store/messages.ts'
 import type { MessageRecord } from '../src/store/records.ts'
 import { newUsers, testApp } from './support/harness.ts'

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import type { MemberAccess } from '../src/domain/access.ts'
-import type { Viewer } from '../src/domain/app.ts'
-import * as policy from '../src/domain/policy.ts'
+import type { MemberAccess } from '../src/domain/policy/access.ts'
+import type { Viewer } from '../src/domain/core/app.ts'
+import * as policy from '../src/domain/policy/policy.ts'
 import type { ConversationType, MemberRole, MessageRecord } from '../src/store/records.ts'
 
 /**

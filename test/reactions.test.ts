@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { codes, newUsers, testApp, type TestUser } from './support/harness.ts'
 import { AddReaction, ReactionState, RemoveReaction } from './support/interactions.ts'
-import { messageGlobalId } from '../src/ids.ts'
+import { messageGlobalId } from '../src/domain/core/ids.ts'
 import { Changes, conversationKey, RecallMessage } from './support/lifecycle.ts'
 import { buildVisibilityMatrix } from './support/visibility.ts'
 import { ConversationEvents, InboxEvents } from './support/live.ts'

@@ -1,6 +1,6 @@
 import type { ResultOf } from '@graphql-typed-document-node/core'
 import { describe, expect, it } from 'vitest'
-import { parseId } from '../src/ids.ts'
+import { parseId } from '../src/domain/core/ids.ts'
 import { userTopic, type RealtimeEvent } from '../src/realtime/events.ts'
 import { codes, countStatements, newUser, newUsers, request, testApp, type TestUser } from './support/harness.ts'
 import { listen } from './support/lifecycle.ts'

@@ -1,6 +1,6 @@
 import type { ResultOf } from '@graphql-typed-document-node/core'
 import { describe, expect, it } from 'vitest'
-import { parseId } from '../src/ids.ts'
+import { parseId } from '../src/domain/core/ids.ts'
 import { codes, countStatements, newUser, newUsers, testApp, type TestUser } from './support/harness.ts'
 import { AddMembers, CreateChannel, createGroup, MarkRead, OpenPrivate, RemoveMember, SendMessage, sendText, SubscribeChannel } from './support/operations.ts'
 import { ReceiptReaders, Receipts, ReceiptsUnreadCount } from './support/readViews.ts'

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
-import { backfillSearchDocuments } from '../src/domain/searchIndex.ts'
+import { backfillSearchDocuments } from '../src/domain/search/documents.ts'
 import { graphql } from './gql/index.ts'
 import { codes, newUser, testApp } from './support/harness.ts'
 import { createGroup, sendText } from './support/operations.ts'

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { Prisma } from '../src/store/sql.ts'
-import { analyze, documentVector, matchedRanges, MAX_POSITION, queryTerm, toTsquery } from '../src/domain/searchText.ts'
+import { analyze, documentVector, matchedRanges, MAX_POSITION, queryTerm, toTsquery } from '../src/domain/search/text.ts'
 import { testApp } from './support/harness.ts'
 
 /** A seeded PRNG, so a failure repeats. */

@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { freePort } from '../src/ports.ts'
+import { freePort } from '../src/lib/ports.ts'
 import { AUTH_SECRET } from './support/harness.ts'
 
 const root = path.resolve(import.meta.dirname, '..')

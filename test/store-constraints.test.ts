@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { parseId } from '../src/ids.ts'
+import { parseId } from '../src/domain/core/ids.ts'
 import { DuplicateIdempotencyKey, appendMessages, type MessageDraft } from '../src/store/messages.ts'
 import { newUsers, testApp } from './support/harness.ts'
 import { createGroup, lastSeqOf, sendText } from './support/operations.ts'

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { messageGlobalId, parseId } from '../src/ids.ts'
+import { messageGlobalId, parseId } from '../src/domain/core/ids.ts'
 import { newUsers, type TestUser } from './support/harness.ts'
 import { DeleteForMe, RecallMessage, RestoreForMe } from './support/lifecycle.ts'
 import { AddMembers, createGroup, MarkRead, OpenPrivate, RemoveMember, SendMessage, SetTitle } from './support/operations.ts'

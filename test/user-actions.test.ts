@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { messageGlobalId } from '../src/ids.ts'
+import { messageGlobalId } from '../src/domain/core/ids.ts'
 import { userTopic } from '../src/realtime/events.ts'
 import { codes, countStatements, newUsers, testApp, type TestUser } from './support/harness.ts'
 import { conversationKey, DeleteForMe, listen, messageKey, readMessage, RecallMessage, RestoreForMe, SetFavorite, SetReminder, userKey } from './support/lifecycle.ts'

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type WebSocket from 'ws'
-import { encodeGlobalId } from '../src/ids.ts'
+import { encodeGlobalId } from '../src/domain/core/ids.ts'
 import { newUsers, testApp, type TestUser } from './support/harness.ts'
 import { SetFavorite, userKey } from './support/lifecycle.ts'
 import { liveServer, sendVia, subscribeWs, wsClient } from './support/server.ts'

@@ -1,4 +1,4 @@
-import { encodeGlobalId } from '../../src/ids.ts'
+import { encodeGlobalId } from '../../src/domain/core/ids.ts'
 import { serverCpuPerCall } from '../cpu.ts'
 import { insertReadersConversation } from '../setup.ts'
 import type { LoadClient } from '../client.ts'

@@ -1,5 +1,5 @@
 import pg from 'pg'
-import { encodeGlobalId } from '../../src/ids.ts'
+import { encodeGlobalId } from '../../src/domain/core/ids.ts'
 import { insertReadersConversation, withClient } from '../setup.ts'
 import type { LoadClient } from '../client.ts'
 import { latencies, median, pairedMedians } from '../measure.ts'

@@ -1,4 +1,4 @@
-import { encodeGlobalId } from '../../src/ids.ts'
+import { encodeGlobalId } from '../../src/domain/core/ids.ts'
 import { insertReadersConversation } from '../setup.ts'
 import type { LoadClient } from '../client.ts'
 import { alternatingMedians } from '../measure.ts'

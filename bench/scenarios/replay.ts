@@ -1,5 +1,5 @@
 import pg from 'pg'
-import { encodeGlobalId } from '../../src/ids.ts'
+import { encodeGlobalId } from '../../src/domain/core/ids.ts'
 import { insertGroups, insertReadersConversation, insertUsers, withClient } from '../setup.ts'
 import type { LoadClient } from '../client.ts'
 import { pairedMedians } from '../measure.ts'

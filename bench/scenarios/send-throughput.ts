@@ -1,5 +1,5 @@
 import pg from 'pg'
-import { encodeGlobalId } from '../../src/ids.ts'
+import { encodeGlobalId } from '../../src/domain/core/ids.ts'
 import { insertGroups, insertUsers, withClient } from '../setup.ts'
 import type { GraphQLCall, LoadClient } from '../client.ts'
 import { alternatingMedians, median, percentile, throughput } from '../measure.ts'

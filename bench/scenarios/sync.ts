@@ -1,4 +1,4 @@
-import { encodeGlobalId } from '../../src/ids.ts'
+import { encodeGlobalId } from '../../src/domain/core/ids.ts'
 import { insertGroups, insertUsers, withClient } from '../setup.ts'
 import type { GraphQLCall, LoadClient } from '../client.ts'
 import { median, pairedMedians } from '../measure.ts'

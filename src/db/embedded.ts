@@ -1,8 +1,8 @@
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { StartupError } from '../config.ts'
-import { freePort, isPortFree } from '../ports.ts'
+import { StartupError } from '../config/env.ts'
+import { freePort, isPortFree } from '../lib/ports.ts'
 import { withPgClient } from './pg.ts'
 import { migrateDeploy } from './migrate.ts'
 

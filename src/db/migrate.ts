@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process'
 import { createRequire } from 'node:module'
-import { PROJECT_ROOT } from '../projectRoot.ts'
+import { PROJECT_ROOT } from '../lib/projectRoot.ts'
 
 /**
  * Runs a Prisma CLI command (offline, through the wasm schema-engine shim in prisma.config.ts).

@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import path from 'node:path'
 import type { DatabaseAvailability } from '../db/availability.ts'
 import type { Db } from '../db/client.ts'
-import { PROJECT_ROOT } from '../projectRoot.ts'
+import { PROJECT_ROOT } from '../lib/projectRoot.ts'
 import type { RedisRealtime } from '../realtime/redis.ts'
 
 /** One dependency /readyz asks about; resolves with why it is not ready, or null when it is. */

@@ -3,7 +3,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import type pg from 'pg'
 import type { WebSocket } from 'ws'
 import { poolOf } from '../db/client.ts'
-import type { App } from '../domain/app.ts'
+import type { App } from '../domain/core/app.ts'
 import type { RealtimeEvent } from '../realtime/events.ts'
 import type { Realtime } from '../realtime/pubsub.ts'
 import type { RedisObserver } from '../realtime/redis.ts'

@@ -1,6 +1,6 @@
-import type { App, Viewer } from '../domain/app.ts'
-import type { Loaders } from '../domain/loaders.ts'
-import { DomainError } from '../errors.ts'
+import type { App, Viewer } from '../domain/core/app.ts'
+import type { Loaders } from '../domain/history/loaders.ts'
+import { DomainError } from '../domain/core/errors.ts'
 
 /** Per-request (or per-subscription) context. */
 /** `requestId` names the HTTP request or WebSocket in log lines and trace attributes. */

@@ -1,6 +1,6 @@
-import { saveDraft, updateConversationSettings } from '../domain/conversationSettings.ts'
+import { saveDraft, updateConversationSettings } from '../domain/members/conversationSettings.ts'
 import { inDoNotDisturb } from '../domain/live/rules.ts'
-import { loadExisting } from '../domain/loaders.ts'
+import { loadExisting } from '../domain/history/loaders.ts'
 import { noSettings, type DraftRecord, type SettingsRecord } from '../store/conversationSettings.ts'
 import { builder } from './builder.ts'
 import type { Context } from './context.ts'

@@ -1,5 +1,5 @@
-import { isRecalled } from '../domain/policy.ts'
-import { listReactionUsers, setReaction } from '../domain/reactions.ts'
+import { isRecalled } from '../domain/policy/policy.ts'
+import { listReactionUsers, setReaction } from '../domain/interactions/reactions.ts'
 import type { ReactionGroupRecord } from '../store/reactions.ts'
 import { builder } from './builder.ts'
 import { MessageRef } from './message.ts'

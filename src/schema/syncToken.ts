@@ -1,5 +1,5 @@
 import type { GraphQLResolveInfo, SelectionNode } from 'graphql'
-import { currentSyncToken } from '../domain/sync.ts'
+import { currentSyncToken } from '../domain/sync/sync.ts'
 import { viewerOf, type Context } from './context.ts'
 
 /**

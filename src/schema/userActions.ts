@@ -1,4 +1,4 @@
-import { shownViewerState } from '../domain/policy.ts'
+import { shownViewerState } from '../domain/policy/policy.ts'
 import {
   deleteMessagesForMe,
   listFavorites,
@@ -6,7 +6,7 @@ import {
   restoreMessagesForMe,
   setFavorite,
   setReminder,
-} from '../domain/userActions.ts'
+} from '../domain/lifecycle/userActions.ts'
 import type { ViewerState } from '../store/userActions.ts'
 import { builder } from './builder.ts'
 import { MessageConnection, MessageRef } from './message.ts'

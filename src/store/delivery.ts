@@ -1,5 +1,5 @@
 import type { Db } from '../db/client.ts'
-import type { MessageKey } from '../ids.ts'
+import type { MessageKey } from '../domain/core/ids.ts'
 import { MEMBER_COLUMNS } from './conversations.ts'
 import { MESSAGE_COLUMNS, visibleToUser } from './messages.ts'
 import { toMember, toMessage, type MemberRecord, type MessageRecord, type MessageRow, type MessageStatus } from './records.ts'

@@ -1,4 +1,4 @@
-import type { MessageKey } from '../ids.ts'
+import type { MessageKey } from '../domain/core/ids.ts'
 import { MESSAGE_COLUMNS, notRecalled } from './messages.ts'
 import { indexChanged, unindexChanged, type SearchDocument } from './search.ts'
 import { toMessage, type MessageRecord, type MessageRow } from './records.ts'

@@ -1,4 +1,4 @@
-import type { MessageKey } from '../ids.ts'
+import type { MessageKey } from '../domain/core/ids.ts'
 import { MESSAGE_COLUMNS, notRecalled, readerMembership, visibleTo, type Reader } from './messages.ts'
 import { toMessage, type MessageRecord, type MessageRow } from './records.ts'
 import { queryPooled } from './pooled.ts'

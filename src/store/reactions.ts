@@ -1,4 +1,4 @@
-import type { MessageKey } from '../ids.ts'
+import type { MessageKey } from '../domain/core/ids.ts'
 import { changeWithPts, oneMessage } from './lifecycle.ts'
 import { notRecalled } from './messages.ts'
 import type { MessageRecord, UserRecord } from './records.ts'

@@ -1,4 +1,4 @@
-import type { MessageKey } from '../ids.ts'
+import type { MessageKey } from '../domain/core/ids.ts'
 import { deletedForUser, notRecalled, type Reader } from './messages.ts'
 import { toUser, type UserRecord } from './records.ts'
 import { queryPooled } from './pooled.ts'

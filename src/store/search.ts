@@ -1,4 +1,4 @@
-import type { MessageKey } from '../ids.ts'
+import type { MessageKey } from '../domain/core/ids.ts'
 import { MESSAGE_COLUMNS, membershipOf, notRecalled, visibleToUser, type Reader } from './messages.ts'
 import { MEMBER_COLUMNS } from './conversations.ts'
 import { toMember, toMessage, toUser, type MemberRecord, type MessageKind, type MessageRecord, type MessageRow, type UserRecord } from './records.ts'

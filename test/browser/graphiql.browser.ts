@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { chromium, type BrowserContext } from 'playwright-core'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { DEV_USER } from '../../src/graphiql.ts'
+import { DEV_USER } from '../../src/http/graphiql.ts'
 import { startServer, type TestServer } from '../support/server.ts'
 
 /** Debian's chromium package (`apt-get install chromium`); nothing is downloaded. */

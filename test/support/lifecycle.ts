@@ -1,4 +1,4 @@
-import { parseId, parseMessageId } from '../../src/ids.ts'
+import { parseId, parseMessageId } from '../../src/domain/core/ids.ts'
 import type { RealtimeEvent } from '../../src/realtime/events.ts'
 import type { Realtime } from '../../src/realtime/pubsub.ts'
 import { graphql } from '../gql/index.ts'

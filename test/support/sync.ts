@@ -1,4 +1,4 @@
-import { encodeGlobalId, parseMessageId } from '../../src/ids.ts'
+import { encodeGlobalId, parseMessageId } from '../../src/domain/core/ids.ts'
 import { graphql } from '../gql/index.ts'
 import type { TestUser } from './harness.ts'
 

@@ -1,10 +1,10 @@
-import type { MessageKey } from '../../ids.ts'
+import type { MessageKey } from '../core/ids.ts'
 import type { MessageEventKind } from '../../realtime/events.ts'
 import type { ConversationAccess } from '../../store/conversations.ts'
 import type { MessageRecord, MessageStatus } from '../../store/records.ts'
 import type { ViewerState } from '../../store/userActions.ts'
-import type { Loaders } from '../loaders.ts'
-import { isRecalled } from '../policy.ts'
+import type { Loaders } from '../history/loaders.ts'
+import { isRecalled } from '../policy/policy.ts'
 
 /** A subscription's GraphQL payload; `Error` ends the stream with that error (masked unless a DomainError). */
 export type EventPayload =

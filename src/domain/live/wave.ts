@@ -4,7 +4,7 @@ import type { RealtimeEvent } from '../../realtime/events.ts'
 import { findConversationsForUser } from '../../store/conversations.ts'
 import { findDeliveryMembers, findMessage, type DeliveryMember } from '../../store/delivery.ts'
 import type { ConversationRecord, MessageRecord, UserRecord } from '../../store/records.ts'
-import { createLoaders } from '../loaders.ts'
+import { createLoaders } from '../history/loaders.ts'
 
 export type ConversationBound = Extract<RealtimeEvent, { type: 'message' | 'read' | 'typing' }>
 

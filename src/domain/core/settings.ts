@@ -1,0 +1,56 @@
+import type { Config } from '../../config/env.ts'
+import type { RateLimitSettings } from '../../config/rateLimits.ts'
+
+/** Behaviour switches the domain reads (from the environment in production, set directly in tests). */
+export type Settings = {
+  /** How long a sender may recall their own message. */
+  recallWindowSeconds: number
+  /** Read receipts on/off per conversation type; read positions are kept either way. */
+  readReceipts: { private: boolean; group: boolean }
+  /** Lower-cased words a message may not contain (CONTENT_REJECTED). */
+  sensitiveWords: string[]
+  /** More missed changes than this on resume → RESYNC_REQUIRED. */
+  resyncLimit: number
+  /** Concurrent sends share one transaction, across conversations (one lock statement and commit for many messages). */
+  coalesceSends: boolean
+  /** How many conversations one user may pin (PINNED_CONVERSATIONS_LIMIT); one more is LIMIT_REACHED. */
+  pinnedConversationsLimit: number
+  /** Sends and edits write search documents. Off only in the benchmark that measures what indexing costs a send. */
+  searchIndexing: boolean
+  /** Pins a conversation holds at most (LIMIT_REACHED past it). */
+  pinnedMessagesLimit: number
+  /** Distinct emoji on one message, and emoji one user puts on one message (LIMIT_REACHED past them). */
+  reactionLimits: { emojiPerMessage: number; perUser: number }
+  /** Per-tier rate limits (RATE_LIMITS), or null for none. */
+  rateLimits: RateLimitSettings | null
+}
+
+export const DEFAULT_SETTINGS: Settings = {
+  recallWindowSeconds: 120,
+  readReceipts: { private: true, group: true },
+  sensitiveWords: [],
+  resyncLimit: 1000,
+  coalesceSends: true,
+  pinnedConversationsLimit: 5,
+  searchIndexing: true,
+  pinnedMessagesLimit: 10,
+  reactionLimits: { emojiPerMessage: 20, perUser: 3 },
+  // Off here: tests and benchmarks drive one user far past human rates. A server reads RATE_LIMITS,
+  // whose defaults are DEFAULT_RATE_LIMITS; the rate-limit tests set their own.
+  rateLimits: null,
+}
+
+export function settingsFromConfig(config: Config, sensitiveWords: string[] = []): Settings {
+  return {
+    recallWindowSeconds: config.RECALL_WINDOW_SECONDS,
+    readReceipts: { private: config.READ_RECEIPTS_PRIVATE, group: config.READ_RECEIPTS_GROUP },
+    sensitiveWords,
+    resyncLimit: config.RESYNC_LIMIT,
+    coalesceSends: config.SEND_COALESCING,
+    pinnedConversationsLimit: config.PINNED_CONVERSATIONS_LIMIT,
+    searchIndexing: true,
+    pinnedMessagesLimit: config.PINNED_MESSAGES_LIMIT,
+    reactionLimits: { emojiPerMessage: config.REACTION_EMOJI_LIMIT, perUser: config.REACTIONS_PER_USER_LIMIT },
+    rateLimits: config.RATE_LIMITS,
+  }
+}

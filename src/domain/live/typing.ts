@@ -1,0 +1,41 @@
+import { parseId } from '../core/ids.ts'
+import { accessConversation } from '../policy/access.ts'
+import type { App, Viewer } from '../core/app.ts'
+import { isMuted } from '../policy/policy.ts'
+
+/** At most one typing event per user and conversation in this interval; calls in between are no-ops. */
+export const TYPING_INTERVAL_MS = 2_000
+/** How long a typing indicator shows unless renewed (longer than the interval, so one stays lit while typing goes on). */
+export const TYPING_TTL_MS = 6_000
+
+/** Per app (App.typing): when each "<user>:<conversation>" last published on this instance. */
+export type TypingThrottle = Map<string, number>
+
+const publishedRecently = (times: TypingThrottle, key: string, now: number): boolean => {
+  const last = times.get(key)
+  return last !== undefined && now - last < TYPING_INTERVAL_MS
+}
+
+function remember(times: TypingThrottle, key: string, now: number): void {
+  // Only recent entries matter: drop the stale ones before the map grows large.
+  if (times.size >= 10_000) for (const [k, at] of times) if (now - at >= TYPING_INTERVAL_MS) times.delete(k)
+  times.set(key, now)
+}
+
+/**
+ * "The viewer is typing": published to the conversation's topic, never stored. Members only
+ * (NOT_FOUND otherwise), checked against the current membership on every call: the throttle only
+ * decides whether to publish, never whether the caller may (docs/decisions/0132-access-caches.md). A
+ * call within TYPING_INTERVAL_MS of the last published one, or from a muted member, answers true and
+ * publishes nothing, so clients may call on every keystroke.
+ */
+export async function sendTyping(app: App, viewer: Viewer, conversationId: string): Promise<boolean> {
+  const id = parseId(conversationId, 'Conversation')
+  const key = `${viewer.userId}:${id}`
+  const { member } = await accessConversation(app.db, viewer, id, { lock: false })
+  const now = Date.now()
+  if (publishedRecently(app.typing, key, now) || isMuted(member, new Date(now))) return true
+  remember(app.typing, key, now)
+  app.realtime.publish([{ type: 'typing', conversationId: id, userId: viewer.userId, expiresAt: new Date(now + TYPING_TTL_MS).toISOString() }])
+  return true
+}

@@ -1,0 +1,197 @@
+import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor'
+import type { ServerResponse } from 'node:http'
+import { GraphQLError, type DocumentNode } from 'graphql'
+import { LRUCache } from 'lru-cache'
+import { createLogger, createYoga, handleStreamOrSingleExecutionResult, type Plugin, type YogaLogger } from 'graphql-yoga'
+import { authenticate, type Identity } from './auth.ts'
+import { isDatabaseOutage, RETRY_AFTER_MS, type DatabaseAvailability } from '../db/availability.ts'
+import type { App, Viewer } from '../domain/core/app.ts'
+import { createLoaders } from '../domain/history/loaders.ts'
+import { createViewerResolver } from '../domain/members/users.ts'
+import { isPoolTimeout } from '../db/client.ts'
+import { DomainError, retryLater } from '../domain/core/errors.ts'
+import { useCompiledExecution } from './plugins/useCompiledExecution.ts'
+import { parleyGraphiQL } from './graphiql.ts'
+import { useInputHygiene } from './plugins/useInputHygiene.ts'
+import { requestIdOf, tagWithRequest } from '../ops/logger.ts'
+import type { Metrics } from '../ops/metrics.ts'
+import { useMetrics } from './plugins/useMetrics.ts'
+import { useOperationSpans } from '../ops/tracing.ts'
+import { useQueryLimits } from './plugins/useQueryLimits.ts'
+import { limitAnonymous, useRateLimits, type ClientPeer } from './plugins/useRateLimits.ts'
+import type { Context } from '../schema/context.ts'
+import { schema } from '../schema/index.ts'
+import { useValidationCache } from './plugins/useValidationCache.ts'
+
+export type YogaOptions = {
+  app: App
+  authSecret: string
+  maxBodyBytes: number
+  production: boolean
+  logger?: YogaLogger
+  metrics?: Metrics
+  tracing?: boolean
+  /** Shared with the WebSocket server's connection check (one viewer cache per server). */
+  resolveViewer?: (identity: Identity) => Promise<Viewer>
+  /** Turns database outage errors into UNAVAILABLE (else they are masked like any unexpected error). */
+  availability?: DatabaseAvailability
+}
+
+/**
+ * Where the viewer's token arrives: the HTTP header, or graphql-ws connectionParams; `req` is the
+ * node request (its address); `requestId` the WebSocket's, or over HTTP the x-request-id header
+ * server.ts set on the response `res`.
+ */
+type ServerContext = { request?: Request; connectionParams?: Record<string, unknown>; req?: ClientPeer; res?: Pick<ServerResponse, 'getHeader'>; requestId?: string }
+
+export const GRAPHQL_PATH = '/graphql'
+
+/**
+ * Expected failures (DomainError) pass unchanged; GraphQL's own parse/validation/coercion errors
+ * keep or get a code; a database outage is UNAVAILABLE (logged once per outage, not per request);
+ * anything else is logged and masked.
+ */
+function maskError(logger: YogaLogger, availability: DatabaseAvailability | undefined) {
+  return (error: unknown): Error => {
+    const original = error instanceof GraphQLError ? error.originalError : error
+    if (original instanceof DomainError) return error as GraphQLError
+    const refused = availability?.refuseIfOutage(original)
+    if (refused) {
+      // Keeps the field path, so a client sees which part of its operation could not be answered.
+      return error instanceof GraphQLError ? new GraphQLError(refused.message, { nodes: error.nodes, path: error.path, originalError: refused, extensions: refused.extensions }) : refused
+    }
+    // Parse, validation and input-coercion errors (graphql-js wraps some in a second GraphQLError).
+    if (error instanceof GraphQLError && (!original || original instanceof GraphQLError)) {
+      // Yoga's own request checks say BAD_REQUEST, which is not a contract code.
+      if (!error.extensions.code || error.extensions.code === 'BAD_REQUEST') (error.extensions as Record<string, unknown>).code = 'BAD_USER_INPUT'
+      return error
+    }
+    // An exhausted pool is load, not a bug: the client is told to retry, and nothing is logged per request.
+    if (isPoolTimeout(original)) return retryLater('UNAVAILABLE', 'the database is busy; retry shortly', RETRY_AFTER_MS)
+    logger.error('unexpected error', original, { requestId: requestIdOf(original) })
+    return new GraphQLError('Unexpected error.', { extensions: { code: 'INTERNAL_SERVER_ERROR' } })
+  }
+}
+
+/**
+ * Yoga logs the original of every error the mask replaced, stack and all; a database outage is
+ * logged once per outage by DatabaseAvailability instead, and a wait for a pool connection that
+ * timed out is load (counted in the metrics as UNAVAILABLE), so those are left out here.
+ */
+const withoutOutageErrors = (logger: YogaLogger): YogaLogger => ({
+  debug: (...args: unknown[]) => logger.debug(...args),
+  info: (...args: unknown[]) => logger.info(...args),
+  warn: (...args: unknown[]) => logger.warn(...args),
+  error: (...args: unknown[]) => {
+    if (args.some((arg) => isDatabaseOutage(arg) || isPoolTimeout(arg))) return
+    const requestId = args.map(requestIdOf).find(Boolean)
+    logger.error(...args, ...(requestId ? [{ requestId }] : []))
+  },
+})
+
+/**
+ * Tags the errors of each result with the operation's request id before the mask (a later plugin)
+ * sees them, so the mask's log line names the request.
+ */
+function useErrorRequestIds(): Plugin<Context> {
+  const tagAll = (requestId: string | undefined) => ({ result }: { result: { errors?: readonly GraphQLError[] } }) => {
+    for (const error of result.errors ?? []) tagWithRequest(error.originalError ?? error, requestId)
+  }
+  return {
+    onExecute: ({ args }) => ({ onExecuteDone: (payload) => handleStreamOrSingleExecutionResult(payload, tagAll(args.contextValue.requestId)) }),
+    onSubscribe: ({ args }) => ({
+      onSubscribeResult: (payload) => handleStreamOrSingleExecutionResult(payload, tagAll(args.contextValue.requestId)),
+      onSubscribeError: ({ error }) => tagWithRequest((error as GraphQLError).originalError ?? error, args.contextValue.requestId),
+    }),
+  }
+}
+
+/** Refuses bodies over the limit before they are read (413 with a GraphQL-shaped error). */
+function useBodyLimit(maxBytes: number): Plugin {
+  return {
+    onRequest({ request, endResponse, fetchAPI }) {
+      const length = Number(request.headers.get('content-length') ?? 0)
+      const chunked = !request.headers.has('content-length') && request.headers.get('transfer-encoding')?.includes('chunked')
+      if (length > maxBytes || chunked) {
+        const message = chunked ? 'request bodies must declare their Content-Length' : `request body is larger than ${maxBytes} bytes`
+        endResponse(
+          new fetchAPI.Response(JSON.stringify({ errors: [{ message, extensions: { code: 'BAD_USER_INPUT' } }] }), {
+            status: 413,
+            headers: { 'content-type': 'application/json' },
+          }),
+        )
+      }
+    },
+  }
+}
+
+export function createYogaServer(opts: YogaOptions) {
+  const resolveViewer = opts.resolveViewer ?? createViewerResolver(opts.app.db)
+  const logger = opts.logger ?? createLogger(opts.production ? 'info' : 'warn')
+  const graphiql = parleyGraphiQL({ graphqlPath: GRAPHQL_PATH, authSecret: opts.authSecret, production: opts.production })
+  return createYoga<ServerContext, Context>({
+    schema,
+    graphqlEndpoint: GRAPHQL_PATH,
+    logging: opts.availability ? withoutOutageErrors(logger) : logger,
+    landingPage: false,
+    graphiql: graphiql.options,
+    renderGraphiQL: graphiql.render,
+    maskedErrors: { isDev: false, maskError: maskError(logger, opts.availability) },
+    // useBodyLimit below refuses by Content-Length and refuses bodies without one, and Node's HTTP
+    // parser reads no more than Content-Length; Yoga's own limit would pipe every body through an
+    // extra TransformStream (about 4 % of the server CPU of a send) to count bytes that can no longer exceed it.
+    maxRequestBodySize: false,
+    // Parsed documents by source as in Yoga's default, without its hour-long ttl, whose clock read
+    // re-arms a timer on lookups; useValidationCache below caches validation without Yoga's per-request key.
+    parserAndValidationCache: { documentCache: new LRUCache<string, DocumentNode>({ max: 1024 }), validationCache: false },
+    plugins: [
+      graphiql.assets,
+      useBodyLimit(opts.maxBodyBytes),
+      // Bodies and parameters that are not UTF-8 or JSON, strings PostgreSQL cannot store (README "Limits").
+      useInputHygiene(),
+      // Node, depth, alias, directive, token and nesting limits (README "Limits", docs/decisions/0060).
+      useQueryLimits(),
+      // Per-user, per-connection rate limits by operation (decision 0130).
+      useRateLimits(),
+      // graphql-armor only hides field suggestions in production; its limits answer "Syntax Error:".
+      EnvelopArmorPlugin({
+        maxDepth: { enabled: false },
+        maxAliases: { enabled: false },
+        maxDirectives: { enabled: false },
+        maxTokens: { enabled: false },
+        costLimit: { enabled: false },
+        blockFieldSuggestion: { enabled: opts.production },
+      }),
+      useCompiledExecution(),
+      // After compiled execution: it wraps the compiled executor, so the operation's span is active while its resolvers run.
+      ...(opts.tracing ? [useOperationSpans()] : []),
+      ...(opts.metrics ? [useMetrics(opts.metrics)] : []),
+      // Before Yoga's error mask, which it adds after these plugins.
+      useErrorRequestIds(),
+      // Last, where Yoga's own validation cache was: it keeps the result as the plugins above left it.
+      useValidationCache(),
+    ],
+    context: (server) => {
+      const requestId = server.requestId ?? (server.res?.getHeader('x-request-id') as string | undefined)
+      return contextOf(server).then(
+        (context): Context => ({ ...context, requestId }),
+        (error: unknown) => {
+          tagWithRequest(error, requestId)
+          throw error
+        },
+      )
+    },
+  })
+
+  async function contextOf({ request, connectionParams, req }: ServerContext): Promise<Context> {
+      const authorization = request?.headers.get('authorization') ?? (connectionParams?.authorization as string | undefined)
+      // Without a valid token the caller is counted by address, whether answered (the schema) or refused.
+      const identity = await authenticate(opts.authSecret, authorization).catch(async (error: unknown) => {
+        await limitAnonymous(opts.app, req)
+        throw error
+      })
+      if (!identity) await limitAnonymous(opts.app, req)
+      const viewer: Viewer | null = identity ? await resolveViewer(identity) : null
+      return { app: opts.app, viewer, loaders: createLoaders(opts.app.db, viewer) }
+  }
+}
