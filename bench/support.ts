@@ -9,7 +9,8 @@ import { createDb, type Db } from '../src/db/client.ts'
 import { embeddedParent, startEmbeddedPostgres } from '../src/db/embedded.ts'
 import { migrateDeploy } from '../src/db/migrate.ts'
 import { withPgClient } from '../src/db/pg.ts'
-import { createApp, type App } from '../src/domain/core/app.ts'
+import type { Parley } from '../src/app.ts'
+import { createApp } from '../src/app.ts'
 import { DEFAULT_SETTINGS } from '../src/domain/core/settings.ts'
 import { createRealtime } from '../src/realtime/pubsub.ts'
 import { createParleyServer, type ParleyServer } from '../src/http/server.ts'
@@ -87,7 +88,7 @@ export async function openFixture<T>(host: DatabaseHost, name: string, build: (u
  * A Parley server inside the bench process, for what only in-process access can do: count SQL
  * statements, switch a setting between two sends. Timed figures use server-process.ts instead.
  */
-export async function startParley(url: string, poolSize = 40, opts: { countStatements?: boolean } = {}): Promise<{ app: App; db: Db; server: ParleyServer; endpoint: string; statements: { count: number }; close(): Promise<void> }> {
+export async function startParley(url: string, poolSize = 40, opts: { countStatements?: boolean } = {}): Promise<{ app: Parley; db: Db; server: ParleyServer; endpoint: string; statements: { count: number }; close(): Promise<void> }> {
   const statements = { count: 0 }
   // Prisma's query log costs time on every statement: only scenarios that count statements turn it on.
   const db = createDb(url, { poolSize, onQuery: opts.countStatements ? () => void statements.count++ : undefined })

@@ -3,8 +3,7 @@ import { loadConfig, reportFailure } from '../src/config/env.ts'
 import { createDb } from '../src/db/client.ts'
 import { openDatabase } from '../src/db/embedded.ts'
 import { seedDemo } from '../src/ops/demo.ts'
-import { createApp } from '../src/domain/core/app.ts'
-import { settingsFromConfig } from '../src/domain/core/settings.ts'
+import { createApp, settingsFromConfig } from '../src/app.ts'
 import { createRealtime } from '../src/realtime/pubsub.ts'
 
 try {

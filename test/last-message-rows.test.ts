@@ -7,7 +7,7 @@ import { createGroup, sendText } from './support/operations.ts'
 
 /**
  * An inbox page's last messages come as one JSON value of columns (findLastVisibleMessages,
- * store/messageColumns.ts): each record must equal the one the messages loader reads through Prisma,
+ * store/columnarMessages.ts): each record must equal the one the messages loader reads through Prisma,
  * for every field, in the conversation it came from (the ids are a column of their own).
  */
 

@@ -1,6 +1,6 @@
 import type { Client } from 'graphql-ws'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createApp } from '../src/domain/core/app.ts'
+import { createApp } from '../src/app.ts'
 import { loadConfig } from '../src/config/env.ts'
 import { DEFAULT_RATE_LIMITS, parseRateLimits } from '../src/config/rateLimits.ts'
 import { DEFAULT_SETTINGS } from '../src/domain/core/settings.ts'

@@ -3,7 +3,8 @@ import { once } from 'node:events'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, inject, it } from 'vitest'
 import { createDb } from '../src/db/client.ts'
-import { createApp, type App } from '../src/domain/core/app.ts'
+import type { Parley } from '../src/app.ts'
+import { createApp } from '../src/app.ts'
 import { fireDueReminders, startReminderScheduler } from '../src/domain/lifecycle/reminders.ts'
 import { DEFAULT_SETTINGS } from '../src/domain/core/settings.ts'
 import { userTopic, type RealtimeEvent } from '../src/realtime/events.ts'
@@ -15,7 +16,7 @@ import { createGroup, sendText } from './support/operations.ts'
 import { liveServer, subscribeWs, waitForSubscriptions, type Received } from './support/server.ts'
 
 /** A second server instance on the same database: its own connection pool and event bus. */
-async function withSecondInstance(work: (second: App) => Promise<void>) {
+async function withSecondInstance(work: (second: Parley) => Promise<void>) {
   const second = createApp({ db: createDb(inject('databaseUrl'), { poolSize: 5 }), realtime: createRealtime(), settings: structuredClone(DEFAULT_SETTINGS) })
   try {
     await work(second)
@@ -25,7 +26,7 @@ async function withSecondInstance(work: (second: App) => Promise<void>) {
 }
 
 /** The reminderDue events both instances publish to `users`. */
-async function listenToBoth(apps: App[], users: TestUser[]) {
+async function listenToBoth(apps: Parley[], users: TestUser[]) {
   const listeners = await Promise.all(apps.flatMap((app) => users.map((u) => listen(app.realtime, userTopic(userKey(u.id))))))
   return {
     async fired() {

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { createApp, type App, type Viewer } from '../src/domain/core/app.ts'
+import type { Parley } from '../src/app.ts'
+import type { Viewer } from '../src/domain/core/app.ts'
+import { createApp } from '../src/app.ts'
 import { openConversationEvents, type Delivery } from '../src/domain/live/delivery.ts'
 import { sendMessage } from '../src/domain/send/sendMessage.ts'
 import { messageGlobalId, parseId, parseMessageId, type MessageKey } from '../src/domain/core/ids.ts'
@@ -21,7 +23,7 @@ function follow(user: TestUser, conversationId: string, sincePts?: number): Even
 const messageEvents = (stream: Events) => stream.events.map((e) => e.conversationEvents).filter((e) => e.__typename === 'MessageEvent')
 const viewerOf = (user: TestUser): Viewer => ({ userId: parseId(user.id, 'User'), handle: user.handle, kind: 'HUMAN', isOperator: false })
 let sent = 0
-const domainSend = (app: App, user: TestUser, conversationId: string, text: string) =>
+const domainSend = (app: Parley, user: TestUser, conversationId: string, text: string) =>
   sendMessage(app, viewerOf(user), { conversationId, clientMessageId: `domain-${++sent}-${Math.random()}`, content: { text: { text } } })
 
 describe('resume with sincePts', () => {

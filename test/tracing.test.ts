@@ -1,7 +1,7 @@
 import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-base'
 import { print } from 'graphql'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createApp } from '../src/domain/core/app.ts'
+import { createApp } from '../src/app.ts'
 import { DEFAULT_SETTINGS } from '../src/domain/core/settings.ts'
 import { startTracing, traceRealtime, type Tracing } from '../src/ops/tracing.ts'
 import { createRealtime } from '../src/realtime/pubsub.ts'

@@ -1,6 +1,6 @@
 import { describe, expect, inject, it } from 'vitest'
 import { createDb } from '../src/db/client.ts'
-import { createApp } from '../src/domain/core/app.ts'
+import { createApp } from '../src/app.ts'
 import { DEFAULT_SETTINGS } from '../src/domain/core/settings.ts'
 import { encodeGlobalId } from '../src/domain/core/ids.ts'
 import { createRealtime } from '../src/realtime/pubsub.ts'

@@ -1,4 +1,4 @@
-import { retryLater, type DomainError } from '../domain/core/errors.ts'
+import { retryLater, type DomainError } from '../domain/core/index.ts'
 
 /** What a client is told to wait before retrying; also how often an outage is probed. */
 export const RETRY_AFTER_MS = 1_000

@@ -3,11 +3,9 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { SignJWT, jwtVerify } from 'jose'
 import { LRUCache } from 'lru-cache'
-import { DomainError } from '../domain/core/errors.ts'
+import { DomainError } from '../domain/core/index.ts'
 import { isStorable } from './plugins/useInputHygiene.ts'
-
-/** Claims Parley reads: `sub` is the user's handle; `role: "operator"` marks an operator; `name` seeds the display name. */
-export type Identity = { handle: string; isOperator: boolean; name: string | null }
+import type { Identity } from '../domain/core/index.ts'
 
 const ALG = 'HS256'
 

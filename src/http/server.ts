@@ -6,12 +6,12 @@ import { createLogger } from 'graphql-yoga'
 import { WebSocketServer } from 'ws'
 import { authenticate } from './auth.ts'
 import { DatabaseAvailability, RETRY_AFTER_MS } from '../db/availability.ts'
-import type { App } from '../domain/core/app.ts'
-import { tierOf } from '../domain/rateLimits/rateLimits.ts'
+import type { Parley } from '../app.ts'
+import { tierOf } from '../domain/rateLimits/index.ts'
 import type { ClientPeer } from './plugins/useRateLimits.ts'
-import { createViewerResolver } from '../domain/members/users.ts'
+import { createViewerResolver } from '../domain/members/index.ts'
 import { DEFAULT_KEEP_ALIVE_MS } from '../config/env.ts'
-import { retryLater } from '../domain/core/errors.ts'
+import { retryLater } from '../domain/core/index.ts'
 import { createHealth, databaseReadiness, type ReadinessCheck } from '../ops/health.ts'
 import { connectionIdFrom, requestIdFrom, yogaLogger, type Logger } from '../ops/logger.ts'
 import type { Metrics } from '../ops/metrics.ts'
@@ -42,7 +42,7 @@ const GOING_AWAY = 1001
 const TOO_MANY_SOCKETS = 4429
 
 export type ServerOptions = YogaOptions & {
-  app: App
+  app: Parley
   /** Structured logs (pino); Yoga's own messages go to it too unless `logger` is given. */
   log?: Logger
   metrics?: Metrics

@@ -3,20 +3,21 @@ import type { ServerResponse } from 'node:http'
 import { GraphQLError, type DocumentNode } from 'graphql'
 import { LRUCache } from 'lru-cache'
 import { createLogger, createYoga, handleStreamOrSingleExecutionResult, type Plugin, type YogaLogger } from 'graphql-yoga'
-import { authenticate, type Identity } from './auth.ts'
+import { authenticate } from './auth.ts'
+import type { Identity, Viewer } from '../domain/core/index.ts'
 import { isDatabaseOutage, RETRY_AFTER_MS, type DatabaseAvailability } from '../db/availability.ts'
-import type { App, Viewer } from '../domain/core/app.ts'
-import { createLoaders } from '../domain/history/loaders.ts'
-import { createViewerResolver } from '../domain/members/users.ts'
+import type { Parley } from '../app.ts'
+import { createLoaders } from '../domain/history/index.ts'
+import { createViewerResolver } from '../domain/members/index.ts'
 import { isPoolTimeout } from '../db/client.ts'
-import { DomainError, retryLater } from '../domain/core/errors.ts'
+import { DomainError, retryLater } from '../domain/core/index.ts'
 import { useCompiledExecution } from './plugins/useCompiledExecution.ts'
 import { parleyGraphiQL } from './graphiql.ts'
 import { useInputHygiene } from './plugins/useInputHygiene.ts'
 import { requestIdOf, tagWithRequest } from '../ops/logger.ts'
 import type { Metrics } from '../ops/metrics.ts'
 import { useMetrics } from './plugins/useMetrics.ts'
-import { useOperationSpans } from '../ops/tracing.ts'
+import { useOperationSpans } from './plugins/useOperationSpans.ts'
 import { useQueryLimits } from './plugins/useQueryLimits.ts'
 import { limitAnonymous, useRateLimits, type ClientPeer } from './plugins/useRateLimits.ts'
 import type { Context } from '../schema/context.ts'
@@ -24,7 +25,7 @@ import { schema } from '../schema/index.ts'
 import { useValidationCache } from './plugins/useValidationCache.ts'
 
 export type YogaOptions = {
-  app: App
+  app: Parley
   authSecret: string
   maxBodyBytes: number
   production: boolean

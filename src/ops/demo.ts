@@ -1,8 +1,9 @@
-import type { App, Viewer } from '../domain/core/app.ts'
-import { createGroup, openPrivateConversation } from '../domain/members/conversations.ts'
-import { sendMessage } from '../domain/send/sendMessage.ts'
-import { upsertUsers } from '../domain/members/users.ts'
-import { encodeGlobalId } from '../domain/core/ids.ts'
+import type { Parley } from '../app.ts'
+import type { Viewer } from '../domain/core/index.ts'
+import { createGroup, openPrivateConversation } from '../domain/members/index.ts'
+import { sendMessage } from '../domain/send/index.ts'
+import { upsertUsers } from '../domain/members/index.ts'
+import { encodeGlobalId } from '../domain/core/index.ts'
 import { listInbox } from '../store/inbox.ts'
 
 const DEMO_USERS = [
@@ -17,7 +18,7 @@ const DEMO_USERS = [
  * the private chat is per pair, and messages carry fixed clientMessageIds (a rerun deduplicates).
  * The group is created only when alice has none yet.
  */
-export async function seedDemo(app: App): Promise<void> {
+export async function seedDemo(app: Parley): Promise<void> {
   const operator: Viewer = { userId: 0, handle: 'seed', kind: 'HUMAN', isOperator: true }
   const [alice, bob, carol, bot] = await upsertUsers(app, operator, DEMO_USERS)
   const as = (u: typeof alice): Viewer => ({ userId: u!.id, handle: u!.handle, kind: u!.kind, isOperator: false })

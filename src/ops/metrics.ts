@@ -3,7 +3,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import type pg from 'pg'
 import type { WebSocket } from 'ws'
 import { poolOf } from '../db/client.ts'
-import type { App } from '../domain/core/app.ts'
+import type { Parley } from '../app.ts'
 import type { RealtimeEvent } from '../realtime/events.ts'
 import type { Realtime } from '../realtime/pubsub.ts'
 import type { RedisObserver } from '../realtime/redis.ts'
@@ -67,9 +67,9 @@ export function createMetrics() {
       metrics.errors.inc({ code: label })
       if (label === 'RESYNC_REQUIRED') metrics.resyncRequired.inc()
     },
-    /** Counts this app's sends and pool; the domain reports through recordSendBatch(app, …). */
-    bindApp(app: App): void {
-      byApp.set(app, metrics)
+    /** Counts this app's sends, live delivery and pool through the observers the domain offers. */
+    bindApp(app: Parley): void {
+      app.sends.observer = { committed: (size) => metrics.sendBatchSize.observe(size) }
       app.hub.observer = { replayed: (events) => metrics.replayedEvents.inc(events), slowConsumerDropped: () => metrics.slowConsumerDrops.inc() }
       const pool = poolOf(app.db)
       if (pool) pools.add(pool)
@@ -105,13 +105,6 @@ export function createMetrics() {
 }
 
 export type Metrics = ReturnType<typeof createMetrics>
-
-const byApp = new WeakMap<App, Metrics>()
-
-/** The domain's one hook: a coalesced commit of `size` sends (a no-op unless the app's server counts). */
-export function recordSendBatch(app: App, size: number): void {
-  byApp.get(app)?.sendBatchSize.observe(size)
-}
 
 /** A listener of its own for /metrics (METRICS_PORT), so scrapes need not pass the public port. */
 export function listenMetrics(metrics: Metrics, port: number, host?: string): Promise<Server> {

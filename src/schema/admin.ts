@@ -1,4 +1,4 @@
-import { adminMessages } from '../domain/members/admin.ts'
+import { adminMessages } from '../domain/members/index.ts'
 import { builder } from './builder.ts'
 import { ConversationTypeEnum, MessageKindEnum } from './enums.ts'
 import { MessageConnection } from './message.ts'

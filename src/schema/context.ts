@@ -1,10 +1,11 @@
-import type { App, Viewer } from '../domain/core/app.ts'
-import type { Loaders } from '../domain/history/loaders.ts'
-import { DomainError } from '../domain/core/errors.ts'
+import type { Parley } from '../app.ts'
+import type { Viewer } from '../domain/core/index.ts'
+import type { Loaders } from '../domain/history/index.ts'
+import { DomainError } from '../domain/core/index.ts'
 
 /** Per-request (or per-subscription) context. */
 /** `requestId` names the HTTP request or WebSocket in log lines and trace attributes. */
-export type Context = { app: App; viewer: Viewer | null; loaders: Loaders; requestId?: string }
+export type Context = { app: Parley; viewer: Viewer | null; loaders: Loaders; requestId?: string }
 export type AuthedContext = Context & { viewer: Viewer }
 
 /** For fields below an authenticated root field. */

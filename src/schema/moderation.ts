@@ -1,5 +1,5 @@
-import { setConversationTitle } from '../domain/members/conversations.ts'
-import { blockUser, muteMember, unblockUser } from '../domain/members/moderation.ts'
+import { setConversationTitle } from '../domain/members/index.ts'
+import { blockUser, muteMember, unblockUser } from '../domain/members/index.ts'
 import { builder } from './builder.ts'
 import { ConversationMemberRef, ConversationRef, loadConversation } from './conversation.ts'
 

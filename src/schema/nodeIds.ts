@@ -1,6 +1,6 @@
 import SchemaBuilder, { BasePlugin, type PothosOutputFieldConfig, type SchemaTypes } from '@pothos/core'
 import type { GraphQLFieldResolver } from 'graphql'
-import { encodeGlobalId } from '../domain/core/ids.ts'
+import { encodeGlobalId } from '../domain/core/index.ts'
 
 /**
  * A node's `id` as a plain function of its record: the relay plugin's id resolver is async, so each

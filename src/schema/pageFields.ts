@@ -1,5 +1,5 @@
 import type { FieldNode, FragmentDefinitionNode } from 'graphql'
-import type { PageFields } from '../domain/history/history.ts'
+import type { PageFields } from '../domain/history/index.ts'
 import { fieldNamesBelow } from './lookahead.ts'
 
 /** What a page of messages selected by `nodes` will show of its optional reads (domain/history.ts PageFields). */

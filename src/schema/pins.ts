@@ -1,4 +1,4 @@
-import { setPinned } from '../domain/interactions/pins.ts'
+import { setPinned } from '../domain/interactions/index.ts'
 import type { PinRecord } from '../store/pins.ts'
 import { builder } from './builder.ts'
 import { ConversationRef, loadConversation } from './conversation.ts'

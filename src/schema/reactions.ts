@@ -1,5 +1,5 @@
-import { isRecalled } from '../domain/policy/policy.ts'
-import { listReactionUsers, setReaction } from '../domain/interactions/reactions.ts'
+import { isRecalled } from '../domain/policy/index.ts'
+import { listReactionUsers, setReaction } from '../domain/interactions/index.ts'
 import type { ReactionGroupRecord } from '../store/reactions.ts'
 import { builder } from './builder.ts'
 import { MessageRef } from './message.ts'

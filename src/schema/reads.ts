@@ -1,4 +1,4 @@
-import { listReaders, markConversationRead, receiptOf, unreadTotal, type Receipt } from '../domain/reads/readState.ts'
+import { listReaders, markConversationRead, receiptOf, unreadTotal, type Receipt } from '../domain/reads/index.ts'
 import { builder } from './builder.ts'
 import { viewerOf, type Context } from './context.ts'
 import { ConversationMemberRef, ConversationRef, loadConversation } from './conversation.ts'

@@ -1,5 +1,5 @@
-import { memberSearch, searchMessages, searchUsers, type MessageSearchConnection, type MessageSearchEdge } from '../domain/search/search.ts'
-import type { TextRange } from '../domain/search/snippet.ts'
+import { memberSearch, searchMessages, searchUsers, type MessageSearchConnection, type MessageSearchEdge } from '../domain/search/index.ts'
+import type { TextRange } from '../domain/search/index.ts'
 import { builder } from './builder.ts'
 import { ConversationMemberRef, ConversationRef } from './conversation.ts'
 import { MessageKindEnum } from './enums.ts'

@@ -1,4 +1,4 @@
-import { listSavedStickers, removeSticker, saveSticker } from '../domain/interactions/stickers.ts'
+import { listSavedStickers, removeSticker, saveSticker } from '../domain/interactions/index.ts'
 import type { SavedStickerRecord } from '../store/stickers.ts'
 import { builder } from './builder.ts'
 import { ViewerRef } from './viewer.ts'

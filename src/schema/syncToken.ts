@@ -1,5 +1,5 @@
 import type { GraphQLResolveInfo, SelectionNode } from 'graphql'
-import { currentSyncToken } from '../domain/sync/sync.ts'
+import { currentSyncToken } from '../domain/sync/index.ts'
 import { viewerOf, type Context } from './context.ts'
 
 /**

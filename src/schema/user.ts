@@ -1,4 +1,4 @@
-import { upsertUsers } from '../domain/members/users.ts'
+import { upsertUsers } from '../domain/members/index.ts'
 import type { UserRecord } from '../store/records.ts'
 import { builder } from './builder.ts'
 import { UserKindEnum } from './enums.ts'

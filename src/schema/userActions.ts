@@ -1,4 +1,4 @@
-import { shownViewerState } from '../domain/policy/policy.ts'
+import { shownViewerState } from '../domain/policy/index.ts'
 import {
   deleteMessagesForMe,
   listFavorites,
@@ -6,7 +6,7 @@ import {
   restoreMessagesForMe,
   setFavorite,
   setReminder,
-} from '../domain/lifecycle/userActions.ts'
+} from '../domain/lifecycle/index.ts'
 import type { ViewerState } from '../store/userActions.ts'
 import { builder } from './builder.ts'
 import { MessageConnection, MessageRef } from './message.ts'

@@ -1,5 +1,5 @@
 import type { ConversationType, MessageKind } from '../generated/prisma/enums.ts'
-import { MESSAGE_COLUMNS } from './messages.ts'
+import { MESSAGE_COLUMNS } from './fragments.ts'
 import { adminTextMatch } from './search.ts'
 import { toMessage, type MessageRecord, type MessageRow } from './records.ts'
 import { Prisma, type Conn } from './sql.ts'

@@ -1,5 +1,5 @@
 import { toMessage, type MessageRecord, type MessageRow } from './records.ts'
-import { MESSAGE_COLUMNS, visibleTo, type Reader } from './messages.ts'
+import { MESSAGE_COLUMNS, visibleTo, type Reader } from './fragments.ts'
 import { queryPooled } from './pooled.ts'
 import { Prisma, type Conn } from './sql.ts'
 

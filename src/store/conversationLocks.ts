@@ -1,7 +1,8 @@
 import { blockedByOtherMember } from './blocks.ts'
 import { sendSettingsFromJson, settingsTouchedBySend, type SendSettings } from './conversationSettings.ts'
-import { CONVERSATION_COLUMNS, memberJson, toMemberFromJson, type ConversationAccess, type ConversationRow, type MemberRow } from './conversations.ts'
-import { MESSAGE_COLUMNS, messageFromJson, type IdempotencyKey } from './messages.ts'
+import { toMemberFromJson, type ConversationAccess, type ConversationRow, type MemberRow } from './conversations.ts'
+import { CONVERSATION_COLUMNS, memberJson, MESSAGE_COLUMNS } from './fragments.ts'
+import { messageFromJson, type IdempotencyKey } from './messages.ts'
 import { toConversation, type ConversationRecord, type MemberRecord, type MessageRecord, type MessageRow } from './records.ts'
 import { Prisma, arrayLiteral, bigintArray, plannedPerCall, type Conn } from './sql.ts'
 

@@ -1,14 +1,8 @@
 import type { ConversationType, HistoryVisibility, MemberRole } from '../generated/prisma/enums.ts'
 import { dateFromMs, toConversation, toMember, toUser, type ConversationRecord, type MemberRecord, type UserRecord } from './records.ts'
 import { queryPooled } from './pooled.ts'
-import { Prisma, bigintArray, epochMs, planIndependent, planIndependentIds, type Conn } from './sql.ts'
-import { USER_COLUMNS } from './users.ts'
-
-export const CONVERSATION_COLUMNS = Prisma.sql`c.id, c.type, c.title, c.history_visibility AS "historyVisibility",
-  c.last_seq AS "lastSeq", c.last_pts AS "lastPts", c.last_activity_at AS "lastActivityAt", c.created_at AS "createdAt"`
-export const MEMBER_COLUMNS = Prisma.sql`cm.conversation_id AS "conversationId", cm.user_id AS "userId", cm.role,
-  cm.visible_from_seq AS "visibleFromSeq", cm.last_read_seq AS "lastReadSeq", cm.last_read_at AS "lastReadAt",
-  cm.muted_until AS "mutedUntil", cm.joined_at AS "joinedAt"`
+import { Prisma, bigintArray, epochMs, planIndependentIds, type Conn } from './sql.ts'
+import { USER_COLUMNS, CONVERSATION_COLUMNS, MEMBER_COLUMNS, MEMBER_JSON, currentMembership, membershipOfId } from './fragments.ts'
 
 export type ConversationRow = Parameters<typeof toConversation>[0]
 export type MemberRow = Parameters<typeof toMember>[0]
@@ -20,28 +14,6 @@ export type ConversationAccess = { conversation: ConversationRecord; member: Mem
 export const toMemberFromJson = (m: MemberRow) => toMember({ ...m, lastReadAt: date(m.lastReadAt), mutedUntil: date(m.mutedUntil), joinedAt: date(m.joinedAt)! })
 export const toAccess = (r: AccessRow): ConversationAccess => ({ conversation: toConversation(r), member: r.member ? toMemberFromJson(r.member) : null })
 const date = (v: Date | string | null) => (v === null ? null : new Date(v))
-
-export const memberJson = Prisma.sql`json_build_object(
-  'conversationId', cm.conversation_id, 'userId', cm.user_id, 'role', cm.role, 'visibleFromSeq', cm.visible_from_seq,
-  'lastReadSeq', cm.last_read_seq, 'lastReadAt', cm.last_read_at, 'mutedUntil', cm.muted_until, 'joinedAt', cm.joined_at)`
-export const MEMBER_JSON = Prisma.sql`CASE WHEN cm.user_id IS NULL THEN NULL ELSE ${memberJson} END AS member`
-
-/** Joins the user's current membership of conversation `c` as `cm` (its columns null when not a member). */
-export const currentMembership = (userId: number) => Prisma.sql`
-    LEFT JOIN conversation_members cm ON cm.conversation_id = c.id AND cm.user_id = ${userId} AND cm.left_at IS NULL`
-
-/**
- * The user's current membership of conversation `id` as `cm`, found by its key (OFFSET 0 keeps it one
- * lookup per id). With the ids and the user plan-independent (store/sql.ts) the statement keeps one
- * generic plan, and since the planner then does not know how many ids there are, a join it could
- * choose instead would read every membership of the user: 10,000 for some.
- */
-const membershipOfId = (userId: number, id: Prisma.Sql) => Prisma.sql`(SELECT * FROM conversation_members cm
-    WHERE cm.conversation_id = ${id} AND cm.user_id = ${planIndependent(userId)} AND cm.left_at IS NULL OFFSET 0) cm`
-
-/** The user's current memberships among distinct `ids` as `cm` (a FROM item), one lookup per id. */
-export const membershipsAmong = (userId: number, ids: readonly number[]) =>
-  Prisma.sql`unnest(${planIndependentIds(ids)}) AS wanted(id) CROSS JOIN LATERAL ${membershipOfId(userId, Prisma.sql`wanted.id`)}`
 
 /** Conversations among distinct `ids` with the viewer's current membership (null when not a member), for batched access checks. */
 export async function findConversationsForUser(conn: Conn, ids: readonly number[], userId: number): Promise<ConversationAccess[]> {

@@ -1,10 +1,9 @@
 import { accessFromTuple, accessTupleOf, type AccessTuple, type ConversationAccess } from './conversations.ts'
-import { MESSAGE_COLUMNS, readerMembership, visibleTo, type Reader } from './messages.ts'
-import { messageColumns, messagesFromColumns, type MessageColumns } from './messageColumns.ts'
+import { columnarMessages, messagesFromColumns, type ColumnarMessages } from './columnarMessages.ts'
 import type { MessageRecord, UserRecord } from './records.ts'
 import { preparedText, queryPrepared, type PreparedText } from './pooled.ts'
 import { Prisma, limitLiteral, planIndependent, type Conn } from './sql.ts'
-import { USER_COLUMNS } from './users.ts'
+import { USER_COLUMNS, MESSAGE_COLUMNS, readerMembership, visibleTo, type Reader } from './fragments.ts'
 
 export type SeqRange = { afterSeq: number | null; beforeSeq: number | null }
 
@@ -24,8 +23,8 @@ export type HistoryPage = { messages: MessageRecord[]; quoted: MessageRecord[]; 
 type UserTuple = [id: number, handle: string, displayName: string, kind: UserRecord['kind']]
 
 type PageJson = {
-  messages: MessageColumns
-  quoted?: MessageColumns
+  messages: ColumnarMessages
+  quoted?: ColumnarMessages
   users: UserTuple[]
   beyond: boolean
   access?: AccessTuple | null
@@ -100,7 +99,7 @@ function pageStatement(opts: PageOptions, beyond: SeqRange | null, withAccess: b
   const quoted = opts.quoted
     ? {
         cte: Prisma.sql`, quoted AS (SELECT ${MESSAGE_COLUMNS} ${visibleIn(reader, conversationId, Prisma.sql`AND m.seq IN (SELECT "quotedSeq" FROM page)`)})`,
-        messages: Prisma.sql`'quoted', (SELECT ${messageColumns} FROM quoted p),`,
+        messages: Prisma.sql`'quoted', (SELECT ${columnarMessages} FROM quoted p),`,
         senders: Prisma.sql`|| (SELECT array_agg("senderId") FROM quoted)`,
       }
     : { cte: Prisma.empty, messages: Prisma.empty, senders: Prisma.empty }
@@ -122,7 +121,7 @@ function pageStatement(opts: PageOptions, beyond: SeqRange | null, withAccess: b
           : Prisma.sql`false`
       }
       ${withAccess ? Prisma.sql`, 'access', ${accessTupleOf(conversationId, userId)}` : Prisma.empty}) AS page
-    FROM (SELECT ${messageColumns} AS messages, array_agg(DISTINCT p."senderId") AS senders FROM page p) x`
+    FROM (SELECT ${columnarMessages} AS messages, array_agg(DISTINCT p."senderId") AS senders FROM page p) x`
   const slots = sql.values.map((v) => {
     if (typeof v !== 'number' || v > -1 || v < -6) throw new Error('a history statement takes PageValues only')
     return -v - 1
@@ -140,7 +139,7 @@ async function queryPage(conn: Conn, reader: Reader, conversationId: number, opt
 }
 
 function pageFromJson(conversationId: number, opts: PageOptions, page: PageJson): HistoryPage {
-  // In the scan's order already (messageColumns); sorted here so the page's order never rests on an
+  // In the scan's order already (columnarMessages); sorted here so the page's order never rests on an
   // aggregate's input order, which PostgreSQL does not promise (a pass over sorted input, O(n)).
   const messages = messagesFromColumns(page.messages, () => conversationId).sort(opts.from === 'start' ? (a, b) => a.seq - b.seq : (a, b) => b.seq - a.seq)
   const quoted = page.quoted ? messagesFromColumns(page.quoted, () => conversationId) : []

@@ -1,5 +1,6 @@
 import type { ConversationType } from '../generated/prisma/enums.ts'
-import { CONVERSATION_COLUMNS, MEMBER_COLUMNS, type ConversationAccess, type ConversationRow, type MemberRow } from './conversations.ts'
+import { type ConversationAccess, type ConversationRow, type MemberRow } from './conversations.ts'
+import { CONVERSATION_COLUMNS, MEMBER_COLUMNS } from './fragments.ts'
 import { queryPooled } from './pooled.ts'
 import { toConversation, toMember } from './records.ts'
 import { Prisma, limitLiteral, type Conn } from './sql.ts'

@@ -1,47 +1,10 @@
 import type { MessageKind, SenderType } from '../generated/prisma/enums.ts'
-import { messageColumns, messagesFromColumns, type MessageColumns } from './messageColumns.ts'
+import { columnarMessages, messagesFromColumns, type ColumnarMessages } from './columnarMessages.ts'
 import { toMessage, type ForwardOriginRecord, type MessageRecord, type MessageRow } from './records.ts'
 import { queryPooled } from './pooled.ts'
-import { indexAppended, type SearchDocument } from './search.ts'
-import { membershipsAmong } from './conversations.ts'
+import { indexAppended, type SearchDocument } from './searchDocuments.ts'
+import { membershipsAmong, MESSAGE_COLUMNS, readerMembership, visibleTo, visibleToUser, type Reader } from './fragments.ts'
 import { Prisma, arrayLiteral, bigintArray, plannedPerCall, violatedUniqueConstraint, type Conn } from './sql.ts'
-
-export const MESSAGE_COLUMNS = Prisma.sql`m.conversation_id AS "conversationId", m.seq, m.pts, m.sender_type AS "senderType",
-  m.sender_id AS "senderId", m.kind, m.client_message_id AS "clientMessageId", m.content, m.quoted_seq AS "quotedSeq",
-  m.mention_user_ids AS "mentionUserIds", m.mention_all AS "mentionAll", m.visible_to AS "visibleTo", m.status,
-  m.sent_at AS "sentAt", m.edited_at AS "editedAt", m.recalled_at AS "recalledAt", m.recalled_by_id AS "recalledById",
-  m.reactions_pts AS "reactionsPts", m.forwarded_from AS "forwardedFrom"`
-
-/** Who is reading: visibility of a message depends on the reader, never on a per-message member copy. */
-export type Reader = { userId: number }
-
-/**
- * The one visibility rule every read path shares: the reader's membership window (visible_from_seq of
- * `cm`, JOINED history), directed messages (visible_to), and the reader's own delete-for-me.
- */
-export const visibleTo = (reader: Reader) => visibleToUser(reader.userId)
-
-/** visibleTo for a reader given as a value or as a SQL expression (e.g. each member row's `cm.user_id`). */
-export const visibleToUser = (userId: number | Prisma.Sql) => Prisma.sql`
-  m.seq >= cm.visible_from_seq
-  AND (cardinality(m.visible_to) = 0 OR m.sender_id = ${userId} OR ${userId} = ANY(m.visible_to))
-  AND NOT EXISTS (${deletedForUser(userId)})`
-
-/** The user's active delete-for-me of message `m` (a row when there is one). */
-export const deletedForUser = (userId: number | Prisma.Sql) => Prisma.sql`
-    SELECT 1 FROM message_user_actions ua
-    WHERE ua.conversation_id = m.conversation_id AND ua.seq = m.seq AND ua.user_id = ${userId}
-      AND ua.action = 'DELETE' AND ua.status = 'ACTIVE'`
-
-/** The recall rule of domain/policy.ts in SQL: recalled messages are not counted, listed or indexed (unread, favourites, reminders, search). */
-export const notRecalled = Prisma.sql`m.status <> 'RECALLED'`
-
-/** Joins the reader's current membership row as `cm`. */
-export const readerMembership = (reader: Reader) => membershipOf(reader.userId)
-
-/** readerMembership for a reader given as a value or as a SQL expression. */
-export const membershipOf = (userId: number | Prisma.Sql) => Prisma.sql`
-  JOIN conversation_members cm ON cm.conversation_id = m.conversation_id AND cm.user_id = ${userId} AND cm.left_at IS NULL`
 
 export type MessageDraft = {
   senderType: SenderType
@@ -192,13 +155,13 @@ export async function findVisibleMessages(
 
 /**
  * The newest message the reader may see in each conversation (one statement for a whole inbox page),
- * as one JSON value of columns (messageColumns, the conversation ids aggregated beside them; decision 0250):
+ * as one JSON value of columns (columnarMessages, the conversation ids aggregated beside them; decision 0250):
  * PostgreSQL writes and pg decodes one field instead of 19 a conversation. In no order (each record
  * carries its conversation).
  */
 export async function findLastVisibleMessages(conn: Conn, reader: Reader, conversationIds: readonly number[]): Promise<MessageRecord[]> {
-  const rows = await queryPooled<{ last: [number[] | null, MessageColumns] }>(conn, Prisma.sql`
-    SELECT json_build_array(json_agg(p."conversationId"), ${messageColumns}) AS last
+  const rows = await queryPooled<{ last: [number[] | null, ColumnarMessages] }>(conn, Prisma.sql`
+    SELECT json_build_array(json_agg(p."conversationId"), ${columnarMessages}) AS last
     FROM ${membershipsAmong(reader.userId, conversationIds)}
     CROSS JOIN LATERAL (
       SELECT ${MESSAGE_COLUMNS} FROM messages m

@@ -1,5 +1,5 @@
-import type { MessageKey } from '../domain/core/ids.ts'
-import { MESSAGE_COLUMNS, notRecalled, readerMembership, visibleTo, type Reader } from './messages.ts'
+import type { MessageKey } from '../domain/core/index.ts'
+import { MESSAGE_COLUMNS, notRecalled, readerMembership, visibleTo, type Reader } from './fragments.ts'
 import { toMessage, type MessageRecord, type MessageRow } from './records.ts'
 import { queryPooled } from './pooled.ts'
 import { Prisma, bigintArray, type Conn } from './sql.ts'

@@ -1,6 +1,6 @@
-import type { MessageKey } from '../domain/core/ids.ts'
+import type { MessageKey } from '../domain/core/index.ts'
 import { changeWithPts, oneMessage } from './lifecycle.ts'
-import { notRecalled } from './messages.ts'
+import { notRecalled } from './fragments.ts'
 import type { MessageRecord, UserRecord } from './records.ts'
 import { queryPooled } from './pooled.ts'
 import { Prisma, bigintArray, type Conn } from './sql.ts'

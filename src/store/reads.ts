@@ -1,9 +1,7 @@
-import type { MessageKey } from '../domain/core/ids.ts'
-import { deletedForUser, notRecalled, type Reader } from './messages.ts'
+import type { MessageKey } from '../domain/core/index.ts'
 import { toUser, type UserRecord } from './records.ts'
 import { queryPooled } from './pooled.ts'
-import { USER_COLUMNS } from './users.ts'
-import { membershipsAmong } from './conversations.ts'
+import { USER_COLUMNS, deletedForUser, directedTo, inMembershipWindow, membershipsAmong, notRecalled, type Reader } from './fragments.ts'
 import { Prisma, bigintArray, planIndependent, type Conn } from './sql.ts'
 
 /**
@@ -50,7 +48,7 @@ const unreadOf = Prisma.sql`
       SELECT count(*) FILTER (WHERE NOT e.counted) AS left_out, count(*) FILTER (WHERE e.counted AND e.mentions) AS mentioned
       FROM (
         SELECT coalesce(m.sender_type <> 'SYSTEM' AND m.sender_id <> cm.user_id AND ${notRecalled}
-            AND (cardinality(m.visible_to) = 0 OR cm.user_id = ANY(m.visible_to))
+            AND ${directedTo(Prisma.sql`cm.user_id`)}
             AND NOT EXISTS (${deletedForUser(Prisma.sql`cm.user_id`)}), false) AS counted,
           (m.mention_all OR cm.user_id = ANY(m.mention_user_ids)) AS mentions
         FROM messages m
@@ -97,8 +95,7 @@ export async function countUnreadTotal(conn: Conn, reader: Reader): Promise<numb
  */
 const audienceOf = Prisma.sql`
   cm.conversation_id = m.conversation_id AND cm.left_at IS NULL AND cm.user_id <> m.sender_id
-  AND cm.visible_from_seq <= m.seq
-  AND (cardinality(m.visible_to) = 0 OR cm.user_id = ANY(m.visible_to))`
+  AND ${inMembershipWindow} AND ${directedTo(Prisma.sql`cm.user_id`)}`
 
 export type ReceiptCounts = MessageKey & { read: number; unread: number }
 

@@ -1,10 +1,9 @@
-import type { MessageKey } from '../domain/core/ids.ts'
-import { MESSAGE_COLUMNS, membershipOf, notRecalled, visibleToUser, type Reader } from './messages.ts'
-import { MEMBER_COLUMNS } from './conversations.ts'
+import type { MessageKey } from '../domain/core/index.ts'
 import { toMember, toMessage, toUser, type MemberRecord, type MessageKind, type MessageRecord, type MessageRow, type UserRecord } from './records.ts'
 import { queryPooled } from './pooled.ts'
 import { Prisma, bigintArray, limitLiteral, type Conn } from './sql.ts'
-import { USER_COLUMNS } from './users.ts'
+import { USER_COLUMNS, MEMBER_COLUMNS, MESSAGE_COLUMNS, membershipOf, notRecalled, visibleToUser, type Reader } from './fragments.ts'
+import type { SearchDocument } from './searchDocuments.ts'
 
 /**
  * Every SQL statement of search: the documents written alongside sends, edits and recalls, and the
@@ -14,9 +13,6 @@ import { USER_COLUMNS } from './users.ts'
  * Documents and queries arrive as the text forms of a tsvector and a tsquery, built by
  * src/domain/searchText.ts; PostgreSQL's own parsers and dictionaries are never used.
  */
-
-/** A search document: a tsvector's text form, '' when the message has nothing to search. */
-export type SearchDocument = string
 
 /** Where a page of results starts: the last result of the previous page (newest first). */
 export type SearchCursor = { sentAt: Date; conversationId: number; seq: number }
@@ -38,33 +34,6 @@ export type MessageSearch = {
   after: SearchCursor | null
   limit: number
 }
-
-/**
- * For appendMessages: a CTE that writes the documents of the messages it appends (the ones with
- * one), stamped `sentAt` like the messages, in the same statement as the messages themselves.
- * `appended` names a relation of (conversation_id, seq, document text) rows; '' and NULL are none.
- */
-export const indexAppended = (appended: Prisma.Sql, sentAt: Prisma.Sql): Prisma.Sql => Prisma.sql`, searched AS (
-  INSERT INTO message_search (conversation_id, seq, sent_at, document)
-  SELECT a.conversation_id, a.seq, ${sentAt}, a.document::tsvector FROM ${appended} a WHERE a.document <> '')`
-
-/**
- * For an edit (a CTE beside the UPDATE, as `changed`): the edited message's document replaces the
- * old one, or goes when the new text has nothing to search. Null leaves the index alone.
- */
-export function indexChanged(document: SearchDocument | null): Prisma.Sql {
-  if (document === null) return Prisma.empty
-  return document
-    ? Prisma.sql`, searched AS (
-        INSERT INTO message_search (conversation_id, seq, sent_at, document)
-        SELECT c."conversationId", c.seq, c."sentAt", ${document}::tsvector FROM changed c
-        ON CONFLICT (conversation_id, seq) DO UPDATE SET document = EXCLUDED.document)`
-    : unindexChanged
-}
-
-/** For a recall (a CTE beside the UPDATE, as `changed`): a tombstone keeps no searchable text. */
-export const unindexChanged = Prisma.sql`, unsearched AS (
-  DELETE FROM message_search s USING changed c WHERE s.conversation_id = c."conversationId" AND s.seq = c.seq)`
 
 /** A filter condition, or false when the filter is not set. */
 type Condition = Prisma.Sql | false

@@ -1,6 +1,6 @@
 import type { Db } from '../db/client.ts'
-import { ACCESS_TUPLE, accessFromTuple, currentMembership, type AccessTuple, type ConversationAccess } from './conversations.ts'
-import { readerMembership, visibleTo } from './messages.ts'
+import { ACCESS_TUPLE, accessFromTuple, type AccessTuple, type ConversationAccess } from './conversations.ts'
+import { currentMembership, readerMembership, visibleTo } from './fragments.ts'
 import { queryPooled } from './pooled.ts'
 import { dateFromMs, type MessageStatus } from './records.ts'
 import { Prisma, bigintArray, epochMs, plannedPerCall, type Conn } from './sql.ts'

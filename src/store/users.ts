@@ -1,11 +1,9 @@
 import type { UserKind } from '../generated/prisma/enums.ts'
 import { queryPooled } from './pooled.ts'
 import { toUser, type UserRecord } from './records.ts'
-import type { SearchDocument } from './search.ts'
+import { type SearchDocument } from './searchDocuments.ts'
 import { Prisma, bigintArray, type Conn } from './sql.ts'
-
-/** A user row's columns, from `users u`: what toUser reads. */
-export const USER_COLUMNS = Prisma.sql`u.id, u.handle, u.display_name AS "displayName", u.kind`
+import { USER_COLUMNS } from './fragments.ts'
 
 /**
  * Locks the user's row until the transaction ends: one user's changes under a per-user limit (pinned

@@ -4,7 +4,8 @@ import { print } from 'graphql'
 import { inject } from 'vitest'
 import { signToken } from '../../src/http/auth.ts'
 import { createDb, type Db } from '../../src/db/client.ts'
-import { createApp, type App } from '../../src/domain/core/app.ts'
+import type { Parley } from '../../src/app.ts'
+import { createApp } from '../../src/app.ts'
 import { DEFAULT_SETTINGS } from '../../src/domain/core/settings.ts'
 import { createRealtime } from '../../src/realtime/pubsub.ts'
 import { createParleyServer, type ParleyServer } from '../../src/http/server.ts'
@@ -17,7 +18,7 @@ export type GraphQLResponse<T> = { data?: T | null; errors?: { message: string; 
 /** Statement log of the test process's database client, for statement-count assertions. */
 export const sqlLog: string[] = []
 
-let shared: { db: Db; app: App; server: ParleyServer } | undefined
+let shared: { db: Db; app: Parley; server: ParleyServer } | undefined
 
 /** One app per test file (worker): real PostgreSQL, in-process realtime, Yoga driven through fetch. */
 export function testApp() {

@@ -4,7 +4,7 @@
  * kills itself with SIGKILL, leaving the claims committed and nothing published or marked fired.
  */
 import { createDb } from '../../src/db/client.ts'
-import { createApp } from '../../src/domain/core/app.ts'
+import { createApp } from '../../src/app.ts'
 import { fireDueReminders } from '../../src/domain/lifecycle/reminders.ts'
 import { DEFAULT_SETTINGS } from '../../src/domain/core/settings.ts'
 import { createRealtime } from '../../src/realtime/pubsub.ts'

@@ -8,7 +8,8 @@ import type { Redis } from 'ioredis'
 import { afterAll, beforeAll, inject } from 'vitest'
 import WebSocket from 'ws'
 import { createDb } from '../../src/db/client.ts'
-import { createApp, type App } from '../../src/domain/core/app.ts'
+import type { Parley } from '../../src/app.ts'
+import { createApp } from '../../src/app.ts'
 import { DEFAULT_SETTINGS, type Settings } from '../../src/domain/core/settings.ts'
 import { parseId } from '../../src/domain/core/ids.ts'
 import type { Logger } from '../../src/ops/logger.ts'
@@ -19,13 +20,13 @@ import { AUTH_SECRET, testApp, type GraphQLResponse } from './harness.ts'
 import { SendMessage } from './operations.ts'
 
 /** A started server (real HTTP and WebSocket on a free port) for subscription tests. */
-export type TestServer = { app: App; server: ParleyServer; url: string; wsUrl: string; close(): Promise<void> }
+export type TestServer = { app: Parley; server: ParleyServer; url: string; wsUrl: string; close(): Promise<void> }
 
 /**
  * Starts a server on port 0 around `app` (default: the harness app, so harness mutations reach its
  * subscribers); `options` adds server options (metrics, readiness checks).
  */
-export async function startServer(app: App = testApp().app, options: Partial<ServerOptions> = {}): Promise<TestServer> {
+export async function startServer(app: Parley = testApp().app, options: Partial<ServerOptions> = {}): Promise<TestServer> {
   const server = createParleyServer({ app, authSecret: AUTH_SECRET, maxBodyBytes: 100_000, production: false, ...options })
   const url = await server.listen(0, '127.0.0.1')
   let closed = false
@@ -276,7 +277,7 @@ export function subscribeWs<T, V>(client: Client, document: TypedDocumentNode<T,
 }
 
 /** Waits until `user` has `count` open subscriptions on the app's process (listening, resume position taken). */
-export async function waitForSubscriptions(app: App, user: { id: string }, count: number): Promise<void> {
+export async function waitForSubscriptions(app: Parley, user: { id: string }, count: number): Promise<void> {
   const userId = parseId(user.id, 'User')
   let unwatch = () => {}
   let timer: NodeJS.Timeout | undefined

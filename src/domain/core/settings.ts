@@ -1,4 +1,3 @@
-import type { Config } from '../../config/env.ts'
 import type { RateLimitSettings } from '../../config/rateLimits.ts'
 
 /** Behaviour switches the domain reads (from the environment in production, set directly in tests). */
@@ -38,19 +37,4 @@ export const DEFAULT_SETTINGS: Settings = {
   // Off here: tests and benchmarks drive one user far past human rates. A server reads RATE_LIMITS,
   // whose defaults are DEFAULT_RATE_LIMITS; the rate-limit tests set their own.
   rateLimits: null,
-}
-
-export function settingsFromConfig(config: Config, sensitiveWords: string[] = []): Settings {
-  return {
-    recallWindowSeconds: config.RECALL_WINDOW_SECONDS,
-    readReceipts: { private: config.READ_RECEIPTS_PRIVATE, group: config.READ_RECEIPTS_GROUP },
-    sensitiveWords,
-    resyncLimit: config.RESYNC_LIMIT,
-    coalesceSends: config.SEND_COALESCING,
-    pinnedConversationsLimit: config.PINNED_CONVERSATIONS_LIMIT,
-    searchIndexing: true,
-    pinnedMessagesLimit: config.PINNED_MESSAGES_LIMIT,
-    reactionLimits: { emojiPerMessage: config.REACTION_EMOJI_LIMIT, perUser: config.REACTIONS_PER_USER_LIMIT },
-    rateLimits: config.RATE_LIMITS,
-  }
 }

@@ -8,7 +8,8 @@ import { markRecalled, replaceContent } from '../../store/lifecycle.ts'
 import { findVisibleMessages } from '../../store/messages.ts'
 import type { MessageRecord } from '../../store/records.ts'
 import { accessConversation } from '../policy/access.ts'
-import { transact, type App, type Outcome, type Viewer } from '../core/app.ts'
+import { type App, type Viewer } from '../core/app.ts'
+import { transact, type Committed } from '../core/transact.ts'
 import { readableText, validateContent, type ContentInput } from '../send/content.ts'
 import { checkEdit, checkSender, isRecalled, isSender, recallWindow, recalledError } from '../policy/policy.ts'
 import { checkSensitiveWords } from '../send/wordFilter.ts'
@@ -22,7 +23,7 @@ export async function requireVisibleMessage(tx: Tx, viewer: Viewer, key: Message
 }
 
 /** The outcome of a change that took a pts: the message as it is now, and its MessageEvent. */
-export const changed = (message: MessageRecord, kind: MessageEventKind): Outcome<MessageRecord> => ({
+export const changed = (message: MessageRecord, kind: MessageEventKind): Committed<MessageRecord> => ({
   result: message,
   events: [{ type: 'message', kind, conversationId: message.conversationId, seq: message.seq, pts: message.pts }],
 })

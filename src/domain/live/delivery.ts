@@ -2,7 +2,8 @@ import { DomainError, badInput } from '../core/errors.ts'
 import { parseId } from '../core/ids.ts'
 import { listMemberConversationIds } from '../../store/delivery.ts'
 import { accessConversation } from '../policy/access.ts'
-import type { App, Viewer } from '../core/app.ts'
+import type { Viewer } from '../core/app.ts'
+import type { LiveApp } from './hub.ts'
 import { optionalPosition } from '../core/input.ts'
 import { batchOf, type Delivery, type DeliveryBatch } from './payloads.ts'
 import { replayMissed } from './replay.ts'
@@ -27,7 +28,7 @@ type ConversationStreamInput = { conversationId: string; sincePts?: number | nul
  * sincePts). Live events at or below what was replayed are skipped. Errors here are the
  * subscription's errors; later ones end the stream.
  */
-async function openConversation(app: App, viewer: Viewer, input: ConversationStreamInput) {
+async function openConversation(app: LiveApp, viewer: Viewer, input: ConversationStreamInput) {
   const conversationId = parseId(input.conversationId, 'Conversation')
   const sincePts = optionalPosition(input.sincePts, 'sincePts')
   const access = await accessConversation(app.db, viewer, conversationId, { lock: false })
@@ -52,7 +53,7 @@ async function* eachEvent(pages: AsyncIterable<DeliveryBatch>): AsyncGenerator<D
 }
 
 /** Subscription.conversationEvents: the replay (a page handed out as one run), then live events, one event per payload. */
-export async function openConversationEvents(app: App, viewer: Viewer, input: ConversationStreamInput): Promise<AsyncIterableIterator<Delivery>> {
+export async function openConversationEvents(app: LiveApp, viewer: Viewer, input: ConversationStreamInput): Promise<AsyncIterableIterator<Delivery>> {
   const { subscription, replay } = await openConversation(app, viewer, input)
   const source = runsThenLive(replay && eachEvent(replay), () => subscription.nextLive())
   return pulledStream(subscription, source, (error) => subscription.fail(error))
@@ -63,7 +64,7 @@ export async function openConversationEvents(app: App, viewer: Viewer, input: Co
  * a client catching up on thousands of changes gets one execution and one frame per page instead of
  * per change. Live events come one per payload.
  */
-export async function openConversationEventBatches(app: App, viewer: Viewer, input: ConversationStreamInput): Promise<AsyncIterableIterator<DeliveryBatch>> {
+export async function openConversationEventBatches(app: LiveApp, viewer: Viewer, input: ConversationStreamInput): Promise<AsyncIterableIterator<DeliveryBatch>> {
   const { subscription, replay } = await openConversation(app, viewer, input)
   const source = replayThenLive(replay, async () => {
     const delivery = await subscription.nextLive()
@@ -77,7 +78,7 @@ export async function openConversationEventBatches(app: App, viewer: Viewer, inp
  * in (joining new ones on `joined`, leaving on `removed`), so one message costs one publish
  * whatever the size of the conversation.
  */
-export async function openInboxEvents(app: App, viewer: Viewer): Promise<AsyncIterableIterator<Delivery>> {
+export async function openInboxEvents(app: LiveApp, viewer: Viewer): Promise<AsyncIterableIterator<Delivery>> {
   const subscription = new Subscription(app.hub, viewer, 'inbox')
   await opening(subscription, async () => {
     // The viewer's topic first, so a conversation joined while this runs arrives as an event.

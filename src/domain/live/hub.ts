@@ -5,11 +5,22 @@ import type { Realtime } from '../../realtime/pubsub.ts'
 import { Topics } from '../../realtime/topics.ts'
 import { findChangeKeys, findLastPts } from '../../store/delivery.ts'
 import { kindOf } from './payloads.ts'
-import type { Subscription } from './subscription.ts'
 import { Wave } from './wave.ts'
+import type { App, Viewer } from '../core/app.ts'
+
+/** What the hub hands waves to and keeps count of (subscription.ts's Subscription). */
+export interface Subscriber {
+  readonly viewer: Viewer
+  readonly opened: boolean
+  push(wave: Wave): void
+  close(): void
+}
+
+/** What live delivery asks of the App: this instance's hub. */
+export type LiveApp = App & { hub: Hub }
 
 /** One wave per bus event, handed to every local subscriber of its topic. */
-const emitWave: Emit<Subscription> = (event, subscribers, fromUserTopic) => {
+const emitWave: Emit<Subscriber> = (event, subscribers, fromUserTopic) => {
   const userIds = [...new Set([...subscribers].map((s) => s.viewer.userId))]
   const wave = new Wave(event, fromUserTopic, userIds)
   for (const subscription of [...subscribers]) subscription.push(wave)
@@ -24,8 +35,8 @@ export type DeliveryObserver = { replayed(events: number): void; slowConsumerDro
  * subscriptions.
  */
 export class Hub {
-  readonly topics: Topics<Subscription>
-  readonly open = new Set<Subscription>()
+  readonly topics: Topics<Subscriber>
+  readonly open = new Set<Subscriber>()
   private readonly watchers = new Set<() => void>()
   observer: DeliveryObserver = { replayed() {}, slowConsumerDropped() {} }
 

@@ -1,4 +1,4 @@
-import type { App } from '../core/app.ts'
+import type { LiveApp } from './hub.ts'
 import { listChanges } from '../../store/changes.ts'
 import type { ConversationAccess } from '../../store/conversations.ts'
 import { findSettings } from '../../store/conversationSettings.ts'
@@ -18,7 +18,7 @@ const REPLAY_PAGE = 100
  * ascending by pts: read REPLAY_READ at a time, delivered REPLAY_PAGE at a time (one set of loaders,
  * primed with the page's messages).
  */
-export async function* replayMissed(app: App, subscription: Subscription, conversationId: number, access: ConversationAccess, sincePts: number, untilPts: number): AsyncGenerator<DeliveryBatch> {
+export async function* replayMissed(app: LiveApp, subscription: Subscription, conversationId: number, access: ConversationAccess, sincePts: number, untilPts: number): AsyncGenerator<DeliveryBatch> {
   const viewer = subscription.viewer
   const read = (after: number): Promise<MessageRecord[]> => {
     const rows = listChanges(app.db, viewer, conversationId, { sincePts: after, untilPts, limit: REPLAY_READ })

@@ -11,6 +11,9 @@ export const TYPING_TTL_MS = 6_000
 /** Per app (App.typing): when each "<user>:<conversation>" last published on this instance. */
 export type TypingThrottle = Map<string, number>
 
+/** What typing asks of the App: this instance's throttle. */
+export type TypingApp = App & { typing: TypingThrottle }
+
 const publishedRecently = (times: TypingThrottle, key: string, now: number): boolean => {
   const last = times.get(key)
   return last !== undefined && now - last < TYPING_INTERVAL_MS
@@ -29,7 +32,7 @@ function remember(times: TypingThrottle, key: string, now: number): void {
  * call within TYPING_INTERVAL_MS of the last published one, or from a muted member, answers true and
  * publishes nothing, so clients may call on every keystroke.
  */
-export async function sendTyping(app: App, viewer: Viewer, conversationId: string): Promise<boolean> {
+export async function sendTyping(app: TypingApp, viewer: Viewer, conversationId: string): Promise<boolean> {
   const id = parseId(conversationId, 'Conversation')
   const key = `${viewer.userId}:${id}`
   const { member } = await accessConversation(app.db, viewer, id, { lock: false })

@@ -1,7 +1,8 @@
 import { messageKeyText } from '../core/ids.ts'
 import { rangeAfter, readHeads, type SyncChange, type SyncRange } from '../../store/sync.ts'
 import { listMemberConversationIds } from '../../store/delivery.ts'
-import type { App, Viewer } from '../core/app.ts'
+import type { Viewer } from '../core/app.ts'
+import type { LiveApp } from './hub.ts'
 import type { Delivery } from './payloads.ts'
 import { guardedStream, opening } from './stream.ts'
 import { Subscription } from './subscription.ts'
@@ -32,7 +33,7 @@ const FLOOR_LIMIT = 50
  * every payload's token is exact. A token is the difference's snapshot plus, for conversations
  * whose MessageEvents went out after it, the pts delivered (`floors`): a resume skips exactly those.
  */
-export async function openViewerUpdates(app: App, viewer: Viewer, since: string | null | undefined): Promise<AsyncIterableIterator<ViewerUpdateDelivery>> {
+export async function openViewerUpdates(app: LiveApp, viewer: Viewer, since: string | null | undefined): Promise<AsyncIterableIterator<ViewerUpdateDelivery>> {
   const start = since == null ? null : decodeSyncToken(since, viewer.userId, 'since').range
   const subscription = new Subscription(app.hub, viewer, 'account')
   const read = (page: SyncRange, limit: number, heads?: readonly number[]) => {

@@ -1,7 +1,8 @@
 import type { Db } from '../../db/client.ts'
 import type { MessageKind, UserRecord } from '../../store/records.ts'
 import { lockConversationFor } from '../../store/conversationLocks.ts'
-import { findConversationsToIndex, findUnindexedMessages, findUnindexedUsers, insertDocuments, updateUserDocuments, type SearchDocument } from '../../store/search.ts'
+import { findConversationsToIndex, findUnindexedMessages, findUnindexedUsers, insertDocuments, updateUserDocuments } from '../../store/search.ts'
+import { type SearchDocument } from '../../store/searchDocuments.ts'
 import type { ForwardedItemRecord } from '../send/content.ts'
 import { documentVector } from './text.ts'
 

@@ -1,7 +1,7 @@
 import type { Db } from '../../db/client.ts'
 import { badInput } from '../core/errors.ts'
 import { parseId } from '../core/ids.ts'
-import type { Reader } from '../../store/messages.ts'
+import { type Reader } from '../../store/fragments.ts'
 import type { MemberRecord, MessageKind, MessageRecord, UserRecord } from '../../store/records.ts'
 import { listSearchConversations, searchMembers, searchUsers as storeSearchUsers, searchVisibleMessages, type TextMatch } from '../../store/search.ts'
 import { accessConversation } from '../policy/access.ts'

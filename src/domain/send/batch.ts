@@ -4,9 +4,10 @@ import type { RealtimeEvent } from '../../realtime/events.ts'
 import { lockConversations, type LockRequest } from '../../store/conversationLocks.ts'
 import { appendMessagesTo, type IdempotencyKey, type MessageDraft } from '../../store/messages.ts'
 import type { MessageRecord } from '../../store/records.ts'
-import { transact, type App } from '../core/app.ts'
+import { type App } from '../core/app.ts'
+import { transact } from '../core/transact.ts'
 import { settingsAfterSend } from '../members/conversationSettings.ts'
-import { checkSend, type PreparedSend, type SendMessageResult } from './sendMessage.ts'
+import { checkSend, type PreparedSend, type SendMessageResult } from './prepare.ts'
 
 const keyOf = (conversationId: number, k: IdempotencyKey) => `${conversationId}:${k.senderType}:${k.senderId}:${k.clientMessageId}`
 const storedKeyOf = (m: MessageRecord) => `${m.conversationId}:${m.senderType}:${m.senderId}:${m.clientMessageId}`

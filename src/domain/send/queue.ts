@@ -1,8 +1,8 @@
 import { DomainError } from '../core/errors.ts'
 import { groupBy } from '../../lib/groupBy.ts'
-import { recordSendBatch } from '../../ops/metrics.ts'
 import type { App } from '../core/app.ts'
-import type { PreparedSend, SendMessageResult } from './sendMessage.ts'
+import type { PreparedSend, SendMessageResult } from './prepare.ts'
+import type { RateLimits } from '../rateLimits/rateLimits.ts'
 import { commitSends, type Outcome } from './batch.ts'
 
 type Waiter = { send: PreparedSend; resolve: (r: SendMessageResult) => void; reject: (e: unknown) => void }
@@ -21,9 +21,15 @@ const MAX_RUNNING = 2
  * process is writing to (their sends wait for it: they would only queue on its row lock), and how many
  * shared transactions are in flight.
  */
-export type SendQueues = { pending: Waiter[]; busy: Set<number>; running: number }
+export type SendQueues = { pending: Waiter[]; busy: Set<number>; running: number; observer: SendObserver }
 
-export const createSendQueues = (): SendQueues => ({ pending: [], busy: new Set(), running: 0 })
+/** What the send queues report to the operator's metrics (ops/metrics.ts sets it; a no-op otherwise). */
+export type SendObserver = { committed(sends: number): void }
+
+/** What a send asks of the App: this instance's queues and rate limits. */
+export type SendApp = App & { sends: SendQueues; limits: RateLimits }
+
+export const createSendQueues = (): SendQueues => ({ pending: [], busy: new Set(), running: 0, observer: { committed() {} } })
 
 /**
  * Coalescing across conversations: a send commits at once when a transaction slot is free and no
@@ -32,7 +38,7 @@ export const createSendQueues = (): SendQueues => ({ pending: [], busy: new Set(
  * statement, one insert, one commit) per batch instead of one per message amortizes what each
  * transaction costs the process.
  */
-export function enqueueSend(app: App, send: PreparedSend): Promise<SendMessageResult> {
+export function enqueueSend(app: SendApp, send: PreparedSend): Promise<SendMessageResult> {
   return new Promise((resolve, reject) => {
     app.sends.pending.push({ send, resolve, reject })
     pump(app)
@@ -40,11 +46,11 @@ export function enqueueSend(app: App, send: PreparedSend): Promise<SendMessageRe
 }
 
 /** Every send its own transaction, waiting for its conversation's lock (SEND_COALESCING=false). */
-export function sendAlone(app: App, send: PreparedSend): Promise<SendMessageResult> {
+export function sendAlone(app: SendApp, send: PreparedSend): Promise<SendMessageResult> {
   return new Promise((resolve, reject) => void settle(app, [{ send, resolve, reject }], true))
 }
 
-function pump(app: App): void {
+function pump(app: SendApp): void {
   const queues = app.sends
   while (queues.running < MAX_RUNNING) {
     const batch = takeBatch(queues)
@@ -68,7 +74,7 @@ function takeBatch(queues: SendQueues): Waiter[] {
  * One shared transaction; then the conversations it found locked by another transaction get one
  * waiting transaction each, outside the slots, so a lock held elsewhere delays only its own sends.
  */
-async function runBatch(app: App, batch: Waiter[]): Promise<void> {
+async function runBatch(app: SendApp, batch: Waiter[]): Promise<void> {
   const queues = app.sends
   const deferred = await settle(app, batch, false)
   const waiting = groupBy(deferred, (w) => w.send.conversationId)
@@ -88,7 +94,7 @@ async function runBatch(app: App, batch: Waiter[]): Promise<void> {
  * Commits `batch` in one transaction and settles each waiter with its own outcome; returns the
  * waiters deferred (their conversation locked elsewhere; only without `wait`). Never throws.
  */
-async function settle(app: App, batch: Waiter[], wait: boolean): Promise<Waiter[]> {
+async function settle(app: SendApp, batch: Waiter[], wait: boolean): Promise<Waiter[]> {
   let outcomes: Outcome[]
   try {
     outcomes = await commitSends(app, batch.map((w) => w.send), { wait })
@@ -101,7 +107,7 @@ async function settle(app: App, batch: Waiter[], wait: boolean): Promise<Waiter[
   }
   const committed = outcomes.filter((o) => o !== 'deferred').length
   // Counted once committed: a batch that falls back to one-by-one counts as the singles that commit.
-  if (committed) recordSendBatch(app, committed)
+  if (committed) app.sends.observer.committed(committed)
   const result = (i: number): Exclude<Outcome, { sameAs: number }> => {
     const outcome = outcomes[i]!
     return typeof outcome === 'object' && 'sameAs' in outcome ? { ...(result(outcome.sameAs) as SendMessageResult), deduplicated: true } : outcome

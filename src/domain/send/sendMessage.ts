@@ -1,91 +1,15 @@
-import { badInput } from '../core/errors.ts'
-import { parseId, type MessageKey } from '../core/ids.ts'
-import { DuplicateIdempotencyKey, findByClientMessageIds, type IdempotencyKey, type MessageDraft } from '../../store/messages.ts'
-import type { MessageRecord } from '../../store/records.ts'
-import type { Conn } from '../../store/sql.ts'
-import type { MemberAccess } from '../policy/access.ts'
-import type { App, Viewer } from '../core/app.ts'
-import { parseContent, readableText, snapshotContent, type ContentDraft, type ContentInput } from './content.ts'
-import { LIMITS } from '../core/limits.ts'
-import { checkSender } from '../policy/policy.ts'
+import type { Viewer } from '../core/app.ts'
 import { callerOf } from '../rateLimits/rateLimits.ts'
-import { messageDocument } from '../search/documents.ts'
-import { enqueueSend, sendAlone } from './queue.ts'
-import { checkSensitiveWords } from './wordFilter.ts'
-import { checkReferences, parseQuoted, parseUserIds } from './references.ts'
-
-export type SendMessageInput = {
-  conversationId: string
-  clientMessageId: string
-  content: ContentInput
-  quotedMessageId?: string | null
-  mentionUserIds?: readonly string[] | null
-  mentionAll?: boolean | null
-  visibleToUserIds?: readonly string[] | null
-}
-
-export type SendMessageResult = { message: MessageRecord; deduplicated: boolean }
-
-/** A send whose input is valid; what is left to check needs the conversation lock. */
-export type PreparedSend = {
-  viewer: Viewer
-  conversationId: number
-  key: IdempotencyKey
-  content: ContentDraft
-  quoted: MessageKey | null
-  mentionUserIds: number[]
-  mentionAll: boolean
-  visibleTo: number[]
-}
-
-/** Everything that can be checked without the database. */
-function prepareSend(viewer: Viewer, input: SendMessageInput): PreparedSend {
-  const conversationId = parseId(input.conversationId, 'Conversation')
-  const clientMessageId = input.clientMessageId
-  if (clientMessageId.length < 1 || clientMessageId.length > LIMITS.clientMessageIdLength) {
-    throw badInput(`clientMessageId must be 1..${LIMITS.clientMessageIdLength} characters`, 'clientMessageId')
-  }
-  const content = parseContent(input.content)
-  const mentionUserIds = parseUserIds(input.mentionUserIds, 'mentionUserIds', LIMITS.mentionsPerMessage)
-  const visibleTo = parseUserIds(input.visibleToUserIds, 'visibleToUserIds', LIMITS.visibleToPerMessage)
-  // In a directed message, mentioning someone who cannot see it would only confuse them.
-  if (visibleTo.length && mentionUserIds.some((id) => id !== viewer.userId && !visibleTo.includes(id))) {
-    throw badInput('a directed message can mention only users it is directed to', 'mentionUserIds')
-  }
-  const quoted = parseQuoted(input.quotedMessageId, conversationId)
-  const key = { senderType: viewer.kind === 'AGENT' ? ('AGENT' as const) : ('USER' as const), senderId: viewer.userId, clientMessageId }
-  return { viewer, conversationId, key, content, quoted, mentionUserIds, mentionAll: input.mentionAll ?? false, visibleTo }
-}
-
-/**
- * The rules a send must pass under the conversation lock, before anything is written (a rejected
- * send writes nothing and takes no seq); returns the row to append.
- */
-export async function checkSend(tx: Conn, app: App, send: PreparedSend, access: MemberAccess, locked: { now: Date; blockedByPeer: boolean }): Promise<MessageDraft> {
-  const { viewer, conversationId } = send
-  checkSender(viewer, access, { mentionAll: send.mentionAll, ...locked })
-  await checkReferences(tx, viewer, conversationId, { userIds: [...new Set([...send.mentionUserIds, ...send.visibleTo])], quoted: send.quoted })
-  const { kind, content, forwardedFrom } = await snapshotContent(tx, viewer, send.content)
-  checkSensitiveWords(app.settings.sensitiveWords, readableText(kind, content))
-  return {
-    ...send.key,
-    kind,
-    content,
-    quotedSeq: send.quoted?.seq ?? null,
-    mentionUserIds: send.mentionUserIds,
-    mentionAll: send.mentionAll,
-    visibleTo: send.visibleTo,
-    forwardedFrom,
-    searchDocument: app.settings.searchIndexing ? messageDocument(kind, content) : undefined,
-  }
-}
+import { DuplicateIdempotencyKey, findByClientMessageIds } from '../../store/messages.ts'
+import { prepareSend, type SendMessageInput, type SendMessageResult } from './prepare.ts'
+import { enqueueSend, sendAlone, type SendApp } from './queue.ts'
 
 /**
  * Sends a message: idempotent per (conversation, sender, clientMessageId); a retry returns the
  * original with deduplicated: true. Layer one is the lookup under the conversation lock (in the
  * locking statement itself); layer two is the unique constraint, should anything slip past it.
  */
-export async function sendMessage(app: App, viewer: Viewer, input: SendMessageInput): Promise<SendMessageResult> {
+export async function sendMessage(app: SendApp, viewer: Viewer, input: SendMessageInput): Promise<SendMessageResult> {
   const send = prepareSend(viewer, input)
   // Before anything is read or written: a refused send costs no lock and stores nothing.
   await app.limits.consumeSend(callerOf(viewer), send.conversationId)

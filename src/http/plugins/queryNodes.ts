@@ -19,7 +19,7 @@ import {
 // graphql-js's own field collection (fragments, type conditions, @skip/@include, merging by response
 // key): counting with it fans out exactly as execution does. Internal to graphql 16, pinned in package.json.
 import { collectFields, collectSubfields } from 'graphql/execution/collectFields.js'
-import { LIMITS } from '../../domain/core/limits.ts'
+import { LIMITS } from '../../domain/core/index.ts'
 
 /** nodes: the objects the response can hold; height: the deepest path of fields. */
 export type Tally = { nodes: number; height: number }

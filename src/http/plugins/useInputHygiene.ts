@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer'
 import { GraphQLError, visit, type DocumentNode, type ExecutionArgs } from 'graphql'
 import type { Plugin } from 'graphql-yoga'
-import { badInput } from '../../domain/core/errors.ts'
+import { badInput } from '../../domain/core/index.ts'
 import { findInJson } from '../../lib/jsonWalk.ts'
 
 /**

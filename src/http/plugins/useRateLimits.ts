@@ -1,9 +1,9 @@
 import type { IncomingMessage } from 'node:http'
 import { getOperationAST, GraphQLError, type ExecutionArgs, type ExecutionResult } from 'graphql'
 import type { Plugin } from 'graphql-yoga'
-import type { App } from '../../domain/core/app.ts'
+import type { Parley } from '../../app.ts'
 import type { RateRule } from '../../config/rateLimits.ts'
-import { callerOf } from '../../domain/rateLimits/rateLimits.ts'
+import { callerOf } from '../../domain/rateLimits/index.ts'
 import type { Context } from '../../schema/context.ts'
 
 /**
@@ -34,7 +34,7 @@ function clientAddress(req: ClientPeer | undefined, trustProxy: boolean): string
 }
 
 /** Counts an operation without a valid token against its address (called by the context, before it refuses or answers). */
-export function limitAnonymous(app: App, req: ClientPeer | undefined): Promise<void> {
+export function limitAnonymous(app: Parley, req: ClientPeer | undefined): Promise<void> {
   return app.limits.consume('anonymous', { tier: 'user', key: clientAddress(req, app.limits.trustProxy) })
 }
 

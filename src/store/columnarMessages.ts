@@ -39,7 +39,7 @@ type SparseTuple = [
  * of no rows is null, so for no messages every one is null), then the sparse list.
  */
 type ColumnsOf<Tuple extends unknown[]> = { [K in keyof Tuple]: Tuple[K][] }
-export type MessageColumns = [...ColumnsOf<DenseTuple>, SparseTuple[]]
+export type ColumnarMessages = [...ColumnsOf<DenseTuple>, SparseTuple[]]
 
 /** A column of the rows `p`. */
 const field = (column: string) => Prisma.raw(`p.${column}`)
@@ -77,17 +77,17 @@ const sparseList = Prisma.sql`coalesce(json_agg(json_build_array(p."conversation
   FILTER (WHERE ${Prisma.join(SPARSE_FIELDS.map(([, offDefault]) => offDefault), ' OR ')}), '[]')`
 
 /**
- * MessageColumns of the rows of `p` (MESSAGE_COLUMNS' names). The aggregates of one SELECT take the
+ * ColumnarMessages of the rows of `p` (MESSAGE_COLUMNS' names). The aggregates of one SELECT take the
  * same rows in the same order, so the arrays line up field by field, and with any other aggregate of
  * that SELECT. That order is the input's in practice (no join above it), without a sort per field, but
  * PostgreSQL does not promise it: a reader that needs an order sorts the records.
  */
-export const messageColumns = Prisma.sql`json_build_array(${Prisma.join([...DENSE_FIELDS.map((f) => Prisma.sql`json_agg(${f})`), sparseList])})`
+export const columnarMessages = Prisma.sql`json_build_array(${Prisma.join([...DENSE_FIELDS.map((f) => Prisma.sql`json_agg(${f})`), sparseList])})`
 
 const keyOf = (conversationId: number, seq: number) => `${conversationId}:${seq}`
 
-/** The records of MessageColumns; `conversationIdAt(i)`: the conversation of the i-th (not a column of DENSE_FIELDS). */
-export function messagesFromColumns(columns: MessageColumns, conversationIdAt: (i: number) => number): MessageRecord[] {
+/** The records of ColumnarMessages; `conversationIdAt(i)`: the conversation of the i-th (not a column of DENSE_FIELDS). */
+export function messagesFromColumns(columns: ColumnarMessages, conversationIdAt: (i: number) => number): MessageRecord[] {
   const [seq, pts, senderType, senderId, kind, clientMessageId, content, status, sentAt, sparse] = columns
   const messages: MessageRecord[] = []
   // `!`: every index below the count is there (a nullable field's element may be null).

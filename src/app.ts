@@ -1,0 +1,43 @@
+import type { Redis } from 'ioredis'
+import type { Config } from './config/env.ts'
+import type { Db } from './db/client.ts'
+import type { App } from './domain/core/index.ts'
+import type { Settings } from './domain/core/index.ts'
+import { Hub, type LiveApp } from './domain/live/index.ts'
+import type { TypingApp } from './domain/live/index.ts'
+import { createRateLimits } from './domain/rateLimits/index.ts'
+import { createSendQueues, type SendApp } from './domain/send/index.ts'
+import type { Realtime } from './realtime/pubsub.ts'
+
+/**
+ * The composition root: one Parley instance's App with the state each feature keeps per instance
+ * (live delivery, the send queues, the typing throttle, the rate limiters). The schema and the
+ * transport hand it to domain actions, each of which asks only for the parts it uses.
+ */
+export type Parley = App & LiveApp & SendApp & TypingApp
+
+/**
+ * A Parley around its parts; its live subscriptions end when its bus closes. `rateLimitStore` (Redis)
+ * shares the rate limits' counts between instances.
+ */
+export function createApp({ rateLimitStore, ...parts }: { db: Db; realtime: Realtime; settings: Settings; rateLimitStore?: Redis }): Parley {
+  const hub = new Hub(parts.db, parts.realtime)
+  parts.realtime.onClose(() => hub.close())
+  return { ...parts, hub, sends: createSendQueues(), typing: new Map(), limits: createRateLimits(parts.db, parts.settings.rateLimits, rateLimitStore) }
+}
+
+/** The behaviour settings a server runs with, from its environment. */
+export function settingsFromConfig(config: Config, sensitiveWords: string[] = []): Settings {
+  return {
+    recallWindowSeconds: config.RECALL_WINDOW_SECONDS,
+    readReceipts: { private: config.READ_RECEIPTS_PRIVATE, group: config.READ_RECEIPTS_GROUP },
+    sensitiveWords,
+    resyncLimit: config.RESYNC_LIMIT,
+    coalesceSends: config.SEND_COALESCING,
+    pinnedConversationsLimit: config.PINNED_CONVERSATIONS_LIMIT,
+    searchIndexing: true,
+    pinnedMessagesLimit: config.PINNED_MESSAGES_LIMIT,
+    reactionLimits: { emojiPerMessage: config.REACTION_EMOJI_LIMIT, perUser: config.REACTIONS_PER_USER_LIMIT },
+    rateLimits: config.RATE_LIMITS,
+  }
+}

@@ -1,0 +1,10 @@
+// Live delivery: the hub of topics, subscriptions and their rules, replay on resume, account updates, typing.
+export { openConversationEventBatches, openConversationEvents, openInboxEvents } from './delivery.ts'
+export type { Delivery, DeliveryBatch, EventPayload } from './delivery.ts'
+export { Hub } from './hub.ts'
+export type { LiveApp } from './hub.ts'
+export { inDoNotDisturb } from './rules.ts'
+export { sendTyping } from './typing.ts'
+export type { TypingApp } from './typing.ts'
+export { openViewerUpdates } from './viewerUpdates.ts'
+export type { ViewerUpdateDelivery } from './viewerUpdates.ts'

@@ -1,0 +1,2 @@
+// Rate limits per tier, shared between instances through Redis when configured.
+export { callerOf, createRateLimits, tierOf } from './rateLimits.ts'

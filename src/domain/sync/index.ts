@@ -1,0 +1,3 @@
+// Account sync: snapshot tokens and the difference since one.
+export { currentSyncToken, sync } from './sync.ts'
+export type { SyncBatch } from './sync.ts'
