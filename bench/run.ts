@@ -85,7 +85,7 @@ ${table}
 
 ${figures.filter((f) => f.note).map((f) => `- ${f.scenario}: ${f.note}`).join('\n')}
 
-${readFileSync(path.resolve(import.meta.dirname, 'analysis.md'), 'utf8')}`
+${readFileSync(path.resolve(import.meta.dirname, 'bounds.md'), 'utf8')}`
   writeFileSync(path.resolve(import.meta.dirname, '../docs/benchmarks.md'), doc)
   console.error('[bench] wrote docs/benchmarks.md')
 }

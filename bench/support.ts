@@ -115,7 +115,7 @@ export const tokenFor = (handle: string) => signToken(AUTH_SECRET, handle)
  * Runs `work` on a pg pool of its own (up to `max` connections, opened as it needs them), then closes
  * the pool and waits until its backends have exited. A pool left to close its idle connections
  * later ended 32 backends at once inside whatever was measured next, and stalled every request of it
- * for 50–100 ms (bench/analysis.md, section 1). Reads /proc, as bench/cpu.ts does: the database runs here.
+ * for 50–100 ms (decision 0267). Reads /proc, as bench/cpu.ts does: the database runs here.
  */
 export async function withSettledPool<T>(url: string, max: number, work: (pool: pg.Pool) => Promise<T>): Promise<T> {
   const name = `parley-bench-${randomUUID().slice(0, 8)}`

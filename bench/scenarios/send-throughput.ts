@@ -133,7 +133,7 @@ const measuredRun = (fixture: Fixture, server: ParleyProcess, p99s: number[]) =>
 /**
  * A lone sender's latency with coalescing on (the fixture's server) and off (`uncoalesced`), alternating
  * send by send so both see the same machine. Measured on fresh servers: after a load run, a server's
- * pooled connections answer a lone sender slower whatever it does (bench/analysis.md).
+ * pooled connections answer a lone sender slower whatever it does.
  */
 async function loneSender(fixture: Fixture, uncoalesced: ParleyProcess): Promise<[number, number]> {
   // One send's latency, measured in the load client.
