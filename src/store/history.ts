@@ -105,7 +105,7 @@ function pageStatement(opts: PageOptions, beyond: SeqRange | null, withAccess: b
     : { cte: Prisma.empty, messages: Prisma.empty, senders: Prisma.empty }
   // The page's senders are collected in the same pass as its messages' JSON: read a second time (a
   // subquery of their own), the page would be materialized first, about a sixth of the statement's
-  // database time (bench/analysis.md, section 11). Unless the quoted part reads the page too.
+  // database time (bench/bounds.md, the PostGraphile item). Unless the quoted part reads the page too.
   const sql = Prisma.sql`
     WITH page AS (
       SELECT ${MESSAGE_COLUMNS} ${visibleIn(reader, conversationId, seqRange(pageRange))}
