@@ -19,7 +19,10 @@ const config: CodegenConfig = {
     },
     // Apollo's InMemoryCache and urql's Graphcache need the union and interface members (docs/clients.md).
     'test/gql/possible-types.ts': { plugins: ['fragment-matcher'] },
-    'test/gql/urql-schema.ts': { plugins: ['urql-introspection'], config: { includeScalars: false, useTypeImports: true } },
+    'test/gql/urql-schema.ts': {
+      plugins: ['urql-introspection'],
+      config: { includeScalars: false, useTypeImports: true },
+    },
   },
 }
 

@@ -35,7 +35,11 @@ const PAUSE_MS = 12_000
 /** One figure measured on each side: `run` returns it for one round of `ops` operations. */
 type Measure = { label: string; unit: string; ops: number; run(server: ParleyProcess): Promise<number> }
 type Sides = [base: ParleyProcess, current: ParleyProcess]
-type Scenario = (host: DatabaseHost, client: LoadClient, start: (url: string, env?: Record<string, string>) => Promise<Sides>) => Promise<{ sides: Sides; measures: Measure[]; close(): Promise<void> }>
+type Scenario = (
+  host: DatabaseHost,
+  client: LoadClient,
+  start: (url: string, env?: Record<string, string>) => Promise<Sides>,
+) => Promise<{ sides: Sides; measures: Measure[]; close(): Promise<void> }>
 
 const git = (...args: string[]) => execFileSync('git', args, { cwd: ROOT, encoding: 'utf8' }).trim()
 
@@ -56,8 +60,10 @@ function buildBaseline(ref: string): { root: string; commit: string; remove(): v
   return { root, commit, remove }
 }
 
-const sequentialP50 = (client: LoadClient, call: GraphQLCall, count = INBOX_SAMPLES): Measure['run'] => async (server) =>
-  median(await client.latencies({ endpoint: server.endpoint, count, call }))
+const sequentialP50 =
+  (client: LoadClient, call: GraphQLCall, count = INBOX_SAMPLES): Measure['run'] =>
+  async (server) =>
+    median(await client.latencies({ endpoint: server.endpoint, count, call }))
 
 const closing = (sides: Sides, database: { drop(): Promise<void> }) => async () => {
   await Promise.all(sides.map((s) => s.close()))
@@ -67,11 +73,24 @@ const closing = (sides: Sides, database: { drop(): Promise<void> }) => async () 
 const SCENARIOS: Record<string, Scenario> = {
   /** The README's history page at concurrency 8 (the bench's history rows, on a smaller fixture: the page is flat with depth). */
   async history(host, client, start) {
-    const database = await openFixture(host, `history_${HISTORY_MESSAGES}`, (url) => insertReadersConversation(url, HISTORY_MESSAGES))
+    const database = await openFixture(host, `history_${HISTORY_MESSAGES}`, (url) =>
+      insertReadersConversation(url, HISTORY_MESSAGES),
+    )
     const sides = await start(database.url)
-    const call = { token: await tokenFor('reader-0'), query: README_HISTORY, variables: { id: encodeGlobalId('Conversation', database.fixture), before: null } }
+    const call = {
+      token: await tokenFor('reader-0'),
+      query: README_HISTORY,
+      variables: { id: encodeGlobalId('Conversation', database.fixture), before: null },
+    }
     const calls = Array.from({ length: HISTORY_PAGES }, () => call)
-    const measures = [{ label: 'history page of 50, concurrency 8', unit: 'pages/s', ops: HISTORY_PAGES, run: (s: ParleyProcess) => client.throughput({ endpoint: s.endpoint, concurrency: 8, calls }) }]
+    const measures = [
+      {
+        label: 'history page of 50, concurrency 8',
+        unit: 'pages/s',
+        ops: HISTORY_PAGES,
+        run: (s: ParleyProcess) => client.throughput({ endpoint: s.endpoint, concurrency: 8, calls }),
+      },
+    ]
     return { sides, measures, close: closing(sides, database) }
   },
   /**
@@ -82,10 +101,22 @@ const SCENARIOS: Record<string, Scenario> = {
     const { database, viewers } = await openInboxFixture(host)
     const sides = await start(database.url)
     const measures = await Promise.all(
-      viewers.slice(0, 2).map(async (v) => ({ label: `inbox page of 50, ${v.handle}`, unit: 'p50 ms', ops: INBOX_SAMPLES, run: sequentialP50(client, { token: await tokenFor(v.handle), query: INBOX }) })),
+      viewers
+        .slice(0, 2)
+        .map(async (v) => ({
+          label: `inbox page of 50, ${v.handle}`,
+          unit: 'p50 ms',
+          ops: INBOX_SAMPLES,
+          run: sequentialP50(client, { token: await tokenFor(v.handle), query: INBOX }),
+        })),
     )
     const big = { token: await tokenFor(viewers[0]!.handle), query: UNREAD_TOTAL }
-    measures.push({ label: `unreadTotal, ${viewers[0]!.handle}`, unit: 'p50 ms', ops: TOTAL_SAMPLES, run: sequentialP50(client, big, TOTAL_SAMPLES) })
+    measures.push({
+      label: `unreadTotal, ${viewers[0]!.handle}`,
+      unit: 'p50 ms',
+      ops: TOTAL_SAMPLES,
+      run: sequentialP50(client, big, TOTAL_SAMPLES),
+    })
     return { sides, measures, close: closing(sides, database) }
   },
   /** Scenario 1's sends (32 senders over 1,000 groups, MESSAGES_PER_RUN a run), each run after PAUSE_MS idle: its slowest send (decision 0266). */
@@ -96,7 +127,14 @@ const SCENARIOS: Record<string, Scenario> = {
       await sleep(PAUSE_MS)
       return Math.max(...(await fixture.viaParley(undefined, undefined, server)).ms)
     }
-    const measures = [{ label: `slowest of a run of sends after ${PAUSE_MS / 1000} s idle`, unit: 'ms', ops: MESSAGES_PER_RUN, run: afterPause }]
+    const measures = [
+      {
+        label: `slowest of a run of sends after ${PAUSE_MS / 1000} s idle`,
+        unit: 'ms',
+        ops: MESSAGES_PER_RUN,
+        run: afterPause,
+      },
+    ]
     return { sides, measures, close: closing(sides, { drop: fixture.close }) }
   },
   /** Resumes over graphql-ws: 10,000 changes of one conversation, and the account stream over 2,000 changed conversations. */
@@ -106,10 +144,31 @@ const SCENARIOS: Record<string, Scenario> = {
     const sides = await start(database.url, { RESYNC_LIMIT: String(CHANGES * 2) })
     const account = await prepareAccountResume(database.url, sides[0].endpoint, client)
     const readerToken = await tokenFor('reader-0')
-    const resume = (call: GraphQLCall, events: number) => (s: ParleyProcess) => client.replay({ wsUrl: s.endpoint.replace(/^http/, 'ws'), call, events })
+    const resume = (call: GraphQLCall, events: number) => (s: ParleyProcess) =>
+      client.replay({ wsUrl: s.endpoint.replace(/^http/, 'ws'), call, events })
     const measures = [
-      { label: 'conversationEvents resume, one change a payload', unit: 'rows/s', ops: CHANGES, run: resume({ token: readerToken, query: EVENTS, variables: { id: encodeGlobalId('Conversation', conversationId), since: 0 } }, CHANGES) },
-      { label: 'viewerUpdates resume', unit: 'rows/s', ops: account.conversations, run: resume({ token: account.token, query: account.query, variables: { since: account.since } }, account.conversations) },
+      {
+        label: 'conversationEvents resume, one change a payload',
+        unit: 'rows/s',
+        ops: CHANGES,
+        run: resume(
+          {
+            token: readerToken,
+            query: EVENTS,
+            variables: { id: encodeGlobalId('Conversation', conversationId), since: 0 },
+          },
+          CHANGES,
+        ),
+      },
+      {
+        label: 'viewerUpdates resume',
+        unit: 'rows/s',
+        ops: account.conversations,
+        run: resume(
+          { token: account.token, query: account.query, variables: { since: account.since } },
+          account.conversations,
+        ),
+      },
     ]
     return { sides, measures, close: closing(sides, database) }
   },
@@ -124,7 +183,10 @@ async function compare(measure: Measure, sides: Sides): Promise<string> {
     cpu[i].push(((sides[i].cpuSeconds() - before) * 1e6) / measure.ops)
     return value
   }
-  const [base, current] = await alternatingSamples(ROUNDS, [timed(0), timed(1)], { warmups: 3, reverseEveryOther: true })
+  const [base, current] = await alternatingSamples(ROUNDS, [timed(0), timed(1)], {
+    warmups: 3,
+    reverseEveryOther: true,
+  })
   const pairRatios = current!.map((v, i) => v / base![i]!)
   // The warm-up runs' CPU is not a round's.
   const rounds = (xs: number[]) => median(xs.slice(-ROUNDS))
@@ -134,7 +196,8 @@ async function compare(measure: Measure, sides: Sides): Promise<string> {
 
 const [ref, ...chosen] = process.argv.slice(2).filter((a) => !a.startsWith('-'))
 if (!ref) throw new Error(`usage: npm run bench:ab -- <git ref> [${Object.keys(SCENARIOS).join('|')} …]`)
-for (const name of chosen) if (!SCENARIOS[name]) throw new Error(`unknown scenario ${name}; known: ${Object.keys(SCENARIOS).join(', ')}`)
+for (const name of chosen)
+  if (!SCENARIOS[name]) throw new Error(`unknown scenario ${name}; known: ${Object.keys(SCENARIOS).join(', ')}`)
 const baseline = buildBaseline(ref)
 const host = await openDatabaseHost()
 const client = startClient()
@@ -159,5 +222,7 @@ try {
   baseline.remove()
 }
 console.log(`${ref} (${baseline.commit.slice(0, 10)}) against this checkout, ${ROUNDS} rounds, order alternating\n`)
-console.log('| measure | unit | base | this | this / base | per-pair ratio (range) | server CPU µs/op, base → this |\n|---|---|---|---|---|---|---|')
+console.log(
+  '| measure | unit | base | this | this / base | per-pair ratio (range) | server CPU µs/op, base → this |\n|---|---|---|---|---|---|---|',
+)
 console.log(rows.join('\n'))

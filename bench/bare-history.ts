@@ -15,12 +15,27 @@ const PAGE = 50
 
 async function answer(body: string): Promise<string> {
   const { variables } = JSON.parse(body) as { variables: { before?: string | null } }
-  const options = { afterSeq: null, beforeSeq: SEQ_CURSOR.decode(variables.before, 'before')?.[0] ?? null, from: 'end' as const, limit: PAGE + 1, quoted: false }
+  const options = {
+    afterSeq: null,
+    beforeSeq: SEQ_CURSOR.decode(variables.before, 'before')?.[0] ?? null,
+    from: 'end' as const,
+    limit: PAGE + 1,
+    quoted: false,
+  }
   const page = await readConversationPage(db, reader, Number(conversationId), options, null)
   const handles = new Map(page.users.map((u) => [u.id, u.handle]))
   const nodes = page.messages.slice(0, PAGE).reverse()
-  const edges = nodes.map((m) => ({ node: { seq: m.seq, sender: m.senderId === null ? null : { handle: handles.get(m.senderId) }, content: { text: (m.content as { text: string }).text } } }))
-  const pageInfo = { hasPreviousPage: page.messages.length > PAGE, startCursor: nodes.length ? seqCursor(nodes[0]!) : null }
+  const edges = nodes.map((m) => ({
+    node: {
+      seq: m.seq,
+      sender: m.senderId === null ? null : { handle: handles.get(m.senderId) },
+      content: { text: (m.content as { text: string }).text },
+    },
+  }))
+  const pageInfo = {
+    hasPreviousPage: page.messages.length > PAGE,
+    startCursor: nodes.length ? seqCursor(nodes[0]!) : null,
+  }
   return JSON.stringify({ data: { conversation: { messages: { edges, pageInfo } } } })
 }
 
@@ -30,7 +45,10 @@ const server = http.createServer((request, response) => {
   request.on('end', () => {
     answer(Buffer.concat(chunks).toString()).then(
       (json) => {
-        response.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(json) })
+        response.writeHead(200, {
+          'content-type': 'application/json; charset=utf-8',
+          'content-length': Buffer.byteLength(json),
+        })
         response.end(json)
       },
       (error: unknown) => {

@@ -17,7 +17,15 @@ function graphqlRequest(endpoint: string, { token, query, variables }: GraphQLCa
   return new Promise((resolve, reject) => {
     const request = http.request(
       endpoint,
-      { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), authorization: `Bearer ${token}` } },
+      {
+        method: 'POST',
+        agent,
+        headers: {
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+          authorization: `Bearer ${token}`,
+        },
+      },
       (response) => {
         const chunks: Buffer[] = []
         response.on('data', (chunk: Buffer) => chunks.push(chunk))
@@ -42,14 +50,24 @@ function graphqlRequest(endpoint: string, { token, query, variables }: GraphQLCa
 
 /** A graphql-ws client (one socket) authenticated with `token`. */
 const connect = (wsUrl: string, token: string): Client =>
-  createClient({ url: wsUrl, webSocketImpl: WebSocket, lazy: false, retryAttempts: 0, connectionParams: { authorization: `Bearer ${token}` } })
+  createClient({
+    url: wsUrl,
+    webSocketImpl: WebSocket,
+    lazy: false,
+    retryAttempts: 0,
+    connectionParams: { authorization: `Bearer ${token}` },
+  })
 
 /** Hands every `next` payload of one subscription on `client` to `onEvent`. */
 function subscribeOn(client: Client, call: GraphQLCall, onEvent: (data: any) => void): Promise<void> {
   const done = new Promise<void>((resolve, reject) => {
     client.subscribe(
       { query: call.query, variables: call.variables },
-      { next: (r) => (r.errors ? reject(new Error(JSON.stringify(r.errors))) : onEvent(r.data)), error: reject, complete: resolve },
+      {
+        next: (r) => (r.errors ? reject(new Error(JSON.stringify(r.errors))) : onEvent(r.data)),
+        error: reject,
+        complete: resolve,
+      },
     )
   })
   done.catch(() => {})
@@ -57,7 +75,11 @@ function subscribeOn(client: Client, call: GraphQLCall, onEvent: (data: any) => 
 }
 
 /** A socket of its own with one subscription. */
-function subscribe(wsUrl: string, call: GraphQLCall, onEvent: (data: any) => void): { client: Client; done: Promise<void> } {
+function subscribe(
+  wsUrl: string,
+  call: GraphQLCall,
+  onEvent: (data: any) => void,
+): { client: Client; done: Promise<void> } {
   const client = connect(wsUrl, call.token)
   return { client, done: subscribeOn(client, call, onEvent) }
 }
@@ -67,7 +89,10 @@ const fanout = {
   clients: [] as Client[],
   subscriptions: 0,
   failure: null as Error | null,
-  pending: new Map<string, { sentAt: number; left: number; received: number[]; resolve(): void; reject(error: Error): void }>(),
+  pending: new Map<
+    string,
+    { sentAt: number; left: number; received: number[]; resolve(): void; reject(error: Error): void }
+  >(),
 }
 
 /** Subscriptions opening at once when opening many subscribers. */
@@ -171,7 +196,13 @@ const jobs = {
   /** Sends `send` (a message whose text is `text`) and waits until every open subscriber has it: each one's delivery ms. */
   async deliver(a: { endpoint: string; send: GraphQLCall; text: string }) {
     if (fanout.failure) throw fanout.failure
-    const wait = { sentAt: performance.now(), left: fanout.subscriptions, received: [] as number[], resolve: () => {}, reject: (_error: Error) => {} }
+    const wait = {
+      sentAt: performance.now(),
+      left: fanout.subscriptions,
+      received: [] as number[],
+      resolve: () => {},
+      reject: (_error: Error) => {},
+    }
     const delivered = new Promise<void>((resolve, reject) => Object.assign(wait, { resolve, reject }))
     fanout.pending.set(a.text, wait)
     try {
@@ -196,14 +227,30 @@ const jobs = {
    * Each sender sends `rate` messages a second, round-robin over `conversationIds`, until `durationMs`
    * has passed (a refused or failed send is counted and the sender goes on).
    */
-  async soakSend(a: { endpoint: string; query: string; tokens: string[]; conversationIds: string[]; rate: number; durationMs: number }) {
+  async soakSend(a: {
+    endpoint: string
+    query: string
+    tokens: string[]
+    conversationIds: string[]
+    rate: number
+    durationMs: number
+  }) {
     const deadline = Date.now() + a.durationMs
     await Promise.all(
       a.tokens.map(async (token, s) => {
         for (let i = 0; Date.now() < deadline; i++) {
           const next = Date.now() + 1000 / a.rate
-          const variables = { input: { conversationId: a.conversationIds[(s + i) % a.conversationIds.length], clientMessageId: `soak-${s}-${i}`, content: { text: { text: `soak ${s}.${i}` } } } }
-          await graphqlRequest(a.endpoint, { token, query: a.query, variables }).then(() => void soak.sent++, () => void soak.sendErrors++)
+          const variables = {
+            input: {
+              conversationId: a.conversationIds[(s + i) % a.conversationIds.length],
+              clientMessageId: `soak-${s}-${i}`,
+              content: { text: { text: `soak ${s}.${i}` } },
+            },
+          }
+          await graphqlRequest(a.endpoint, { token, query: a.query, variables }).then(
+            () => void soak.sent++,
+            () => void soak.sendErrors++,
+          )
           await new Promise((resolve) => setTimeout(resolve, Math.max(0, next - Date.now())))
         }
       }),
@@ -211,7 +258,13 @@ const jobs = {
   },
 
   async soakCounters() {
-    return { subscriptions: soak.clients.length, events: soak.events, streamErrors: soak.streamErrors, sent: soak.sent, sendErrors: soak.sendErrors }
+    return {
+      subscriptions: soak.clients.length,
+      events: soak.events,
+      streamErrors: soak.streamErrors,
+      sent: soak.sent,
+      sendErrors: soak.sendErrors,
+    }
   },
 
   async closeSoak() {

@@ -13,7 +13,10 @@ export type LoadClient = {
  * would be counted as Parley's.
  */
 export function startClient(): LoadClient {
-  const child = fork(new URL('./client-process.ts', import.meta.url), { execArgv: ['--import', 'tsx'], serialization: 'advanced' })
+  const child = fork(new URL('./client-process.ts', import.meta.url), {
+    execArgv: ['--import', 'tsx'],
+    serialization: 'advanced',
+  })
   const waiting = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>()
   let nextId = 0
   child.on('message', ({ id, result, error }: Reply) => {
@@ -32,6 +35,11 @@ export function startClient(): LoadClient {
       child.send({ id, job, args } satisfies Request)
     })
   return new Proxy({} as LoadClient, {
-    get: (_, name) => (name === 'close' ? () => void child.kill() : name === 'pid' ? child.pid : (args: unknown) => call(name as keyof Jobs, args)),
+    get: (_, name) =>
+      name === 'close'
+        ? () => void child.kill()
+        : name === 'pid'
+          ? child.pid
+          : (args: unknown) => call(name as keyof Jobs, args),
   })
 }

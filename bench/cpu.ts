@@ -20,7 +20,10 @@ export function processCpuSeconds(pid: number): number {
 
 /** The CPU seconds each backend of `database` has used so far (PostgreSQL on this machine; not the asking connection). */
 async function backendCpu(connection: pg.Client, database: string): Promise<Map<number, number>> {
-  const { rows } = await connection.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [database])
+  const { rows } = await connection.query<{ pid: number }>(
+    'SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+    [database],
+  )
   return new Map(rows.map(({ pid }) => [pid, processCpuSeconds(pid)]))
 }
 
@@ -29,7 +32,11 @@ async function backendCpu(connection: pg.Client, database: string): Promise<Map<
  * started meanwhile counts from zero). Reads /proc, so PostgreSQL must run on this machine, as the
  * bench's embedded server or BENCH_DATABASE_URL's local socket does.
  */
-export async function withDatabaseCpu<T>(connection: pg.Client, database: string, run: () => Promise<T>): Promise<{ result: T; databaseSeconds: number }> {
+export async function withDatabaseCpu<T>(
+  connection: pg.Client,
+  database: string,
+  run: () => Promise<T>,
+): Promise<{ result: T; databaseSeconds: number }> {
   const before = await backendCpu(connection, database)
   const result = await run()
   const after = await backendCpu(connection, database)
@@ -42,8 +49,10 @@ export async function withDatabaseCpu<T>(connection: pg.Client, database: string
  * A measurement (for pairedMedians and the like): the CPU µs per call `server` uses while the load
  * client runs `calls` against it at concurrency 8.
  */
-export const serverCpuPerCall = (client: LoadClient, server: { endpoint: string; cpuSeconds(): number }, calls: GraphQLCall[]) => async (): Promise<number> => {
-  const before = server.cpuSeconds()
-  await client.throughput({ endpoint: server.endpoint, concurrency: 8, calls })
-  return ((server.cpuSeconds() - before) * 1e6) / calls.length
-}
+export const serverCpuPerCall =
+  (client: LoadClient, server: { endpoint: string; cpuSeconds(): number }, calls: GraphQLCall[]) =>
+  async (): Promise<number> => {
+    const before = server.cpuSeconds()
+    await client.throughput({ endpoint: server.endpoint, concurrency: 8, calls })
+    return ((server.cpuSeconds() - before) * 1e6) / calls.length
+  }

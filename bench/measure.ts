@@ -1,7 +1,11 @@
 /** Timing helpers shared by the bench process and its client process. */
 
 /** Runs `count` tasks with `concurrency` workers; returns tasks per second. */
-export async function throughput(count: number, concurrency: number, task: (i: number) => Promise<unknown>): Promise<number> {
+export async function throughput(
+  count: number,
+  concurrency: number,
+  task: (i: number) => Promise<unknown>,
+): Promise<number> {
   let next = 0
   const started = performance.now()
   await Promise.all(
@@ -34,7 +38,11 @@ export function percentile(xs: number[], p: number): number {
  * drift in the machine's speed during the run hits every side alike; with `reverseEveryOther` each
  * second round runs them in reverse order (b, a), so neither side always runs right after the other.
  */
-export async function alternatingSamples(runs: number, measurements: (() => Promise<number>)[], opts: { warmups?: number; reverseEveryOther?: boolean } = {}): Promise<number[][]> {
+export async function alternatingSamples(
+  runs: number,
+  measurements: (() => Promise<number>)[],
+  opts: { warmups?: number; reverseEveryOther?: boolean } = {},
+): Promise<number[][]> {
   for (const m of measurements) for (let i = 0; i < (opts.warmups ?? 1); i++) await m()
   const samples = measurements.map(() => [] as number[])
   for (let i = 0; i < runs; i++) {
@@ -46,12 +54,20 @@ export async function alternatingSamples(runs: number, measurements: (() => Prom
 }
 
 /** Medians of alternatingSamples after one warm-up of each (`reverseEveryOther` as there). */
-export async function alternatingMedians(runs: number, measurements: (() => Promise<number>)[], opts: { reverseEveryOther?: boolean } = {}): Promise<number[]> {
+export async function alternatingMedians(
+  runs: number,
+  measurements: (() => Promise<number>)[],
+  opts: { reverseEveryOther?: boolean } = {},
+): Promise<number[]> {
   return (await alternatingSamples(runs, measurements, opts)).map(median)
 }
 
 /** alternatingMedians of two measurements. */
-export async function pairedMedians(runs: number, a: () => Promise<number>, b: () => Promise<number>): Promise<[number, number]> {
+export async function pairedMedians(
+  runs: number,
+  a: () => Promise<number>,
+  b: () => Promise<number>,
+): Promise<[number, number]> {
   const [ma, mb] = await alternatingMedians(runs, [a, b])
   return [ma!, mb!]
 }

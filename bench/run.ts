@@ -33,7 +33,8 @@ const names = chosen.length ? chosen : Object.keys(SCENARIOS)
 const host = await openDatabaseHost()
 const client = startClient()
 const unknown = names.filter((name) => !SCENARIOS[name])
-if (unknown.length) throw new Error(`unknown scenario ${unknown.join(', ')}; known: ${Object.keys(SCENARIOS).join(', ')}`)
+if (unknown.length)
+  throw new Error(`unknown scenario ${unknown.join(', ')}; known: ${Object.keys(SCENARIOS).join(', ')}`)
 const figures: Figure[] = []
 /**
  * Scenarios that threw, with their error's first line. A full run takes half an hour: one failing
@@ -53,7 +54,10 @@ try {
       continue
     }
     figures.push(...results)
-    for (const f of results) console.error(`[bench]   ${f.metric}: ${f.value} vs ${f.baseline} → ratio ${f.ratio.toFixed(2)} (${f.target}) ${f.met ? 'met' : 'NOT met'}${f.note ? `; ${f.note}` : ''}`)
+    for (const f of results)
+      console.error(
+        `[bench]   ${f.metric}: ${f.value} vs ${f.baseline} → ratio ${f.ratio.toFixed(2)} (${f.target}) ${f.met ? 'met' : 'NOT met'}${f.note ? `; ${f.note}` : ''}`,
+      )
   }
 } finally {
   client.close()
@@ -64,8 +68,13 @@ const m = machine()
 const table = [
   '| scenario | metric | Parley | baseline (same run) | ratio | target | met |',
   '|---|---|---|---|---|---|---|',
-  ...figures.map((f) => `| ${f.scenario} | ${f.metric} | ${f.value} | ${f.baseline} | ${f.ratio.toFixed(2)} | ${f.target} | ${f.met ? 'yes' : 'no'} |`),
-  ...failed.map((f) => `| ${f.name}: not measured, the scenario failed (${f.reason.replaceAll('|', '\\|')}) | | | | | | |`),
+  ...figures.map(
+    (f) =>
+      `| ${f.scenario} | ${f.metric} | ${f.value} | ${f.baseline} | ${f.ratio.toFixed(2)} | ${f.target} | ${f.met ? 'yes' : 'no'} |`,
+  ),
+  ...failed.map(
+    (f) => `| ${f.name}: not measured, the scenario failed (${f.reason.replaceAll('|', '\\|')}) | | | | | | |`,
+  ),
 ].join('\n')
 console.log(table)
 if (!chosen.length || process.argv.includes('--write')) {
@@ -83,7 +92,10 @@ Reproduce: \`npm run bench\` (embedded PostgreSQL) or
 
 ${table}
 
-${figures.filter((f) => f.note).map((f) => `- ${f.scenario}: ${f.note}`).join('\n')}
+${figures
+  .filter((f) => f.note)
+  .map((f) => `- ${f.scenario}: ${f.note}`)
+  .join('\n')}
 
 ${readFileSync(path.resolve(import.meta.dirname, 'bounds.md'), 'utf8')}`
   writeFileSync(path.resolve(import.meta.dirname, '../docs/benchmarks.md'), doc)

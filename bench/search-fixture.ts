@@ -29,7 +29,10 @@ async function buildSearchFixture(url: string): Promise<SearchFixture> {
     const authorIds = await insertUsers(client, 'author', 10)
     const conversationIds = await insertGroups(client, CONVERSATIONS, authorIds)
     const viewerConversations = conversationIds.filter((_, i) => i % (CONVERSATIONS / VIEWER_CONVERSATIONS) === 0)
-    await client.query(`INSERT INTO conversation_members (conversation_id, user_id, role) SELECT unnest($1::bigint[]), $2, 'MEMBER'`, [viewerConversations, viewerId])
+    await client.query(
+      `INSERT INTO conversation_members (conversation_id, user_id, role) SELECT unnest($1::bigint[]), $2, 'MEMBER'`,
+      [viewerConversations, viewerId],
+    )
     await step('texts and their documents', () => writeTexts(client))
     await client.query(`DROP INDEX message_search_document_idx; DROP INDEX message_search_words_idx`)
     // Messages in sending order (interleaved across conversations, as a real table fills), each with
@@ -48,13 +51,22 @@ async function buildSearchFixture(url: string): Promise<SearchFixture> {
         [conversationIds, authorIds, CONVERSATIONS, PER_CONVERSATION],
       ),
     )
-    await client.query(`UPDATE conversations SET last_seq = $1, last_pts = $1 WHERE id = ANY($2::bigint[])`, [PER_CONVERSATION, conversationIds])
+    await client.query(`UPDATE conversations SET last_seq = $1, last_pts = $1 WHERE id = ANY($2::bigint[])`, [
+      PER_CONVERSATION,
+      conversationIds,
+    ])
     await client.query(`SET maintenance_work_mem = '512MB'`)
-    await step('GIN index', () => client.query(`CREATE INDEX message_search_document_idx ON message_search USING GIN (document)`))
-    await step('per-conversation words GIN index', () =>
-      client.query(`CREATE INDEX message_search_words_idx ON message_search USING GIN (message_search_words(conversation_id, document)) WITH (fastupdate = off)`),
+    await step('GIN index', () =>
+      client.query(`CREATE INDEX message_search_document_idx ON message_search USING GIN (document)`),
     )
-    await step('VACUUM ANALYZE', () => client.query('VACUUM ANALYZE messages, message_search, conversation_members, users'))
+    await step('per-conversation words GIN index', () =>
+      client.query(
+        `CREATE INDEX message_search_words_idx ON message_search USING GIN (message_search_words(conversation_id, document)) WITH (fastupdate = off)`,
+      ),
+    )
+    await step('VACUUM ANALYZE', () =>
+      client.query('VACUUM ANALYZE messages, message_search, conversation_members, users'),
+    )
     return { viewerId: viewerId!, conversationId: viewerConversations[0]! }
   })
 }
@@ -68,10 +80,16 @@ const VERSION = `3-${CONVERSATIONS}-${PER_CONVERSATION}`
  * The fixture's database. With BENCH_REUSE_FIXTURES=1 (and BENCH_DATABASE_URL) it is kept after the
  * run and reused by the next one; a build that did not finish is thrown away and redone.
  */
-export async function openSearchFixture(host: DatabaseHost): Promise<SearchFixture & { url: string; drop(): Promise<void> }> {
-  const database = await createScenarioDatabase(host, `search_${VERSION.replaceAll('-', '_')}`, { keep: process.env.BENCH_REUSE_FIXTURES === '1' })
+export async function openSearchFixture(
+  host: DatabaseHost,
+): Promise<SearchFixture & { url: string; drop(): Promise<void> }> {
+  const database = await createScenarioDatabase(host, `search_${VERSION.replaceAll('-', '_')}`, {
+    keep: process.env.BENCH_REUSE_FIXTURES === '1',
+  })
   const built = await withClient(database.url, async (client) => {
-    const { rows } = await client.query(`SELECT viewer_id, conversation_id FROM bench_fixture WHERE version = $1`, [VERSION]).catch(() => ({ rows: [] }))
+    const { rows } = await client
+      .query(`SELECT viewer_id, conversation_id FROM bench_fixture WHERE version = $1`, [VERSION])
+      .catch(() => ({ rows: [] }))
     if (rows[0]) return { viewerId: Number(rows[0].viewer_id), conversationId: Number(rows[0].conversation_id) }
     await client.query('DROP SCHEMA public CASCADE; CREATE SCHEMA public')
     return null
@@ -80,7 +98,10 @@ export async function openSearchFixture(host: DatabaseHost): Promise<SearchFixtu
   migrateDeploy(database.url)
   const fixture = await buildSearchFixture(database.url)
   await withClient(database.url, (client) =>
-    client.query(`CREATE TABLE bench_fixture AS SELECT $1::text AS version, $2::bigint AS viewer_id, $3::bigint AS conversation_id`, [VERSION, fixture.viewerId, fixture.conversationId]),
+    client.query(
+      `CREATE TABLE bench_fixture AS SELECT $1::text AS version, $2::bigint AS viewer_id, $3::bigint AS conversation_id`,
+      [VERSION, fixture.viewerId, fixture.conversationId],
+    ),
   )
   return { ...fixture, ...database }
 }
@@ -103,7 +124,8 @@ function random(seed: number): () => number {
 }
 
 const SYLLABLES = ['ka', 'lo', 'mi', 'ne', 'ta', 'ri', 'so', 've', 'da', 'pi', 'mo', 're', 'sa', 'ti', 'no', 'le', 'ga']
-const made = (k: number) => SYLLABLES[k % 17]! + SYLLABLES[Math.floor(k / 17) % 17]! + (k >= 289 ? SYLLABLES[Math.floor(k / 289) % 17]! : '')
+const made = (k: number) =>
+  SYLLABLES[k % 17]! + SYLLABLES[Math.floor(k / 17) % 17]! + (k >= 289 ? SYLLABLES[Math.floor(k / 289) % 17]! : '')
 
 /** The generated texts (see buildSearchFixture) with their documents, built by the send path's own messageDocument. */
 async function writeTexts(client: pg.Client): Promise<void> {
@@ -114,7 +136,10 @@ async function writeTexts(client: pg.Client): Promise<void> {
     const r = next()
     const han = Array.from({ length: 8 + ((n * 7) % 23) }, () => String.fromCodePoint(0x4e00 + draw(3000))).join('')
     const latin = Array.from({ length: 4 + ((n * 5) % 12) }, () => made(draw(8000))).join(' ')
-    const planted = [next() < RATES.leave && PLANTED.leave, next() < RATES.budget ? PLANTED.budget : next() < RATES.budgetAlone && PLANTED.budgetAlone]
+    const planted = [
+      next() < RATES.leave && PLANTED.leave,
+      next() < RATES.budget ? PLANTED.budget : next() < RATES.budgetAlone && PLANTED.budgetAlone,
+    ]
     return [r < 0.55 ? han : '', r >= 0.45 ? latin : '', ...planted].filter(Boolean).join(' ')
   })
   await client.query(`CREATE TEMP TABLE texts (n int PRIMARY KEY, text text, document tsvector)`)

@@ -28,12 +28,18 @@ const logMessage = (line: string): string => {
 }
 
 const UNLIMITED = '1000000/1'
-const BENCH_RATE_LIMITS = ['send', 'sendSustained', 'largeGroupSend', 'largeGroupSendSustained', 'mutation', 'typing', 'subscribe'].map((rule) => `${rule}=${UNLIMITED}`).join(',') + ',openSockets=off'
+const BENCH_RATE_LIMITS =
+  ['send', 'sendSustained', 'largeGroupSend', 'largeGroupSendSustained', 'mutation', 'typing', 'subscribe']
+    .map((rule) => `${rule}=${UNLIMITED}`)
+    .join(',') + ',openSockets=off'
 
 /** Node options for the measured servers, such as `--cpu-prof --cpu-prof-dir=/tmp/prof` (NODE_OPTIONS refuses --cpu-prof). */
 const NODE_ARGS = process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? []
 
-const commandOf = (build: ServerBuild) => [...NODE_ARGS, ...(build === 'tsx' ? ['--import', 'tsx', 'src/main.ts'] : ['dist/src/main.js'])]
+const commandOf = (build: ServerBuild) => [
+  ...NODE_ARGS,
+  ...(build === 'tsx' ? ['--import', 'tsx', 'src/main.ts'] : ['dist/src/main.js']),
+]
 
 let built = false
 /** `npm run build`, once per bench process, as `npm start` does before it starts the server. */
@@ -50,7 +56,12 @@ export function buildOnce(): void {
  */
 export async function startParleyProcess(
   databaseUrl: string,
-  opts: { poolSize?: number; env?: Record<string, string>; build?: ServerBuild; /** Another checkout, built by the caller (bench/ab.ts). */ root?: string } = {},
+  opts: {
+    poolSize?: number
+    env?: Record<string, string>
+    build?: ServerBuild
+    /** Another checkout, built by the caller (bench/ab.ts). */ root?: string
+  } = {},
 ): Promise<ParleyProcess> {
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
@@ -106,7 +117,12 @@ export type BareServer = { endpoint: string; pid: number; cpuSeconds(): number; 
  * What it writes to stderr before that is shown only if it exits instead (PostGraphile warns about
  * every column type it skips while it starts); after that, stderr goes to the bench's.
  */
-async function startPrintingServer(name: string, command: string, args: string[], env: NodeJS.ProcessEnv): Promise<BareServer> {
+async function startPrintingServer(
+  name: string,
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<BareServer> {
   const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
   const held: string[] = []
   let listening = false
@@ -126,7 +142,12 @@ async function startPrintingServer(name: string, command: string, args: string[]
  * them), its own process with `args`; resolves once it prints its URL.
  */
 export function startBareServer(script: string, args: string[] = []): Promise<BareServer> {
-  return startPrintingServer(script, process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, script), ...args], { NODE_ENV: 'production' })
+  return startPrintingServer(
+    script,
+    process.execPath,
+    ['--import', 'tsx', path.join(import.meta.dirname, script), ...args],
+    { NODE_ENV: 'production' },
+  )
 }
 
 const POSTGRAPHILE = path.join(import.meta.dirname, 'peers/postgraphile')
@@ -138,14 +159,25 @@ const POSTGRAPHILE = path.join(import.meta.dirname, 'peers/postgraphile')
  */
 function installPostGraphile(): void {
   const installed = path.join(POSTGRAPHILE, 'node_modules/.package-lock.json')
-  if (existsSync(installed) && statSync(installed).mtimeMs >= statSync(path.join(POSTGRAPHILE, 'package-lock.json')).mtimeMs) return
+  if (
+    existsSync(installed) &&
+    statSync(installed).mtimeMs >= statSync(path.join(POSTGRAPHILE, 'package-lock.json')).mtimeMs
+  )
+    return
   console.error('[bench] installing bench/peers/postgraphile (npm ci: PostGraphile 5 and Node 24, about 190 MB)…')
   try {
-    execFileSync('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: POSTGRAPHILE, stdio: ['ignore', 'ignore', 'pipe'] })
+    execFileSync('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], {
+      cwd: POSTGRAPHILE,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    })
   } catch (error) {
     // npm's message without its stack.
-    const stderr = String((error as { stderr?: Buffer }).stderr ?? '').split('\n').filter((line) => !/^npm error\s+at /.test(line))
-    throw new Error(`could not install bench/peers/postgraphile (npm ci there); the peer scenario needs the npm registry once:\n${stderr.join('\n').trim()}`)
+    const stderr = String((error as { stderr?: Buffer }).stderr ?? '')
+      .split('\n')
+      .filter((line) => !/^npm error\s+at /.test(line))
+    throw new Error(
+      `could not install bench/peers/postgraphile (npm ci there); the peer scenario needs the npm registry once:\n${stderr.join('\n').trim()}`,
+    )
   }
 }
 
@@ -157,8 +189,13 @@ function installPostGraphile(): void {
 export async function startPostGraphile(databaseUrl: string, poolSize: number): Promise<BareServer> {
   installPostGraphile()
   const node = path.join(POSTGRAPHILE, 'node_modules/.bin/node')
-  return startPrintingServer('PostGraphile', node, [...NODE_ARGS, path.join(POSTGRAPHILE, 'server.mjs'), databaseUrl, String(poolSize)], {
-    NODE_ENV: 'production',
-    GRAPHILE_ENV: 'production',
-  })
+  return startPrintingServer(
+    'PostGraphile',
+    node,
+    [...NODE_ARGS, path.join(POSTGRAPHILE, 'server.mjs'), databaseUrl, String(poolSize)],
+    {
+      NODE_ENV: 'production',
+      GRAPHILE_ENV: 'production',
+    },
+  )
 }

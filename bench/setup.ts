@@ -29,7 +29,12 @@ export async function insertGroups(client: pg.Client, count: number, memberIds: 
 }
 
 /** `count` text messages appended to one conversation by `senderId` (seq and pts continue from the row). */
-export async function insertMessages(client: pg.Client, conversationId: number, senderId: number, count: number): Promise<void> {
+export async function insertMessages(
+  client: pg.Client,
+  conversationId: number,
+  senderId: number,
+  count: number,
+): Promise<void> {
   await client.query('BEGIN')
   const { rows } = await client.query('SELECT last_seq FROM conversations WHERE id = $1 FOR UPDATE', [conversationId])
   const from = Number(rows[0].last_seq)
@@ -39,7 +44,10 @@ export async function insertMessages(client: pg.Client, conversationId: number, 
      FROM generate_series($4::bigint, $3::bigint) s`,
     [conversationId, senderId, from + count, from + 1],
   )
-  await client.query('UPDATE conversations SET last_seq = $2, last_pts = $2, last_activity_at = now() WHERE id = $1', [conversationId, from + count])
+  await client.query('UPDATE conversations SET last_seq = $2, last_pts = $2, last_activity_at = now() WHERE id = $1', [
+    conversationId,
+    from + count,
+  ])
   await client.query('COMMIT')
 }
 

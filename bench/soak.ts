@@ -35,7 +35,12 @@ const mib = (bytes: number) => Math.round(bytes / 2 ** 20)
 /** The server's own samples from /metrics (prom-client resets the event-loop histogram at each scrape). */
 async function scrape(): Promise<Map<string, number>> {
   const text = await (await fetch(new URL('/metrics', parley.endpoint))).text()
-  return new Map(text.split('\n').filter((l) => l && !l.startsWith('#')).map((l) => [l.slice(0, l.lastIndexOf(' ')), Number(l.slice(l.lastIndexOf(' ') + 1))]))
+  return new Map(
+    text
+      .split('\n')
+      .filter((l) => l && !l.startsWith('#'))
+      .map((l) => [l.slice(0, l.lastIndexOf(' ')), Number(l.slice(l.lastIndexOf(' ') + 1))]),
+  )
 }
 const openSubscriptions = async () => (await scrape()).get('parley_subscriptions_open{field="conversationEvents"}') ?? 0
 
@@ -47,25 +52,44 @@ try {
     // Agents: the default limits let them send faster than people (README "Rate limits").
     await pg.query(`UPDATE users SET kind = 'AGENT' WHERE id = ANY($1::bigint[])`, [senders])
     const conversations: number[] = []
-    for (let g = 0; g < groups; g++) conversations.push(...(await insertGroups(pg, 1, [...readers.slice(g * GROUP_READERS, (g + 1) * GROUP_READERS), ...senders])))
+    for (let g = 0; g < groups; g++)
+      conversations.push(
+        ...(await insertGroups(pg, 1, [...readers.slice(g * GROUP_READERS, (g + 1) * GROUP_READERS), ...senders])),
+      )
     return { conversations }
   })
   const conversationIds = fixture.conversations.map((id) => encodeGlobalId('Conversation', id))
   const wsUrl = parley.endpoint.replace(/^http/, 'ws')
   const calls = await Promise.all(
-    Array.from({ length: SUBSCRIBERS }, async (_, r) => ({ token: await tokenFor(`soak-reader-${r}`), query: FOLLOW, variables: { id: conversationIds[Math.floor(r / GROUP_READERS)] } })),
+    Array.from({ length: SUBSCRIBERS }, async (_, r) => ({
+      token: await tokenFor(`soak-reader-${r}`),
+      query: FOLLOW,
+      variables: { id: conversationIds[Math.floor(r / GROUP_READERS)] },
+    })),
   )
   await client.soakSubscribe({ wsUrl, calls })
   while ((await openSubscriptions()) < SUBSCRIBERS) await new Promise((resolve) => setTimeout(resolve, 200))
-  console.error(`[soak] ${SUBSCRIBERS} subscriptions open in ${groups} groups; ${SENDERS} senders at ${RATE}/s each for ${MINUTES} min`)
+  console.error(
+    `[soak] ${SUBSCRIBERS} subscriptions open in ${groups} groups; ${SENDERS} senders at ${RATE}/s each for ${MINUTES} min`,
+  )
 
   await scrape()
   const tokens = await Promise.all(Array.from({ length: SENDERS }, (_, s) => tokenFor(`soak-sender-${s}`)))
-  const sending = client.soakSend({ endpoint: parley.endpoint, query: SEND, tokens, conversationIds, rate: RATE, durationMs: MINUTES * 60_000 })
+  const sending = client.soakSend({
+    endpoint: parley.endpoint,
+    query: SEND,
+    tokens,
+    conversationIds,
+    rate: RATE,
+    durationMs: MINUTES * 60_000,
+  })
   const rows: string[] = []
   let last = await client.soakCounters()
   for (let minute = 1; minute <= Math.ceil(MINUTES); minute++) {
-    await Promise.race([new Promise((resolve) => setTimeout(resolve, 60_000)), minute === Math.ceil(MINUTES) ? sending : new Promise(() => {})])
+    await Promise.race([
+      new Promise((resolve) => setTimeout(resolve, 60_000)),
+      minute === Math.ceil(MINUTES) ? sending : new Promise(() => {}),
+    ])
     const now = await client.soakCounters()
     const server = await scrape()
     const ms = (name: string) => ((server.get(name) ?? NaN) * 1000).toFixed(1)
@@ -78,7 +102,8 @@ try {
   // Every message reaches the GROUP_READERS subscribers of its group.
   const expected = (await client.soakCounters()).sent * GROUP_READERS
   const settle = Date.now() + 30_000
-  while ((await client.soakCounters()).events < expected && Date.now() < settle) await new Promise((resolve) => setTimeout(resolve, 200))
+  while ((await client.soakCounters()).events < expected && Date.now() < settle)
+    await new Promise((resolve) => setTimeout(resolve, 200))
   const final = await client.soakCounters()
   const m = machine()
   console.log(`Soak: ${SUBSCRIBERS} graphql-ws subscribers (${groups} groups of ${GROUP_READERS}), ${SENDERS} senders at ${RATE} messages/s each, ${MINUTES} min, pool of 20;

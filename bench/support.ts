@@ -25,7 +25,12 @@ export async function openDatabaseHost(): Promise<DatabaseHost> {
   let stop = async () => {}
   if (!adminUrl) {
     const dir = path.join(embeddedParent('parley-bench-'), 'pg')
-    const db = await startEmbeddedPostgres({ dir, port: 57000 + Math.floor(Math.random() * 2000), database: 'postgres', persistent: false })
+    const db = await startEmbeddedPostgres({
+      dir,
+      port: 57000 + Math.floor(Math.random() * 2000),
+      database: 'postgres',
+      persistent: false,
+    })
     adminUrl = db.url
     stop = async () => {
       await db.stop()
@@ -40,7 +45,11 @@ export async function openDatabaseHost(): Promise<DatabaseHost> {
  * A fresh, migrated database for one scenario. With `keep`, one named after the scenario alone that
  * outlives the run and is migrated, not recreated, when it exists (a fixture too slow to rebuild).
  */
-export async function createScenarioDatabase(host: DatabaseHost, name: string, opts: { keep?: boolean } = {}): Promise<{ url: string; drop(): Promise<void> }> {
+export async function createScenarioDatabase(
+  host: DatabaseHost,
+  name: string,
+  opts: { keep?: boolean } = {},
+): Promise<{ url: string; drop(): Promise<void> }> {
   const admin = new pg.Client({ connectionString: host.adminUrl })
   await admin.connect()
   const db = opts.keep ? `parley_bench_${name}` : `parley_bench_${name}_${process.pid}`
@@ -66,7 +75,11 @@ export async function createScenarioDatabase(host: DatabaseHost, name: string, o
  * kept after the run, under `name`, and the next run reuses it; its `bench_fixture` row (what `build`
  * returned) is written last, so a build that did not finish is thrown away and redone.
  */
-export async function openFixture<T>(host: DatabaseHost, name: string, build: (url: string) => Promise<T>): Promise<{ fixture: T; url: string; drop(): Promise<void> }> {
+export async function openFixture<T>(
+  host: DatabaseHost,
+  name: string,
+  build: (url: string) => Promise<T>,
+): Promise<{ fixture: T; url: string; drop(): Promise<void> }> {
   const keep = process.env.BENCH_REUSE_FIXTURES === '1'
   const database = await createScenarioDatabase(host, name, { keep })
   if (keep) {
@@ -80,7 +93,9 @@ export async function openFixture<T>(host: DatabaseHost, name: string, build: (u
     migrateDeploy(database.url)
   }
   const fixture = await build(database.url)
-  await withPgClient(database.url, (client) => client.query('CREATE TABLE bench_fixture AS SELECT $1::jsonb AS value', [JSON.stringify(fixture)]))
+  await withPgClient(database.url, (client) =>
+    client.query('CREATE TABLE bench_fixture AS SELECT $1::jsonb AS value', [JSON.stringify(fixture)]),
+  )
   return { fixture, ...database }
 }
 
@@ -88,7 +103,18 @@ export async function openFixture<T>(host: DatabaseHost, name: string, build: (u
  * A Parley server inside the bench process, for what only in-process access can do: count SQL
  * statements, switch a setting between two sends. Timed figures use server-process.ts instead.
  */
-export async function startParley(url: string, poolSize = 40, opts: { countStatements?: boolean } = {}): Promise<{ app: Parley; db: Db; server: ParleyServer; endpoint: string; statements: { count: number }; close(): Promise<void> }> {
+export async function startParley(
+  url: string,
+  poolSize = 40,
+  opts: { countStatements?: boolean } = {},
+): Promise<{
+  app: Parley
+  db: Db
+  server: ParleyServer
+  endpoint: string
+  statements: { count: number }
+  close(): Promise<void>
+}> {
   const statements = { count: 0 }
   // Prisma's query log costs time on every statement: only scenarios that count statements turn it on.
   const db = createDb(url, { poolSize, onQuery: opts.countStatements ? () => void statements.count++ : undefined })
@@ -126,11 +152,14 @@ export async function withSettledPool<T>(url: string, max: number, work: (pool: 
   let pids: number[] = []
   try {
     const result = await work(pool)
-    pids = (await pool.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE application_name = $1', [name])).rows.map((r) => r.pid)
+    pids = (
+      await pool.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE application_name = $1', [name])
+    ).rows.map((r) => r.pid)
     return result
   } finally {
     await pool.end()
-    for (const deadline = Date.now() + 5_000; Date.now() < deadline && pids.some((pid) => existsSync(`/proc/${pid}`)); ) await sleep(5)
+    for (const deadline = Date.now() + 5_000; Date.now() < deadline && pids.some((pid) => existsSync(`/proc/${pid}`));)
+      await sleep(5)
   }
 }
 
@@ -142,4 +171,13 @@ export const machine = () => ({
 })
 
 /** One line of the results table. */
-export type Figure = { scenario: string; metric: string; value: string; baseline: string; ratio: number; target: string; met: boolean; note?: string }
+export type Figure = {
+  scenario: string
+  metric: string
+  value: string
+  baseline: string
+  ratio: number
+  target: string
+  met: boolean
+  note?: string
+}

@@ -6,7 +6,11 @@ import { loadConfig, reportFailure } from '../src/config/env.ts'
 
 const { positionals, values } = parseArgs({
   allowPositionals: true,
-  options: { operator: { type: 'boolean', default: false }, name: { type: 'string' }, expires: { type: 'string', default: '30d' } },
+  options: {
+    operator: { type: 'boolean', default: false },
+    name: { type: 'string' },
+    expires: { type: 'string', default: '30d' },
+  },
 })
 const handle = positionals[0]
 if (!handle) {
@@ -15,7 +19,9 @@ if (!handle) {
 }
 try {
   const secret = resolveAuthSecret(loadConfig(), (m) => console.error(m))
-  console.log(await signToken(secret, handle, { operator: values.operator, name: values.name, expiresIn: values.expires }))
+  console.log(
+    await signToken(secret, handle, { operator: values.operator, name: values.name, expiresIn: values.expires }),
+  )
 } catch (error) {
   reportFailure('cannot mint a token', error)
   process.exit(1)

@@ -20,10 +20,24 @@ export type Parley = App & LiveApp & SendApp & TypingApp
  * A Parley around its parts; its live subscriptions end when its bus closes. `rateLimitStore` (Redis)
  * shares the rate limits' counts between instances.
  */
-export function createApp({ rateLimitStore, ...parts }: { db: Db; realtime: Realtime; settings: Settings; rateLimitStore?: Redis }): Parley {
+export function createApp({
+  rateLimitStore,
+  ...parts
+}: {
+  db: Db
+  realtime: Realtime
+  settings: Settings
+  rateLimitStore?: Redis
+}): Parley {
   const hub = new Hub(parts.db, parts.realtime)
   parts.realtime.onClose(() => hub.close())
-  return { ...parts, hub, sends: createSendQueues(), typing: new Map(), limits: createRateLimits(parts.db, parts.settings.rateLimits, rateLimitStore) }
+  return {
+    ...parts,
+    hub,
+    sends: createSendQueues(),
+    typing: new Map(),
+    limits: createRateLimits(parts.db, parts.settings.rateLimits, rateLimitStore),
+  }
 }
 
 /** The behaviour settings a server runs with, from its environment. */

@@ -23,22 +23,32 @@ async function start() {
   const server = import('./serve.ts')
   const database = await openDatabase(config, log)
   opened.push(() => database.stop())
-  log(database.embedded ? `embedded PostgreSQL in ${path.join(config.DATA_DIR, 'pg')} on port ${new URL(database.url).port}` : 'using DATABASE_URL')
+  log(
+    database.embedded
+      ? `embedded PostgreSQL in ${path.join(config.DATA_DIR, 'pg')} on port ${new URL(database.url).port}`
+      : 'using DATABASE_URL',
+  )
   const { serve } = await server
-  await serve({ config, authSecret, database, log, logger, opened: (close) => opened.push(close) }).catch((error: NodeJS.ErrnoException) => {
-    throw listenError(error, config.PORT, config.HOST)
-  })
+  await serve({ config, authSecret, database, log, logger, opened: (close) => opened.push(close) }).catch(
+    (error: NodeJS.ErrnoException) => {
+      throw listenError(error, config.PORT, config.HOST)
+    },
+  )
 }
 
 const portInUse = (port: number, host: string) =>
-  new StartupError(`port ${port} on ${host} is already in use: stop the program listening there or set PORT to a free port`)
+  new StartupError(
+    `port ${port} on ${host} is already in use: stop the program listening there or set PORT to a free port`,
+  )
 
 /** Node's listen errors, said as what to set; anything else passes unchanged. */
 function listenError(error: NodeJS.ErrnoException, port: number, host: string): Error {
   if (error.syscall !== 'listen') return error
   if (error.code === 'EADDRINUSE') return portInUse(port, host)
-  if (error.code === 'EACCES') return new StartupError(`no permission to listen on port ${port}: set PORT to 1024 or above`)
-  if (error.code === 'EADDRNOTAVAIL') return new StartupError(`${host} is not an address of this machine: set HOST (0.0.0.0 listens on all)`)
+  if (error.code === 'EACCES')
+    return new StartupError(`no permission to listen on port ${port}: set PORT to 1024 or above`)
+  if (error.code === 'EADDRNOTAVAIL')
+    return new StartupError(`${host} is not an address of this machine: set HOST (0.0.0.0 listens on all)`)
   return error
 }
 

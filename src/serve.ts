@@ -29,23 +29,44 @@ export type ServeOptions = {
 /** The GraphQL server on an open, migrated database: resolves once it listens; SIGINT/SIGTERM drain it. */
 export async function serve({ config, authSecret, database, log, logger, opened }: ServeOptions): Promise<void> {
   const metrics = config.METRICS || config.METRICS_PORT ? createMetrics() : undefined
-  const tracing = config.OTEL_EXPORTER_OTLP_ENDPOINT || config.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ? startTracing({ serviceName: config.OTEL_SERVICE_NAME }) : undefined
+  const tracing =
+    config.OTEL_EXPORTER_OTLP_ENDPOINT || config.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT
+      ? startTracing({ serviceName: config.OTEL_SERVICE_NAME })
+      : undefined
   if (tracing) opened(() => tracing.shutdown())
-  const db = createDb(database.url, { poolSize: config.DATABASE_POOL_SIZE, poolTimeoutMs: config.DATABASE_POOL_TIMEOUT_MS })
+  const db = createDb(database.url, {
+    poolSize: config.DATABASE_POOL_SIZE,
+    poolTimeoutMs: config.DATABASE_POOL_TIMEOUT_MS,
+  })
   opened(() => db.$disconnect())
   // Several instances share events through Redis; a single one keeps them in process.
   const redis = config.REDIS_URL
-    ? createRedisRealtime(config.REDIS_URL, { log: (message, error) => logger.error({ err: error }, message), observer: metrics?.redis })
+    ? createRedisRealtime(config.REDIS_URL, {
+        log: (message, error) => logger.error({ err: error }, message),
+        observer: metrics?.redis,
+      })
     : undefined
   const bus = redis ?? createRealtime()
   const counted = metrics ? metrics.countPublishes(bus) : bus
   const realtime = tracing ? traceRealtime(counted) : counted
   opened(() => realtime.close())
   if (tracing) log(`OpenTelemetry traces over OTLP/HTTP as service ${config.OTEL_SERVICE_NAME}`)
-  log(config.REDIS_URL ? 'realtime events through Redis' : 'realtime events in process (set REDIS_URL for several instances)')
-  const rateLimitStore = config.REDIS_URL && config.RATE_LIMITS ? createRateLimitRedis(config.REDIS_URL, (message) => logger.warn(message)) : undefined
+  log(
+    config.REDIS_URL
+      ? 'realtime events through Redis'
+      : 'realtime events in process (set REDIS_URL for several instances)',
+  )
+  const rateLimitStore =
+    config.REDIS_URL && config.RATE_LIMITS
+      ? createRateLimitRedis(config.REDIS_URL, (message) => logger.warn(message))
+      : undefined
   if (rateLimitStore) opened(() => rateLimitStore.quit().catch(() => rateLimitStore.disconnect()))
-  const app = createApp({ db, realtime, rateLimitStore, settings: settingsFromConfig(config, loadSensitiveWords(config.SENSITIVE_WORDS_FILE)) })
+  const app = createApp({
+    db,
+    realtime,
+    rateLimitStore,
+    settings: settingsFromConfig(config, loadSensitiveWords(config.SENSITIVE_WORDS_FILE)),
+  })
 
   // A first embedded start gets demo data, so GraphiQL shows something real right away.
   if (database.embedded && !(await findUserByHandle(db, DEV_USER))) {
@@ -68,9 +89,11 @@ export async function serve({ config, authSecret, database, log, logger, opened 
     keepAliveMs: config.HTTP_KEEP_ALIVE_MS,
   })
   const url = await server.listen(config.PORT, config.HOST)
-  const metricsServer = metrics && config.METRICS_PORT ? await listenMetrics(metrics, config.METRICS_PORT, config.HOST) : undefined
+  const metricsServer =
+    metrics && config.METRICS_PORT ? await listenMetrics(metrics, config.METRICS_PORT, config.HOST) : undefined
   if (metricsServer) opened(async () => metricsServer.close())
-  if (metrics) log(`Prometheus metrics on ${metricsServer ? `port ${config.METRICS_PORT}` : 'the GraphQL port'}, path /metrics`)
+  if (metrics)
+    log(`Prometheus metrics on ${metricsServer ? `port ${config.METRICS_PORT}` : 'the GraphQL port'}, path /metrics`)
   log(`GraphQL (GraphiQL in a browser, WebSocket on the same path): ${url}`)
   if (!production) {
     log(`GraphiQL opens with a token for ${DEV_USER} (valid ${DEV_TOKEN_LIFETIME}, a new one on each page load)`)

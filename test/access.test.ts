@@ -38,8 +38,12 @@ describe('access for non-members', () => {
         outsider!.try(ConversationState, { id: conversationId }),
         outsider!.try(History, { id: conversationId }),
         outsider!.try(NodeById, { id: conversationId }),
-        outsider!.try(NodeById, { id: encodeGlobalId('Message', `${Buffer.from(conversationId, 'base64url').toString().split(':')[1]}:1`) }),
-        outsider!.try(SendMessage, { input: { conversationId, clientMessageId: 'x', content: { text: { text: 'let me in' } } } }),
+        outsider!.try(NodeById, {
+          id: encodeGlobalId('Message', `${Buffer.from(conversationId, 'base64url').toString().split(':')[1]}:1`),
+        }),
+        outsider!.try(SendMessage, {
+          input: { conversationId, clientMessageId: 'x', content: { text: { text: 'let me in' } } },
+        }),
         outsider!.try(AddMembers, { conversationId, userIds: [alice!.id] }),
         outsider!.try(LeaveConversation, { conversationId }),
       ]
@@ -57,9 +61,18 @@ describe('access for non-members', () => {
     const [alice, bob] = await newUsers(2)
     const group = await createGroup(alice!, [bob!])
     const sent = await sendText(alice!, group.id, 'hello')
-    expect((await bob!.run(NodeById, { id: sent.message.id })).node).toMatchObject({ __typename: 'Message', seq: sent.message.seq })
-    expect((await bob!.run(NodeById, { id: group.id })).node).toMatchObject({ __typename: 'Conversation', lastSeq: sent.message.seq })
-    expect((await bob!.run(NodeById, { id: alice!.id })).node).toMatchObject({ __typename: 'User', handle: alice!.handle })
+    expect((await bob!.run(NodeById, { id: sent.message.id })).node).toMatchObject({
+      __typename: 'Message',
+      seq: sent.message.seq,
+    })
+    expect((await bob!.run(NodeById, { id: group.id })).node).toMatchObject({
+      __typename: 'Conversation',
+      lastSeq: sent.message.seq,
+    })
+    expect((await bob!.run(NodeById, { id: alice!.id })).node).toMatchObject({
+      __typename: 'User',
+      handle: alice!.handle,
+    })
   })
 
   it('takes access away from a member who leaves', async () => {
@@ -76,7 +89,9 @@ describe('access after a membership change', () => {
   /** Every action a member could take on `conversationId` and their message `messageId`; each must be NOT_FOUND. */
   const actions = (user: TestUser, conversationId: string, messageId: string) => ({
     sendTyping: user.try(SendTyping, { id: conversationId }),
-    sendMessage: user.try(SendMessage, { input: { conversationId, clientMessageId: `after-${Math.random()}`, content: { text: { text: 'still here?' } } } }),
+    sendMessage: user.try(SendMessage, {
+      input: { conversationId, clientMessageId: `after-${Math.random()}`, content: { text: { text: 'still here?' } } },
+    }),
     history: user.try(History, { id: conversationId }),
     markRead: user.try(MarkRead, { conversationId }),
     edit: user.try(EditMessage, { messageId, text: 'edited after' }),
@@ -88,7 +103,8 @@ describe('access after a membership change', () => {
   })
 
   async function expectNotFoundEverywhere(user: TestUser, conversationId: string, messageId: string) {
-    for (const [name, response] of Object.entries(actions(user, conversationId, messageId))) expect(codes(await response), name).toEqual(['NOT_FOUND'])
+    for (const [name, response] of Object.entries(actions(user, conversationId, messageId)))
+      expect(codes(await response), name).toEqual(['NOT_FOUND'])
   }
 
   it('refuses every action at once after removal or leave, typing inside its throttle interval included', async () => {
@@ -109,7 +125,8 @@ describe('access after a membership change', () => {
     expect((await alice!.run(ConversationState, { id: group.id })).conversation).toEqual(before)
     // Alice saw bob's and carol's typing from before, then only erin's.
     expect((await erin!.run(SendTyping, { id: group.id })).sendTyping).toBe(true)
-    const typists = (all: typeof events.events) => all.flatMap((e) => (e.conversationEvents.__typename === 'TypingEvent' ? [e.conversationEvents.user.id] : []))
+    const typists = (all: typeof events.events) =>
+      all.flatMap((e) => (e.conversationEvents.__typename === 'TypingEvent' ? [e.conversationEvents.user.id] : []))
     await events.waitUntil((all) => typists(all).length >= 3)
     expect(typists(events.events)).toEqual([bob!.id, carol!.id, erin!.id])
   })
@@ -143,7 +160,8 @@ describe('authentication', () => {
   it('refuses a token once it expires, though it was verified (and remembered) while valid', async () => {
     const user = await newUser()
     const shortLived = await signToken(AUTH_SECRET, user.handle, { expiresIn: '2s' })
-    const expiresAt = (JSON.parse(Buffer.from(shortLived.split('.')[1]!, 'base64url').toString()) as { exp: number }).exp * 1000
+    const expiresAt =
+      (JSON.parse(Buffer.from(shortLived.split('.')[1]!, 'base64url').toString()) as { exp: number }).exp * 1000
     expect(codes(await request(shortLived, WhoAmI))).toEqual([])
     expect(codes(await request(shortLived, WhoAmI))).toEqual([])
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, expiresAt - Date.now()) + 50))
@@ -156,7 +174,9 @@ describe('authentication', () => {
     const user = await newUser()
     const operator = await newUser({ operator: true })
     expect(codes(await request(user.token, WhoAmI))).toEqual([])
-    expect(codes(await request(user.token, UpsertUsers, { users: [{ handle: 'x-forbidden', displayName: 'X' }] }))).toEqual(['FORBIDDEN'])
+    expect(
+      codes(await request(user.token, UpsertUsers, { users: [{ handle: 'x-forbidden', displayName: 'X' }] })),
+    ).toEqual(['FORBIDDEN'])
     expect(codes(await request(user.token, CreateChannel, { title: 'News' }))).toEqual(['FORBIDDEN'])
     const created = await request(operator.token, CreateChannel, { title: 'News' })
     expect(created.data?.createChannel.type).toBe('CHANNEL')

@@ -11,7 +11,11 @@ async function all(operator: TestUser, filter: AdminMessageFilter, size = 2): Pr
   const rows: Row[] = []
   let after: string | null = null
   for (;;) {
-    const { adminMessages: page }: AdminMessagesQuery = await operator.run(AdminMessages, { filter, first: size, after })
+    const { adminMessages: page }: AdminMessagesQuery = await operator.run(AdminMessages, {
+      filter,
+      first: size,
+      after,
+    })
     expect(page.pageInfo.hasPreviousPage).toBe(after !== null)
     rows.push(...page.edges.map((e) => e.node as Row))
     if (!page.pageInfo.hasNextPage) return rows
@@ -32,10 +36,24 @@ describe('adminMessages', () => {
     const [alice, bob, carol] = await newUsers(3)
     const group = await createGroup(alice!, [bob!, carol!])
     for (const text of ['one', 'two', 'three']) await sendText(alice!, group.id, text)
-    await alice!.run(SendMessage, { input: { conversationId: group.id, clientMessageId: 'directed', content: { text: { text: 'for bob' } }, visibleToUserIds: [bob!.id] } })
+    await alice!.run(SendMessage, {
+      input: {
+        conversationId: group.id,
+        clientMessageId: 'directed',
+        content: { text: { text: 'for bob' } },
+        visibleToUserIds: [bob!.id],
+      },
+    })
     await sendText(carol!, group.id, 'four')
     // The operator is not a member, and sees it all.
-    expect(texts(await all(operator, { conversationId: group.id }))).toEqual(['four', 'for bob', 'three', 'two', 'one', 'SYSTEM'])
+    expect(texts(await all(operator, { conversationId: group.id }))).toEqual([
+      'four',
+      'for bob',
+      'three',
+      'two',
+      'one',
+      'SYSTEM',
+    ])
     expect(texts(await all(operator, { conversationId: group.id, kind: 'SYSTEM' }))).toEqual(['SYSTEM'])
     expect(texts(await all(operator, { conversationId: group.id, senderId: carol!.id }))).toEqual(['four'])
   })
@@ -46,14 +64,24 @@ describe('adminMessages', () => {
     const chat = (await alice!.run(OpenPrivate, { userId: bob!.id })).openPrivateConversation
     const group = await createGroup(bob!, [alice!])
     const sent = []
-    for (const [conversationId, text] of [[chat.id, 'p1'], [group.id, 'g1'], [chat.id, 'p2'], [group.id, 'g2']] as const) {
+    for (const [conversationId, text] of [
+      [chat.id, 'p1'],
+      [group.id, 'g1'],
+      [chat.id, 'p2'],
+      [group.id, 'g2'],
+    ] as const) {
       sent.push((await sendText(alice!, conversationId, text)).message)
     }
     expect(texts(await all(operator, { senderId: alice!.id }))).toEqual(['g2', 'p2', 'g1', 'p1'])
     expect(texts(await all(operator, { senderId: alice!.id, conversationType: 'PRIVATE' }))).toEqual(['p2', 'p1'])
-    expect(texts(await all(operator, { senderId: alice!.id, conversationType: 'GROUP', kind: 'TEXT' }))).toEqual(['g2', 'g1'])
+    expect(texts(await all(operator, { senderId: alice!.id, conversationType: 'GROUP', kind: 'TEXT' }))).toEqual([
+      'g2',
+      'g1',
+    ])
     // sentAfter is inclusive, sentBefore exclusive.
-    expect(texts(await all(operator, { senderId: alice!.id, sentAfter: sent[1]!.sentAt, sentBefore: sent[3]!.sentAt }))).toEqual(['p2', 'g1'])
+    expect(
+      texts(await all(operator, { senderId: alice!.id, sentAfter: sent[1]!.sentAt, sentBefore: sent[3]!.sentAt })),
+    ).toEqual(['p2', 'g1'])
     // SYSTEM messages have no sender, though Bob's createGroup caused one.
     expect(texts(await all(operator, { senderId: bob!.id }))).toEqual([])
   })

@@ -4,7 +4,11 @@ import { Changes, EditMessage, RecallMessage } from './support/lifecycle.ts'
 import { AddMembers, ConversationState, createGroup, SendMessage, sendText } from './support/operations.ts'
 import { seededRandom } from './support/random.ts'
 
-type Batch = { lastPts: number; hasMore: boolean; messages: { seq: number; pts: number; status: string; content: { text?: string } | null }[] }
+type Batch = {
+  lastPts: number
+  hasMore: boolean
+  messages: { seq: number; pts: number; status: string; content: { text?: string } | null }[]
+}
 
 async function changes(user: TestUser, conversationId: string, sincePts: number, first?: number): Promise<Batch> {
   return (await user.run(Changes, { id: conversationId, sincePts, first })).conversation!.changes as Batch
@@ -13,7 +17,7 @@ async function changes(user: TestUser, conversationId: string, sincePts: number,
 /** Pages through the whole feed after sincePts; checks each batch's order and bounds on the way. */
 async function drain(user: TestUser, conversationId: string, sincePts: number, first: number) {
   const seen: Batch['messages'] = []
-  for (let since = sincePts; ; ) {
+  for (let since = sincePts; ;) {
     const batch = await changes(user, conversationId, since, first)
     expect(batch.messages.length).toBeLessThanOrEqual(first)
     const pts = batch.messages.map((m) => m.pts)
@@ -58,7 +62,12 @@ describe('Conversation.changes', () => {
     const before = (await sendText(alice!, group.id, 'before late joined')).message
     await alice!.run(AddMembers, { conversationId: group.id, userIds: [late!.id] })
     await alice!.run(EditMessage, { messageId: before.id, text: 'edited after' }) // still before late's window
-    const directed = { conversationId: group.id, clientMessageId: 'to-carol', content: { text: { text: 'psst' } }, visibleToUserIds: [carol!.id] }
+    const directed = {
+      conversationId: group.id,
+      clientMessageId: 'to-carol',
+      content: { text: { text: 'psst' } },
+      visibleToUserIds: [carol!.id],
+    }
     const hidden = (await alice!.run(SendMessage, { input: directed })).sendMessage.message
 
     const forLate = await changes(late!, group.id, 0)
@@ -91,7 +100,11 @@ describe('Conversation.changes', () => {
     // The model: every message's latest state (the response with the highest pts wins) and who sent it.
     type State = { pts: number; status: string; text: string | null; sender: TestUser; id: string; visible: boolean }
     const model = new Map<number, State>()
-    const apply = (m: { seq: number; pts: number; status: string; id: string; content: unknown }, sender: TestUser, visible: boolean) => {
+    const apply = (
+      m: { seq: number; pts: number; status: string; id: string; content: unknown },
+      sender: TestUser,
+      visible: boolean,
+    ) => {
       const known = model.get(m.seq)
       if (known && known.pts >= m.pts) return
       const text = (m.content as { text?: string } | null)?.text ?? null
@@ -107,7 +120,12 @@ describe('Conversation.changes', () => {
         if (roll < 0.45 || !target) {
           // Only alice directs messages, so she (who recalls anyone's) can see every message.
           const directed = user === alice && rand() < 0.3 ? [pick([bob!.id, carol!.id])!] : []
-          const input = { conversationId: group.id, clientMessageId: `op-${seed}-${++op}`, content: { text: { text: `t${op}` } }, visibleToUserIds: directed }
+          const input = {
+            conversationId: group.id,
+            clientMessageId: `op-${seed}-${++op}`,
+            content: { text: { text: `t${op}` } },
+            visibleToUserIds: directed,
+          }
           const sent = (await user.run(SendMessage, { input })).sendMessage.message
           apply(sent, user, !directed.length || directed.includes(reader.id) || user === reader)
         } else if (roll < 0.8 && target[1].sender === user) {
@@ -146,17 +164,23 @@ describe('Conversation.changes', () => {
 
     const { lastPts } = (await reader.run(ConversationState, { id: group.id })).conversation!
     const systemCreated = 1
-    const expected = new Map([...model].filter(([, s]) => s.visible).map(([seq, s]) => [seq, { pts: s.pts, status: s.status, text: s.text }]))
+    const expected = new Map(
+      [...model].filter(([, s]) => s.visible).map(([seq, s]) => [seq, { pts: s.pts, status: s.status, text: s.text }]),
+    )
     local.delete(systemCreated)
     expect(sincePts, `seed ${seed}`).toBe(lastPts)
     expect(Math.max(...[...model.values()].map((s) => s.pts))).toBe(lastPts)
-    expect(new Map([...local].sort(([a], [b]) => a - b)), `seed ${seed}`).toEqual(new Map([...expected].sort(([a], [b]) => a - b)))
+    expect(new Map([...local].sort(([a], [b]) => a - b)), `seed ${seed}`).toEqual(
+      new Map([...expected].sort(([a], [b]) => a - b)),
+    )
 
     // A fresh client from 0, and one resuming from a checkpoint, page through exactly the model.
     const full = await drain(reader, group.id, 0, 7)
     expect(full.lastPts).toBe(sincePts)
     const ordered = [...expected].sort(([, x], [, y]) => x.pts - y.pts)
-    expect(full.seen.filter((m) => m.seq !== systemCreated).map((m) => [m.seq, m.pts])).toEqual(ordered.map(([seq, s]) => [seq, s.pts]))
+    expect(full.seen.filter((m) => m.seq !== systemCreated).map((m) => [m.seq, m.pts])).toEqual(
+      ordered.map(([seq, s]) => [seq, s.pts]),
+    )
     const checkpoint = ordered[Math.floor(ordered.length / 2)]![1].pts
     const resumed = await drain(reader, group.id, checkpoint, 3)
     expect(resumed.seen.map((m) => m.seq)).toEqual(ordered.filter(([, s]) => s.pts > checkpoint).map(([seq]) => seq))

@@ -1,15 +1,36 @@
 import { describe, expect, it } from 'vitest'
 import { codes, newUser, newUsers } from './support/harness.ts'
 import { EventCursors } from './support/live.ts'
-import { AddMembers, createGroup, MarkRead, RemoveMember, SendMessage, sendText, SetRole } from './support/operations.ts'
+import {
+  AddMembers,
+  createGroup,
+  MarkRead,
+  RemoveMember,
+  SendMessage,
+  sendText,
+  SetRole,
+} from './support/operations.ts'
 import { liveServer, subscribeWs } from './support/server.ts'
-import { EveryContentKind, ShapeMemberNode, ShapeNewestCursor, ShapeOperatorView, ShapeOperatorViewerMember, ShapeSendWithEdge, ShapeViewer, ShapeViewerMember } from './support/views.ts'
+import {
+  EveryContentKind,
+  ShapeMemberNode,
+  ShapeNewestCursor,
+  ShapeOperatorView,
+  ShapeOperatorViewerMember,
+  ShapeSendWithEdge,
+  ShapeViewer,
+  ShapeViewerMember,
+} from './support/views.ts'
 
 /** Contract v2's client shape: what normalized caches (Apollo, urql, Relay) need to update in place. */
 
 describe('content union', () => {
   it('answers one selection with a fragment per member, and SystemContent.text is the rendered sentence', async () => {
-    const [owner, bob, carol] = await Promise.all([newUser({ name: 'Olga' }), newUser({ name: 'Bob' }), newUser({ name: 'Carol' })])
+    const [owner, bob, carol] = await Promise.all([
+      newUser({ name: 'Olga' }),
+      newUser({ name: 'Bob' }),
+      newUser({ name: 'Carol' }),
+    ])
     const group = await createGroup(owner, [bob!], 'SHARED', 'Q3 planning')
     await owner.run(AddMembers, { conversationId: group.id, userIds: [carol.id] })
     await owner.run(SetRole, { conversationId: group.id, userId: bob.id, role: 'ADMIN' })
@@ -66,9 +87,15 @@ describe('identities for normalized caches', () => {
   it('answers sendMessage with the edge Conversation.messages would give', async () => {
     const [alice, bob] = await newUsers(2)
     const group = await createGroup(alice!, [bob!])
-    const sent = (await alice!.run(ShapeSendWithEdge, { input: { conversationId: group.id, clientMessageId: 'edge', content: { text: { text: 'hi' } } } })).sendMessage
+    const sent = (
+      await alice!.run(ShapeSendWithEdge, {
+        input: { conversationId: group.id, clientMessageId: 'edge', content: { text: { text: 'hi' } } },
+      })
+    ).sendMessage
     expect(sent.edge.node).toEqual(sent.message)
-    expect((await bob!.run(ShapeNewestCursor, { id: group.id })).conversation!.messages.edges).toEqual([{ cursor: sent.edge.cursor, node: { id: sent.message.id } }])
+    expect((await bob!.run(ShapeNewestCursor, { id: group.id })).conversation!.messages.edges).toEqual([
+      { cursor: sent.edge.cursor, node: { id: sent.message.id } },
+    ])
   })
 })
 
@@ -79,11 +106,18 @@ describe('MessageEvent.cursor', () => {
     const [alice, bob] = await newUsers(2)
     const group = await createGroup(alice!, [bob!])
     // From the group's current pts: the send below is delivered whenever the subscription starts.
-    const stream = subscribeWs(live.connect(bob!.token), EventCursors, { conversationId: group.id, sincePts: group.lastPts })
+    const stream = subscribeWs(live.connect(bob!.token), EventCursors, {
+      conversationId: group.id,
+      sincePts: group.lastPts,
+    })
     const sent = await sendText(alice!, group.id, 'hi')
     const [event] = await stream.waitFor(1)
     const history = (await bob!.run(ShapeNewestCursor, { id: group.id })).conversation!.messages.edges[0]!
-    expect(event!.conversationEvents).toEqual({ kind: 'ADDED', cursor: history.cursor, message: { id: sent.message.id } })
+    expect(event!.conversationEvents).toEqual({
+      kind: 'ADDED',
+      cursor: history.cursor,
+      message: { id: sent.message.id },
+    })
     stream.dispose()
   })
 })
@@ -98,7 +132,14 @@ describe('operator view (decision 0014)', () => {
     const edges = (await operator.run(ShapeOperatorView, { filter: { conversationId: group.id } })).adminMessages.edges
     expect(edges.length).toBe(2)
     for (const { node } of edges) {
-      expect(node.conversation).toMatchObject({ id: group.id, type: 'GROUP', title: 'Private matters', lastSeq: 2, unreadCount: 0, peer: null })
+      expect(node.conversation).toMatchObject({
+        id: group.id,
+        type: 'GROUP',
+        title: 'Private matters',
+        lastSeq: 2,
+        unreadCount: 0,
+        peer: null,
+      })
       expect(node.conversation.members.edges.map((e) => e.node.user.id).sort()).toEqual([alice!.id, bob!.id].sort())
     }
     const viewerMember = await operator.try(ShapeOperatorViewerMember, { filter: { conversationId: group.id } })

@@ -40,16 +40,25 @@ describe('Dockerfile', () => {
     const users = final.instructions.filter((i) => /^USER /.test(i))
     expect(users.length).toBe(1)
     expect(users[0]).not.toMatch(/^USER\s+(root|0)(:|$)/)
-    expect(final.instructions.findIndex((i) => /^USER /.test(i))).toBeLessThan(final.instructions.findIndex((i) => /^CMD /.test(i)))
+    expect(final.instructions.findIndex((i) => /^USER /.test(i))).toBeLessThan(
+      final.instructions.findIndex((i) => /^CMD /.test(i)),
+    )
     expect(has(final, /^HEALTHCHECK .*CMD .*\/healthz/)).toBe(true)
   })
 
   it("runs on the Node.js major npm's scripts run on (decision 0268), and ships no second Node.js", () => {
-    const pinned = (JSON.parse(read('package.json')) as { optionalDependencies: Record<string, string> }).optionalDependencies
-    const majors = new Set(Object.entries(pinned).flatMap(([name, version]) => (name.startsWith('node-linux-') ? [version.split('.')[0]] : [])))
+    const pinned = (JSON.parse(read('package.json')) as { optionalDependencies: Record<string, string> })
+      .optionalDependencies
+    const majors = new Set(
+      Object.entries(pinned).flatMap(([name, version]) =>
+        name.startsWith('node-linux-') ? [version.split('.')[0]] : [],
+      ),
+    )
     expect(majors.size).toBe(1)
     expect(new Set(all.map((stage) => /^node:(\d+)-/.exec(stage.image)?.[1]))).toEqual(majors)
-    expect(has(all[0]!, /npm prune --omit=dev.*rm -rf node_modules\/node-linux-\* node_modules\/\.bin\/node/)).toBe(true)
+    expect(has(all[0]!, /npm prune --omit=dev.*rm -rf node_modules\/node-linux-\* node_modules\/\.bin\/node/)).toBe(
+      true,
+    )
   })
 
   it('ships what start-up needs besides dist: the Prisma config, migrations and the engine shim', () => {

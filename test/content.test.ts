@@ -6,7 +6,9 @@ import { createGroup, lastSeqOf, SendMessage, sendText } from './support/operati
 import { ReadContent, SendContent } from './support/views.ts'
 
 let counter = 0
-const send = (conversationId: string, content: MessageContentInput) => ({ input: { conversationId, clientMessageId: `content-${++counter}`, content } })
+const send = (conversationId: string, content: MessageContentInput) => ({
+  input: { conversationId, clientMessageId: `content-${++counter}`, content },
+})
 const url = 'https://cdn.example.com/media/1'
 
 describe('content kinds', () => {
@@ -14,14 +16,38 @@ describe('content kinds', () => {
     const [alice, bob] = await newUsers(2)
     const group = await createGroup(alice!, [bob!])
     const cases: [MessageContentInput, string, Record<string, unknown>][] = [
-      [{ image: { url, width: 640, height: 480, sizeBytes: 1234, thumbnailUrl: `${url}/t` } }, 'ImageContent', { width: 640, thumbnailUrl: `${url}/t` }],
+      [
+        { image: { url, width: 640, height: 480, sizeBytes: 1234, thumbnailUrl: `${url}/t` } },
+        'ImageContent',
+        { width: 640, thumbnailUrl: `${url}/t` },
+      ],
       [{ image: { url } }, 'ImageContent', { width: null, height: null, sizeBytes: null, thumbnailUrl: null }],
       [{ audio: { url, durationMs: 3200 } }, 'AudioContent', { durationMs: 3200, sizeBytes: null }],
-      [{ video: { url, durationMs: 60_000, width: 1920, height: 1080, coverUrl: `${url}/c`, sizeBytes: 9_000_000 } }, 'VideoContent', { coverUrl: `${url}/c` }],
-      [{ file: { url, name: 'report.pdf', sizeBytes: 0, mimeType: 'application/pdf' } }, 'FileContent', { name: 'report.pdf', fileSizeBytes: 0, mimeType: 'application/pdf' }],
-      [{ sticker: { stickerId: 'cat-42', url, label: 'cat' } }, 'StickerContent', { stickerId: 'cat-42', label: 'cat' }],
-      [{ card: { cardType: 'leave_approval', data: { leaveId: 78, status: 'approved', nested: { ok: true } } } }, 'CardContent', { data: { leaveId: 78, status: 'approved', nested: { ok: true } } }],
-      [{ material: { title: 'Release notes', url, digest: 'What changed' } }, 'MaterialContent', { coverUrl: null, digest: 'What changed' }],
+      [
+        { video: { url, durationMs: 60_000, width: 1920, height: 1080, coverUrl: `${url}/c`, sizeBytes: 9_000_000 } },
+        'VideoContent',
+        { coverUrl: `${url}/c` },
+      ],
+      [
+        { file: { url, name: 'report.pdf', sizeBytes: 0, mimeType: 'application/pdf' } },
+        'FileContent',
+        { name: 'report.pdf', fileSizeBytes: 0, mimeType: 'application/pdf' },
+      ],
+      [
+        { sticker: { stickerId: 'cat-42', url, label: 'cat' } },
+        'StickerContent',
+        { stickerId: 'cat-42', label: 'cat' },
+      ],
+      [
+        { card: { cardType: 'leave_approval', data: { leaveId: 78, status: 'approved', nested: { ok: true } } } },
+        'CardContent',
+        { data: { leaveId: 78, status: 'approved', nested: { ok: true } } },
+      ],
+      [
+        { material: { title: 'Release notes', url, digest: 'What changed' } },
+        'MaterialContent',
+        { coverUrl: null, digest: 'What changed' },
+      ],
     ]
     for (const [content, typename, expected] of cases) {
       const sent = (await alice!.run(SendContent, send(group.id, content))).sendMessage.message
@@ -71,7 +97,14 @@ describe('content kinds', () => {
     // The limits themselves are allowed.
     const edge: MessageContentInput[] = [
       { card: { cardType: 'x', data: { blob: 'b'.repeat(16 * 1024 - 20) } } },
-      { video: { url: `https://x.test/${'a'.repeat(2048 - 15)}`, durationMs: 4 * 3600 * 1000, width: 20_000, sizeBytes: 2_000_000_000 } },
+      {
+        video: {
+          url: `https://x.test/${'a'.repeat(2048 - 15)}`,
+          durationMs: 4 * 3600 * 1000,
+          width: 20_000,
+          sizeBytes: 2_000_000_000,
+        },
+      },
     ]
     for (const content of edge) await alice!.run(SendContent, send(group.id, content))
     expect(await lastSeqOf(alice!, group.id)).toBe(before + 2)
@@ -83,13 +116,24 @@ describe('content kinds', () => {
     const before = await lastSeqOf(alice!, group.id)
     const viaVariables = [{}, { text: { text: 'a' }, sticker: { stickerId: 's', url } }, { text: null, image: { url } }]
     for (const content of viaVariables) {
-      const response = await alice!.try(SendMessage, { input: { conversationId: group.id, clientMessageId: `oneof-${++counter}`, content } as never })
+      const response = await alice!.try(SendMessage, {
+        input: { conversationId: group.id, clientMessageId: `oneof-${++counter}`, content } as never,
+      })
       expect(codes(response), JSON.stringify(content)).toEqual(['BAD_USER_INPUT'])
       // graphql-js's message (graphql-jit, which executes, ignores @oneOf).
-      expect(response.errors![0]!.message).toContain('Exactly one key must be specified for OneOf type "MessageContentInput".')
+      expect(response.errors![0]!.message).toContain(
+        'Exactly one key must be specified for OneOf type "MessageContentInput".',
+      )
     }
     // Refused by graphql-jit as well: the answer is still graphql-js's message, not graphql-jit's.
-    const unknownField = await alice!.try(SendMessage, { input: { conversationId: group.id, clientMessageId: `oneof-${++counter}`, content: { text: { text: 'a' } }, bogus: 1 } as never })
+    const unknownField = await alice!.try(SendMessage, {
+      input: {
+        conversationId: group.id,
+        clientMessageId: `oneof-${++counter}`,
+        content: { text: { text: 'a' } },
+        bogus: 1,
+      } as never,
+    })
     expect(codes(unknownField)).toEqual(['BAD_USER_INPUT'])
     expect(unknownField.errors![0]!.message).toContain('Field "bogus" is not defined by type "SendMessageInput".')
     for (const literal of ['{}', '{ text: { text: "a" }, image: { url: "https://x.test/a" } }']) {
@@ -130,9 +174,14 @@ describe('merged forward', () => {
     })
     // Alice is not in the second group, yet reads the snapshot Bob shared.
     const read = (await alice!.run(ReadContent, { id: target.id, seq: sent.seq })).conversation!.message!
-    expect(read.content).toMatchObject({ title: sent.content && 'title' in sent.content ? sent.content.title : '', items: [{}, {}, { content: { text: 'from carol' } }] })
+    expect(read.content).toMatchObject({
+      title: sent.content && 'title' in sent.content ? sent.content.title : '',
+      items: [{}, {}, { content: { text: 'from carol' } }],
+    })
     // A given title is kept; a forward of a forward nests.
-    const nested = (await alice!.run(SendContent, send(target.id, { forward: { title: 'Our plan', messageIds: [sent.id] } }))).sendMessage.message
+    const nested = (
+      await alice!.run(SendContent, send(target.id, { forward: { title: 'Our plan', messageIds: [sent.id] } }))
+    ).sendMessage.message
     expect(nested.content).toMatchObject({ title: 'Our plan', items: [{ senderName: names[1], kind: 'FORWARD' }] })
   })
 
@@ -156,4 +205,3 @@ describe('merged forward', () => {
     expect(await lastSeqOf(alice!, target.id)).toBe(before)
   })
 })
-

@@ -8,20 +8,35 @@ import { AlertEvents, SaveDraft, SettingsEvents, UpdateSettings, ViewerSettings 
 const instance = liveServer()
 const FAR_FUTURE = '9999-12-31T00:00:00.000Z'
 
-type InboxEvent = { __typename: string; kind?: string; alert?: boolean; message?: { id: string }; conversation?: { id: string; viewerSettings: unknown } }
+type InboxEvent = {
+  __typename: string
+  kind?: string
+  alert?: boolean
+  message?: { id: string }
+  conversation?: { id: string; viewerSettings: unknown }
+}
 const inboxOf = (user: TestUser) => subscribeWs(instance.connect(user.token), SettingsEvents)
 const eventsOf = (events: { inboxEvents: unknown }[]) => events.map((e) => e.inboxEvents as InboxEvent)
 
 let sent = 0
-const send = (user: TestUser, conversationId: string, extra: { mentionUserIds?: string[]; mentionAll?: boolean; visibleToUserIds?: string[] } = {}) =>
-  user.run(SendMessage, { input: { conversationId, clientMessageId: `live-${++sent}`, content: { text: { text: `t${sent}` } }, ...extra } })
+const send = (
+  user: TestUser,
+  conversationId: string,
+  extra: { mentionUserIds?: string[]; mentionAll?: boolean; visibleToUserIds?: string[] } = {},
+) =>
+  user.run(SendMessage, {
+    input: { conversationId, clientMessageId: `live-${++sent}`, content: { text: { text: `t${sent}` } }, ...extra },
+  })
 
 describe('MessageEvent.alert', () => {
   it('is true for others’ additions outside do-not-disturb and for mentions and @all inside it; false for own, edits, recalls and SYSTEM', async () => {
     const [owner, viewer, third, fourth] = await newUsers(4)
     const group = await createGroup(owner!, [viewer!, third!])
     const inbox = inboxOf(viewer!)
-    const stream = subscribeWs(instance.connect(viewer!.token), AlertEvents, { conversationId: group.id, sincePts: group.lastPts })
+    const stream = subscribeWs(instance.connect(viewer!.token), AlertEvents, {
+      conversationId: group.id,
+      sincePts: group.lastPts,
+    })
     await waitForSubscriptions(instance.server.app, viewer!, 2)
 
     const other = await send(owner!, group.id)
@@ -48,13 +63,18 @@ describe('MessageEvent.alert', () => {
       ['ADDED', true], // @all too
       ['ADDED', false], // own, even mentioning oneself
     ]
-    const live = (await stream.waitFor(expected.length)).map((e) => e.conversationEvents as { kind: string; alert: boolean })
+    const live = (await stream.waitFor(expected.length)).map(
+      (e) => e.conversationEvents as { kind: string; alert: boolean },
+    )
     expect(live.map((e) => [e.kind, e.alert])).toEqual(expected)
     const fromInbox = eventsOf(await inbox.waitFor(expected.length + 1)).filter((e) => e.__typename === 'MessageEvent')
     expect(fromInbox.map((e) => [e.kind, e.alert])).toEqual(expected)
 
     // A replay alerts by the same rule, under do-not-disturb as it is now.
-    const replay = subscribeWs(instance.connect(viewer!.token), AlertEvents, { conversationId: group.id, sincePts: group.lastPts })
+    const replay = subscribeWs(instance.connect(viewer!.token), AlertEvents, {
+      conversationId: group.id,
+      sincePts: group.lastPts,
+    })
     // Each message once, at its latest change; the directed one stays hidden.
     const replayed = (await replay.waitFor(7)).map((e) => e.conversationEvents as { kind: string; alert: boolean })
     expect(replayed.map((e) => [e.kind, e.alert])).toEqual([
@@ -89,16 +109,25 @@ describe("the viewer's other devices", () => {
     const marker = await sendText(friend!, group.id, 'marker')
 
     const laptopEvents = eventsOf(await laptopInbox.waitFor(5))
-    expect(laptopEvents.slice(0, 2).map((e) => e.__typename)).toEqual(['ConversationUpdatedEvent', 'ConversationUpdatedEvent'])
+    expect(laptopEvents.slice(0, 2).map((e) => e.__typename)).toEqual([
+      'ConversationUpdatedEvent',
+      'ConversationUpdatedEvent',
+    ])
     expect(laptopEvents[0]!.conversation).toMatchObject({ id: group.id, viewerSettings: { doNotDisturb: true } })
-    expect(laptopEvents[1]!.conversation!.viewerSettings).toMatchObject({ draft: { text: 'typed on the phone', mentions: [{ id: friend!.id }] } })
+    expect(laptopEvents[1]!.conversation!.viewerSettings).toMatchObject({
+      draft: { text: 'typed on the phone', mentions: [{ id: friend!.id }] },
+    })
     // The send cleared the draft in its own transaction: the laptop reads it gone (the two topics may interleave).
     const afterSend = laptopEvents.slice(2)
     expect(afterSend.filter((e) => e.__typename === 'MessageEvent')).toHaveLength(2)
-    expect(afterSend.find((e) => e.__typename === 'ConversationUpdatedEvent')!.conversation!.viewerSettings).toMatchObject({ draft: null, doNotDisturb: true })
+    expect(
+      afterSend.find((e) => e.__typename === 'ConversationUpdatedEvent')!.conversation!.viewerSettings,
+    ).toMatchObject({ draft: null, doNotDisturb: true })
     expect((await laptop.run(ViewerSettings, { id: group.id })).conversation!.viewerSettings.draft).toBeNull()
 
-    const friendEvents = eventsOf(await friendInbox.waitUntil((events) => events.some((e) => eventsOf([e])[0]!.message?.id === marker.message.id)))
+    const friendEvents = eventsOf(
+      await friendInbox.waitUntil((events) => events.some((e) => eventsOf([e])[0]!.message?.id === marker.message.id)),
+    )
     expect(friendEvents.map((e) => e.__typename)).toEqual(['MessageEvent', 'MessageEvent'])
     laptopInbox.dispose()
     friendInbox.dispose()
@@ -119,13 +148,18 @@ describe("the viewer's other devices", () => {
       for (let i = 0; i < rounds; i++) {
         await Promise.all([
           device.run(SaveDraft, { id: group.id, draft: { text: `${name} ${i}`, mentionUserIds: mentions } }),
-          device.run(UpdateSettings, { id: group.id, input: name === 'phone' ? { archived: i % 2 === 0 } : { markedUnread: i % 2 === 0 } }),
+          device.run(UpdateSettings, {
+            id: group.id,
+            input: name === 'phone' ? { archived: i % 2 === 0 } : { markedUnread: i % 2 === 0 },
+          }),
         ])
       }
     }
     await Promise.all([writes(phone, 'phone', [friend!.id]), writes(laptop, 'laptop', [])])
 
-    const [onPhone, onLaptop] = await Promise.all([phone, laptop].map(async (d) => (await d.run(ViewerSettings, { id: group.id })).conversation!.viewerSettings))
+    const [onPhone, onLaptop] = await Promise.all(
+      [phone, laptop].map(async (d) => (await d.run(ViewerSettings, { id: group.id })).conversation!.viewerSettings),
+    )
     expect(onLaptop).toEqual(onPhone)
     const draft = onPhone!.draft!
     // Text and mentions come from one write: the phone's drafts mention the friend, the laptop's nobody.

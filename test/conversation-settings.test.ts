@@ -2,11 +2,27 @@ import { describe, expect, it } from 'vitest'
 import type { ConversationListQuery } from './gql/graphql.ts'
 import { codes, newUser, newUsers, testApp, type TestUser } from './support/harness.ts'
 import { RecallMessage } from './support/lifecycle.ts'
-import { AddMembers, createGroup, LeaveConversation, MarkRead, RemoveMember, SendMessage, sendText } from './support/operations.ts'
+import {
+  AddMembers,
+  createGroup,
+  LeaveConversation,
+  MarkRead,
+  RemoveMember,
+  SendMessage,
+  sendText,
+} from './support/operations.ts'
 import { ConversationList, SaveDraft, UpdateSettings, ViewerSettings } from './support/settings.ts'
 
-const settingsOf = async (user: TestUser, id: string) => (await user.run(ViewerSettings, { id })).conversation!.viewerSettings
-const OFF = { doNotDisturbUntil: null, doNotDisturb: false, pinnedAt: null, archived: false, markedUnread: false, draft: null }
+const settingsOf = async (user: TestUser, id: string) =>
+  (await user.run(ViewerSettings, { id })).conversation!.viewerSettings
+const OFF = {
+  doNotDisturbUntil: null,
+  doNotDisturb: false,
+  pinnedAt: null,
+  archived: false,
+  markedUnread: false,
+  draft: null,
+}
 const FAR_FUTURE = '9999-12-31T00:00:00.000Z'
 
 /** Every conversation of the viewer's list, `first` at a time, following endCursor. */
@@ -28,15 +44,29 @@ describe('updateConversationSettings', () => {
     const group = await createGroup(owner!, [member!])
     expect(await settingsOf(member!, group.id)).toEqual(OFF)
 
-    const set = await member!.run(UpdateSettings, { id: group.id, input: { doNotDisturbUntil: FAR_FUTURE, pinned: true, markedUnread: true } })
+    const set = await member!.run(UpdateSettings, {
+      id: group.id,
+      input: { doNotDisturbUntil: FAR_FUTURE, pinned: true, markedUnread: true },
+    })
     const after = set.updateConversationSettings.viewerSettings
-    expect(after).toMatchObject({ doNotDisturbUntil: FAR_FUTURE, doNotDisturb: true, archived: false, markedUnread: true })
+    expect(after).toMatchObject({
+      doNotDisturbUntil: FAR_FUTURE,
+      doNotDisturb: true,
+      archived: false,
+      markedUnread: true,
+    })
     expect(after.pinnedAt).not.toBeNull()
     // Omitted fields stay; pinning again keeps the pin's time.
     await member!.run(UpdateSettings, { id: group.id, input: { archived: true, pinned: true } })
     expect(await settingsOf(member!, group.id)).toEqual({ ...after, archived: true })
     await member!.run(UpdateSettings, { id: group.id, input: { doNotDisturbUntil: null, pinned: false } })
-    expect(await settingsOf(member!, group.id)).toEqual({ ...after, archived: true, doNotDisturbUntil: null, doNotDisturb: false, pinnedAt: null })
+    expect(await settingsOf(member!, group.id)).toEqual({
+      ...after,
+      archived: true,
+      doNotDisturbUntil: null,
+      doNotDisturb: false,
+      pinnedAt: null,
+    })
     // A time in the past is off.
     const past = new Date(Date.now() - 60_000).toISOString()
     await member!.run(UpdateSettings, { id: group.id, input: { doNotDisturbUntil: past } })
@@ -50,9 +80,17 @@ describe('updateConversationSettings', () => {
     const group = await createGroup(owner!, [member!])
     expect(codes(await stranger!.try(UpdateSettings, { id: group.id, input: { pinned: true } }))).toEqual(['NOT_FOUND'])
     expect(codes(await stranger!.try(SaveDraft, { id: group.id, draft: { text: 'hi' } }))).toEqual(['NOT_FOUND'])
-    expect(codes(await member!.try(UpdateSettings, { id: 'Q29udmVyc2F0aW9uOjk5OTk5OTk5OQ', input: { pinned: true } }))).toEqual(['NOT_FOUND'])
-    expect(codes(await member!.try(UpdateSettings, { id: group.id, input: { pinned: null, archived: true } }))).toEqual(['BAD_USER_INPUT'])
-    expect(codes(await member!.try(UpdateSettings, { id: group.id, input: { doNotDisturbUntil: 'tomorrow', archived: true } }))).toEqual(['BAD_USER_INPUT'])
+    expect(
+      codes(await member!.try(UpdateSettings, { id: 'Q29udmVyc2F0aW9uOjk5OTk5OTk5OQ', input: { pinned: true } })),
+    ).toEqual(['NOT_FOUND'])
+    expect(codes(await member!.try(UpdateSettings, { id: group.id, input: { pinned: null, archived: true } }))).toEqual(
+      ['BAD_USER_INPUT'],
+    )
+    expect(
+      codes(
+        await member!.try(UpdateSettings, { id: group.id, input: { doNotDisturbUntil: 'tomorrow', archived: true } }),
+      ),
+    ).toEqual(['BAD_USER_INPUT'])
     expect(await settingsOf(member!, group.id)).toEqual(OFF)
   })
 
@@ -86,7 +124,11 @@ describe.sequential('the conversation list', () => {
     // A cursor of another list, or of the old activity-only form, is refused.
     const oldForm = Buffer.from('inbox:2026-01-01T00:00:00.000Z|5').toString('base64url')
     const favoritesCursor = Buffer.from('favorite:2026-01-01T00:00:00.000Z|1|1').toString('base64url')
-    for (const after of [oldForm, favoritesCursor, Buffer.from('inbox:2|2026-01-01T00:00:00.000Z|5').toString('base64url')]) {
+    for (const after of [
+      oldForm,
+      favoritesCursor,
+      Buffer.from('inbox:2|2026-01-01T00:00:00.000Z|5').toString('base64url'),
+    ]) {
       expect(codes(await viewer.try(ConversationList, { first: 2, after }))).toEqual(['BAD_USER_INPUT'])
     }
     // The friend's list does not move with the viewer's pins.
@@ -95,9 +137,14 @@ describe.sequential('the conversation list', () => {
 
   it('shows archived ones only with archived: true; an alerting message brings one back, unless in do-not-disturb without a mention', async () => {
     const [viewer, friend] = await newUsers(2)
-    const [quiet, loud, mentioned] = [await createGroup(friend!, [viewer!]), await createGroup(friend!, [viewer!]), await createGroup(friend!, [viewer!])]
+    const [quiet, loud, mentioned] = [
+      await createGroup(friend!, [viewer!]),
+      await createGroup(friend!, [viewer!]),
+      await createGroup(friend!, [viewer!]),
+    ]
     for (const c of [quiet, loud, mentioned]) await viewer!.run(UpdateSettings, { id: c.id, input: { archived: true } })
-    for (const c of [quiet, mentioned]) await viewer!.run(UpdateSettings, { id: c.id, input: { doNotDisturbUntil: FAR_FUTURE } })
+    for (const c of [quiet, mentioned])
+      await viewer!.run(UpdateSettings, { id: c.id, input: { doNotDisturbUntil: FAR_FUTURE } })
     expect(await walk(viewer!, 1)).toEqual([])
     expect(await walk(viewer!, 1, true)).toEqual([mentioned.id, loud.id, quiet.id])
 
@@ -106,7 +153,14 @@ describe.sequential('the conversation list', () => {
     expect(await walk(viewer!, 5)).toEqual([])
     await sendText(friend!, quiet.id, 'quiet')
     await sendText(friend!, loud.id, 'loud')
-    await friend!.run(SendMessage, { input: { conversationId: mentioned.id, clientMessageId: 'm', content: { text: { text: 'hey' } }, mentionUserIds: [viewer!.id] } })
+    await friend!.run(SendMessage, {
+      input: {
+        conversationId: mentioned.id,
+        clientMessageId: 'm',
+        content: { text: { text: 'hey' } },
+        mentionUserIds: [viewer!.id],
+      },
+    })
     expect(await walk(viewer!, 5)).toEqual([mentioned.id, loud.id])
     expect(await walk(viewer!, 5, true)).toEqual([quiet.id])
     // The friend's own settings are untouched by all of it.
@@ -119,17 +173,23 @@ describe.sequential('the conversation list', () => {
     const chats = await Promise.all(Array.from({ length: 8 }, () => createGroup(friend!, [viewer!])))
     settings.pinnedConversationsLimit = 3
     try {
-      const results = await Promise.all(chats.map((c) => viewer!.try(UpdateSettings, { id: c.id, input: { pinned: true } })))
+      const results = await Promise.all(
+        chats.map((c) => viewer!.try(UpdateSettings, { id: c.id, input: { pinned: true } })),
+      )
       const outcome = results.map((r) => codes(r)[0] ?? 'ok')
       expect(outcome.filter((o) => o === 'ok')).toHaveLength(3)
       expect(outcome.filter((o) => o === 'LIMIT_REACHED')).toHaveLength(5)
-      const pinned = (await viewer!.run(ConversationList, { first: 20 })).viewer.conversations.edges.filter((e) => e.node.viewerSettings.pinnedAt)
+      const pinned = (await viewer!.run(ConversationList, { first: 20 })).viewer.conversations.edges.filter(
+        (e) => e.node.viewerSettings.pinnedAt,
+      )
       expect(pinned).toHaveLength(3)
       // Pinning a pinned one again passes; another one does not until one is unpinned.
       const pinnedId = pinned[0]!.node.id
       const other = chats.find((c) => !pinned.some((p) => p.node.id === c.id))!
       expect(codes(await viewer!.try(UpdateSettings, { id: pinnedId, input: { pinned: true } }))).toEqual([])
-      expect(codes(await viewer!.try(UpdateSettings, { id: other.id, input: { pinned: true, archived: true } }))).toEqual(['LIMIT_REACHED'])
+      expect(
+        codes(await viewer!.try(UpdateSettings, { id: other.id, input: { pinned: true, archived: true } })),
+      ).toEqual(['LIMIT_REACHED'])
       expect((await settingsOf(viewer!, other.id)).archived).toBe(false)
       await viewer!.run(UpdateSettings, { id: pinnedId, input: { pinned: false } })
       expect(codes(await viewer!.try(UpdateSettings, { id: other.id, input: { pinned: true } }))).toEqual([])
@@ -141,21 +201,28 @@ describe.sequential('the conversation list', () => {
   it('drops the pin of a member who leaves or is removed, so coming back cannot pass the limit', async () => {
     const settings = testApp().app.settings
     const [viewer, owner] = await newUsers(2)
-    const [left, removed, ...others] = await Promise.all(Array.from({ length: 4 }, () => createGroup(owner!, [viewer!])))
+    const [left, removed, ...others] = await Promise.all(
+      Array.from({ length: 4 }, () => createGroup(owner!, [viewer!])),
+    )
     settings.pinnedConversationsLimit = 2
     try {
-      for (const c of [left!, removed!]) await viewer!.run(UpdateSettings, { id: c.id, input: { pinned: true, archived: c === left } })
+      for (const c of [left!, removed!])
+        await viewer!.run(UpdateSettings, { id: c.id, input: { pinned: true, archived: c === left } })
       await viewer!.run(LeaveConversation, { conversationId: left!.id })
       await owner!.run(RemoveMember, { conversationId: removed!.id, userId: viewer!.id })
       for (const c of others) await viewer!.run(UpdateSettings, { id: c.id, input: { pinned: true } })
       for (const c of [left!, removed!]) await owner!.run(AddMembers, { conversationId: c.id, userIds: [viewer!.id] })
 
-      const listed = await Promise.all([false, true].map((archived) => viewer!.run(ConversationList, { first: 20, archived })))
+      const listed = await Promise.all(
+        [false, true].map((archived) => viewer!.run(ConversationList, { first: 20, archived })),
+      )
       const pinned = listed.flatMap((l) => l.viewer.conversations.edges).filter((e) => e.node.viewerSettings.pinnedAt)
       expect(pinned.map((e) => e.node.id).sort()).toEqual(others.map((c) => c.id).sort())
       // Only the pin went: the other settings came back with the member.
       expect(await settingsOf(viewer!, left!.id)).toMatchObject({ pinnedAt: null, archived: true })
-      expect(codes(await viewer!.try(UpdateSettings, { id: left!.id, input: { pinned: true } }))).toEqual(['LIMIT_REACHED'])
+      expect(codes(await viewer!.try(UpdateSettings, { id: left!.id, input: { pinned: true } }))).toEqual([
+        'LIMIT_REACHED',
+      ])
     } finally {
       settings.pinnedConversationsLimit = 5
     }
@@ -167,9 +234,16 @@ describe('drafts', () => {
     const [owner, member] = await newUsers(2)
     const group = await createGroup(owner!, [member!])
     const quoted = await sendText(owner!, group.id, 'quote me')
-    const saved = await member!.run(SaveDraft, { id: group.id, draft: { text: 'half written', quotedMessageId: quoted.message.id, mentionUserIds: [owner!.id] } })
+    const saved = await member!.run(SaveDraft, {
+      id: group.id,
+      draft: { text: 'half written', quotedMessageId: quoted.message.id, mentionUserIds: [owner!.id] },
+    })
     const draft = saved.saveDraft.viewerSettings.draft!
-    expect(draft).toMatchObject({ text: 'half written', quotedMessage: { id: quoted.message.id }, mentions: [{ id: owner!.id }] })
+    expect(draft).toMatchObject({
+      text: 'half written',
+      quotedMessage: { id: quoted.message.id },
+      mentions: [{ id: owner!.id }],
+    })
     expect(await settingsOf(owner!, group.id)).toEqual(OFF)
 
     await sendText(owner!, group.id, 'someone else sends')
@@ -193,13 +267,27 @@ describe('drafts', () => {
       member!.try(SaveDraft, { id: group.id, draft: { text: 'q', quotedMessageId: foreign.message.id } }),
       member!.try(SaveDraft, { id: group.id, draft: { text: 'm', mentionUserIds: [outsider!.id] } }),
     ])
-    expect(attempts.map((a) => codes(a))).toEqual([['BAD_USER_INPUT'], ['BAD_USER_INPUT'], ['NOT_FOUND'], ['BAD_USER_INPUT']])
+    expect(attempts.map((a) => codes(a))).toEqual([
+      ['BAD_USER_INPUT'],
+      ['BAD_USER_INPUT'],
+      ['NOT_FOUND'],
+      ['BAD_USER_INPUT'],
+    ])
     const recalled = await sendText(member!, group.id, 'taken back')
     await member!.run(RecallMessage, { messageId: recalled.message.id })
-    expect(codes(await member!.try(SaveDraft, { id: group.id, draft: { text: 'r', quotedMessageId: recalled.message.id } }))).toEqual(['MESSAGE_RECALLED'])
+    expect(
+      codes(await member!.try(SaveDraft, { id: group.id, draft: { text: 'r', quotedMessageId: recalled.message.id } })),
+    ).toEqual(['MESSAGE_RECALLED'])
     // The send above cleared the draft; a rejected send leaves a draft alone.
     await member!.run(SaveDraft, { id: group.id, draft: { text: 'kept' } })
-    const rejected = await member!.try(SendMessage, { input: { conversationId: group.id, clientMessageId: 'rejected', content: { text: { text: 'no' } }, mentionUserIds: [outsider!.id] } })
+    const rejected = await member!.try(SendMessage, {
+      input: {
+        conversationId: group.id,
+        clientMessageId: 'rejected',
+        content: { text: { text: 'no' } },
+        mentionUserIds: [outsider!.id],
+      },
+    })
     expect(codes(rejected)).toEqual(['BAD_USER_INPUT'])
     expect((await settingsOf(member!, group.id)).draft?.text).toBe('kept')
   })

@@ -1,10 +1,27 @@
 import { describe, expect, it } from 'vitest'
 import { codes, newUser, newUsers, testApp } from './support/harness.ts'
-import { AddMembers, ConversationState, CreateChannel, createGroup, LeaveConversation, OpenPrivate, RemoveMember, sendText, SetRole, SubscribeChannel, UnsubscribeChannel } from './support/operations.ts'
+import {
+  AddMembers,
+  ConversationState,
+  CreateChannel,
+  createGroup,
+  LeaveConversation,
+  OpenPrivate,
+  RemoveMember,
+  sendText,
+  SetRole,
+  SubscribeChannel,
+  UnsubscribeChannel,
+} from './support/operations.ts'
 import { MemberPositions, Members, SystemMessages } from './support/views.ts'
 
 const roles = async (viewer: Awaited<ReturnType<typeof newUser>>, id: string) =>
-  Object.fromEntries((await viewer.run(Members, { id, first: 100 })).conversation!.members.edges.map((e) => [e.node.user.id, e.node.role]))
+  Object.fromEntries(
+    (await viewer.run(Members, { id, first: 100 })).conversation!.members.edges.map((e) => [
+      e.node.user.id,
+      e.node.role,
+    ]),
+  )
 
 describe('private conversations', () => {
   it('gives one conversation per pair, also when both sides open it at the same moment', async () => {
@@ -23,7 +40,9 @@ describe('private conversations', () => {
   it('refuses a conversation with yourself and with an unknown user', async () => {
     const alice = await newUser()
     expect(codes(await alice.try(OpenPrivate, { userId: alice.id }))).toEqual(['BAD_USER_INPUT'])
-    expect(codes(await alice.try(OpenPrivate, { userId: Buffer.from('User:8999999999').toString('base64url') }))).toEqual(['NOT_FOUND'])
+    expect(
+      codes(await alice.try(OpenPrivate, { userId: Buffer.from('User:8999999999').toString('base64url') })),
+    ).toEqual(['NOT_FOUND'])
   })
 })
 
@@ -31,9 +50,15 @@ describe('groups', () => {
   it('writes membership changes as SYSTEM messages through the same seq allocation', async () => {
     const [owner, bob, carol] = await newUsers(3)
     const group = await createGroup(owner!, [bob!])
-    expect(group).toMatchObject({ type: 'GROUP', historyVisibility: 'SHARED', lastSeq: 1, viewerMember: { role: 'OWNER' } })
+    expect(group).toMatchObject({
+      type: 'GROUP',
+      historyVisibility: 'SHARED',
+      lastSeq: 1,
+      viewerMember: { role: 'OWNER' },
+    })
     await sendText(bob!, group.id, 'hi')
-    const added = (await owner!.run(AddMembers, { conversationId: group.id, userIds: [carol!.id, bob!.id] })).addGroupMembers
+    const added = (await owner!.run(AddMembers, { conversationId: group.id, userIds: [carol!.id, bob!.id] }))
+      .addGroupMembers
     expect(added.lastSeq).toBe(3)
     const removed = (await owner!.run(RemoveMember, { conversationId: group.id, userId: carol!.id })).removeGroupMember
     expect(removed.lastSeq).toBe(4)
@@ -44,9 +69,17 @@ describe('groups', () => {
       [3, 'SYSTEM', 'SYSTEM'],
       [4, 'SYSTEM', 'SYSTEM'],
     ])
-    expect(edges[0]!.content).toMatchObject({ event: 'CONVERSATION_CREATED', actor: { id: owner!.id }, targets: [{ id: bob!.id }] })
+    expect(edges[0]!.content).toMatchObject({
+      event: 'CONVERSATION_CREATED',
+      actor: { id: owner!.id },
+      targets: [{ id: bob!.id }],
+    })
     expect(edges[2]!.content).toMatchObject({ event: 'MEMBERS_ADDED', targets: [{ id: carol!.id }] }) // bob was already in
-    expect(edges[3]!.content).toMatchObject({ event: 'MEMBER_REMOVED', actor: { id: owner!.id }, targets: [{ id: carol!.id }] })
+    expect(edges[3]!.content).toMatchObject({
+      event: 'MEMBER_REMOVED',
+      actor: { id: owner!.id },
+      targets: [{ id: carol!.id }],
+    })
     expect(edges.filter((m) => m.kind === 'SYSTEM').every((m) => m.sender === null)).toBe(true)
   })
 
@@ -56,17 +89,34 @@ describe('groups', () => {
     await owner!.run(SetRole, { conversationId: group.id, userId: admin!.id, role: 'ADMIN' })
     const before = (await owner!.run(ConversationState, { id: group.id })).conversation!.lastSeq
 
-    expect(codes(await member!.try(AddMembers, { conversationId: group.id, userIds: [newcomer!.id] }))).toEqual(['FORBIDDEN'])
-    expect(codes(await member!.try(RemoveMember, { conversationId: group.id, userId: other!.id }))).toEqual(['FORBIDDEN'])
-    expect(codes(await admin!.try(RemoveMember, { conversationId: group.id, userId: owner!.id }))).toEqual(['FORBIDDEN'])
-    expect(codes(await admin!.try(SetRole, { conversationId: group.id, userId: member!.id, role: 'ADMIN' }))).toEqual(['FORBIDDEN'])
-    expect(codes(await owner!.try(SetRole, { conversationId: group.id, userId: member!.id, role: 'SUBSCRIBER' }))).toEqual(['BAD_USER_INPUT'])
-    expect(codes(await owner!.try(RemoveMember, { conversationId: group.id, userId: newcomer!.id }))).toEqual(['NOT_FOUND'])
+    expect(codes(await member!.try(AddMembers, { conversationId: group.id, userIds: [newcomer!.id] }))).toEqual([
+      'FORBIDDEN',
+    ])
+    expect(codes(await member!.try(RemoveMember, { conversationId: group.id, userId: other!.id }))).toEqual([
+      'FORBIDDEN',
+    ])
+    expect(codes(await admin!.try(RemoveMember, { conversationId: group.id, userId: owner!.id }))).toEqual([
+      'FORBIDDEN',
+    ])
+    expect(codes(await admin!.try(SetRole, { conversationId: group.id, userId: member!.id, role: 'ADMIN' }))).toEqual([
+      'FORBIDDEN',
+    ])
+    expect(
+      codes(await owner!.try(SetRole, { conversationId: group.id, userId: member!.id, role: 'SUBSCRIBER' })),
+    ).toEqual(['BAD_USER_INPUT'])
+    expect(codes(await owner!.try(RemoveMember, { conversationId: group.id, userId: newcomer!.id }))).toEqual([
+      'NOT_FOUND',
+    ])
     expect((await owner!.run(ConversationState, { id: group.id })).conversation!.lastSeq).toBe(before)
 
     await admin!.run(AddMembers, { conversationId: group.id, userIds: [newcomer!.id] })
     await admin!.run(RemoveMember, { conversationId: group.id, userId: other!.id })
-    expect(await roles(owner!, group.id)).toEqual({ [owner!.id]: 'OWNER', [admin!.id]: 'ADMIN', [member!.id]: 'MEMBER', [newcomer!.id]: 'MEMBER' })
+    expect(await roles(owner!, group.id)).toEqual({
+      [owner!.id]: 'OWNER',
+      [admin!.id]: 'ADMIN',
+      [member!.id]: 'MEMBER',
+      [newcomer!.id]: 'MEMBER',
+    })
   })
 
   it('transfers ownership explicitly, and to an admin when the owner leaves', async () => {
@@ -85,7 +135,8 @@ describe('groups', () => {
     const [owner, ...rest] = await newUsers(6)
     const group = await createGroup(owner!, rest)
     const first = (await owner!.run(Members, { id: group.id, first: 4 })).conversation!.members
-    const second = (await owner!.run(Members, { id: group.id, first: 4, after: first.pageInfo.endCursor })).conversation!.members
+    const second = (await owner!.run(Members, { id: group.id, first: 4, after: first.pageInfo.endCursor }))
+      .conversation!.members
     expect(first.pageInfo.hasNextPage).toBe(true)
     expect(second.pageInfo.hasNextPage).toBe(false)
     const ids = [...first.edges, ...second.edges].map((e) => e.node.user.id)
@@ -99,8 +150,14 @@ describe('channels', () => {
     const reader = await newUser()
     const channel = (await operator.run(CreateChannel, { title: 'Company news' })).createChannel
     expect(channel).toMatchObject({ type: 'CHANNEL', viewerMember: { role: 'OWNER' } })
-    const subscribed = await Promise.all([1, 2, 3].map(() => reader.run(SubscribeChannel, { conversationId: channel.id })))
-    expect(subscribed.map((s) => s.subscribeChannel.viewerMember.role)).toEqual(['SUBSCRIBER', 'SUBSCRIBER', 'SUBSCRIBER'])
+    const subscribed = await Promise.all(
+      [1, 2, 3].map(() => reader.run(SubscribeChannel, { conversationId: channel.id })),
+    )
+    expect(subscribed.map((s) => s.subscribeChannel.viewerMember.role)).toEqual([
+      'SUBSCRIBER',
+      'SUBSCRIBER',
+      'SUBSCRIBER',
+    ])
     expect(await reader.run(UnsubscribeChannel, { conversationId: channel.id })).toEqual({ unsubscribeChannel: true })
     expect(codes(await reader.try(ConversationState, { id: channel.id }))).toEqual(['NOT_FOUND'])
     expect(codes(await operator.try(UnsubscribeChannel, { conversationId: channel.id }))).toEqual(['BAD_USER_INPUT'])
@@ -113,7 +170,12 @@ describe('members’ read positions', () => {
     const group = await createGroup(owner!, [member!])
     await sendText(owner!, group.id, 'read me') // the sender reads up to its own message
     const positions = async () =>
-      Object.fromEntries((await member!.run(MemberPositions, { id: group.id })).conversation!.members.edges.map((e) => [e.node.user.id, e.node.lastReadSeq]))
+      Object.fromEntries(
+        (await member!.run(MemberPositions, { id: group.id })).conversation!.members.edges.map((e) => [
+          e.node.user.id,
+          e.node.lastReadSeq,
+        ]),
+      )
     expect(await positions()).toEqual({ [owner!.id]: 2, [member!.id]: 0 })
     const settings = testApp().app.settings
     settings.readReceipts.group = false

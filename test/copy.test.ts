@@ -17,21 +17,38 @@ describe('content.copy: forwarding one message as itself', () => {
   it('takes the original kind and content as a snapshot, and names its origin; a copy of a copy names the first', async () => {
     const [alice, bob, carol] = await newUsers(3)
     const group = await createGroup(alice!, [bob!], 'SHARED', 'Design team')
-    const image = (await alice!.run(SendMessage, {
-      input: { conversationId: group.id, clientMessageId: `img-${Math.random()}`, content: { image: { url: 'https://example.com/cat.png', width: 640 } } },
-    })).sendMessage.message
+    const image = (
+      await alice!.run(SendMessage, {
+        input: {
+          conversationId: group.id,
+          clientMessageId: `img-${Math.random()}`,
+          content: { image: { url: 'https://example.com/cat.png', width: 640 } },
+        },
+      })
+    ).sendMessage.message
     const text = (await sendText(alice!, group.id, 'original words')).message
     const chat = (await bob!.run(OpenPrivate, { userId: carol!.id })).openPrivateConversation
 
     const copiedImage = (await copy(bob!, chat.id, image.id)).data!.sendMessage.message
-    expect(copiedImage).toMatchObject({ kind: 'IMAGE', content: { __typename: 'ImageContent', url: 'https://example.com/cat.png', width: 640 } })
-    expect(copiedImage.forwardedFrom).toEqual({ senderName: expect.any(String), sentAt: image.sentAt, conversationTitle: 'Design team' })
+    expect(copiedImage).toMatchObject({
+      kind: 'IMAGE',
+      content: { __typename: 'ImageContent', url: 'https://example.com/cat.png', width: 640 },
+    })
+    expect(copiedImage.forwardedFrom).toEqual({
+      senderName: expect.any(String),
+      sentAt: image.sentAt,
+      conversationTitle: 'Design team',
+    })
     const copiedText = (await copy(bob!, chat.id, text.id)).data!.sendMessage.message
     await alice!.run(EditMessage, { messageId: text.id, text: 'edited later' })
-    expect((await carol!.run(CopiedBySeq, { id: chat.id, seq: copiedText.seq })).conversation!.message).toEqual(copiedText)
+    expect((await carol!.run(CopiedBySeq, { id: chat.id, seq: copiedText.seq })).conversation!.message).toEqual(
+      copiedText,
+    )
     expect(copiedText.content).toEqual({ __typename: 'TextContent', text: 'original words' })
     // Nor can the forwarder put new words under the original's name.
-    expect(codes(await bob!.try(EditMessage, { messageId: copiedText.id, text: 'bob words' }))).toEqual(['NOT_EDITABLE'])
+    expect(codes(await bob!.try(EditMessage, { messageId: copiedText.id, text: 'bob words' }))).toEqual([
+      'NOT_EDITABLE',
+    ])
 
     // Carol copies bob's copy on: the origin stays alice's message in the group.
     const group2 = await createGroup(carol!, [], 'SHARED', 'Elsewhere')
@@ -39,20 +56,35 @@ describe('content.copy: forwarding one message as itself', () => {
     expect(again.forwardedFrom).toEqual(copiedText.forwardedFrom)
 
     // A merged forward can be copied too; an ordinary message has no origin.
-    const merged = (await alice!.run(SendMessage, {
-      input: { conversationId: group.id, clientMessageId: `fwd-${Math.random()}`, content: { forward: { messageIds: [image.id, text.id] } } },
-    })).sendMessage.message
+    const merged = (
+      await alice!.run(SendMessage, {
+        input: {
+          conversationId: group.id,
+          clientMessageId: `fwd-${Math.random()}`,
+          content: { forward: { messageIds: [image.id, text.id] } },
+        },
+      })
+    ).sendMessage.message
     const copiedForward = (await copy(bob!, chat.id, merged.id)).data!.sendMessage.message
     expect(copiedForward).toMatchObject({ kind: 'FORWARD', content: { __typename: 'ForwardContent', items: [{}, {}] } })
-    expect((await bob!.run(CopiedBySeq, { id: group.id, seq: text.seq })).conversation!.message!.forwardedFrom).toBeNull()
+    expect(
+      (await bob!.run(CopiedBySeq, { id: group.id, seq: text.seq })).conversation!.message!.forwardedFrom,
+    ).toBeNull()
   })
 
   it('refuses an original the sender cannot see, a recalled one and a SYSTEM notice, storing nothing and taking no seq', async () => {
     const [alice, bob, carol] = await newUsers(3)
     const group = await createGroup(alice!, [bob!, carol!])
-    const directed = (await alice!.run(SendMessage, {
-      input: { conversationId: group.id, clientMessageId: `d-${Math.random()}`, content: { text: { text: 'for bob' } }, visibleToUserIds: [bob!.id] },
-    })).sendMessage.message
+    const directed = (
+      await alice!.run(SendMessage, {
+        input: {
+          conversationId: group.id,
+          clientMessageId: `d-${Math.random()}`,
+          content: { text: { text: 'for bob' } },
+          visibleToUserIds: [bob!.id],
+        },
+      })
+    ).sendMessage.message
     const recalled = (await sendText(alice!, group.id, 'oops')).message
     await alice!.run(RecallMessage, { messageId: recalled.id })
     const system = (await alice!.run(LifecycleSystemMessage, { id: group.id })).conversation!.message!
@@ -68,9 +100,13 @@ describe('content.copy: forwarding one message as itself', () => {
     expect(await counters(carol!, group.id)).toEqual(before)
     // An edit cannot turn a message into a copy.
     const own = (await sendText(carol!, group.id, 'mine')).message
-    const editToCopy = 'mutation($id: ID!, $of: ID!) { editMessage(messageId: $id, content: { copy: { messageId: $of } }) { id } }'
+    const editToCopy =
+      'mutation($id: ID!, $of: ID!) { editMessage(messageId: $id, content: { copy: { messageId: $of } }) { id } }'
     expect(codes(await request(carol!.token, editToCopy, { id: own.id, of: directed.id }))).toEqual(['BAD_USER_INPUT'])
-    expect((await carol!.run(CopiedBySeq, { id: group.id, seq: own.seq })).conversation!.message!.content).toEqual({ __typename: 'TextContent', text: 'mine' })
+    expect((await carol!.run(CopiedBySeq, { id: group.id, seq: own.seq })).conversation!.message!.content).toEqual({
+      __typename: 'TextContent',
+      text: 'mine',
+    })
   })
 
   it('applies the sending rules to the copy: mute, block and the word filter', async () => {
@@ -89,7 +125,11 @@ describe('content.copy: forwarding one message as itself', () => {
     }
     await alice!.run(BlockUser, { userId: bob!.id })
     expect(codes(await copy(bob!, chat.id, fine.id))).toEqual(['BLOCKED'])
-    await alice!.run(MuteMember, { conversationId: group.id, userId: bob!.id, until: new Date(Date.now() + 60_000).toISOString() })
+    await alice!.run(MuteMember, {
+      conversationId: group.id,
+      userId: bob!.id,
+      until: new Date(Date.now() + 60_000).toISOString(),
+    })
     expect(codes(await copy(bob!, group.id, fine.id))).toEqual(['SENDER_MUTED'])
     expect((await counters(alice!, chat.id)).lastSeq).toBe(0)
   })

@@ -9,15 +9,36 @@ import type { ConversationRecord, MessageRecord } from '../src/store/records.ts'
 /** What one viewer receives from one event, as pure rules (the subscription tests run them end to end). */
 
 const VIEWER = 7
-const message = (pts: number): Extract<RealtimeEvent, { type: 'message' }> => ({ type: 'message', kind: 'ADDED', conversationId: 1, seq: pts, pts })
-const read = (userId: number, receiptsVisible: boolean): Extract<RealtimeEvent, { type: 'read' }> => ({ type: 'read', conversationId: 1, userId, lastReadSeq: 3, receiptsVisible })
-const typing = (userId: number): Extract<RealtimeEvent, { type: 'typing' }> => ({ type: 'typing', conversationId: 1, userId, expiresAt: '' })
+const message = (pts: number): Extract<RealtimeEvent, { type: 'message' }> => ({
+  type: 'message',
+  kind: 'ADDED',
+  conversationId: 1,
+  seq: pts,
+  pts,
+})
+const read = (userId: number, receiptsVisible: boolean): Extract<RealtimeEvent, { type: 'read' }> => ({
+  type: 'read',
+  conversationId: 1,
+  userId,
+  lastReadSeq: 3,
+  receiptsVisible,
+})
+const typing = (userId: number): Extract<RealtimeEvent, { type: 'typing' }> => ({
+  type: 'typing',
+  conversationId: 1,
+  userId,
+  expiresAt: '',
+})
 
 describe('before the shared reads', () => {
   it('skips what the subscription already delivered, its own typing and reads, and receipts that are off', () => {
     expect([4, 5, 6].map((pts) => mayConcern(message(pts), VIEWER, 5))).toEqual([false, false, true])
     expect(mayConcern(message(9), VIEWER, undefined)).toBe(false)
-    expect([mayConcern(read(8, true), VIEWER, 0), mayConcern(read(8, false), VIEWER, 0), mayConcern(read(VIEWER, true), VIEWER, 0)]).toEqual([true, false, false])
+    expect([
+      mayConcern(read(8, true), VIEWER, 0),
+      mayConcern(read(8, false), VIEWER, 0),
+      mayConcern(read(VIEWER, true), VIEWER, 0),
+    ]).toEqual([true, false, false])
     expect([mayConcern(typing(8), VIEWER, 0), mayConcern(typing(VIEWER), VIEWER, 0)]).toEqual([true, false])
   })
 })
@@ -70,13 +91,41 @@ describe('the viewer’s own topic', () => {
   ]
 
   it('gives the inbox everything, a conversation stream its own conversation’s reads and removal', () => {
-    expect(events.map((e) => userTopicVerdict(e, 'inbox'))).toEqual(['deliver', 'leave', 'join', 'deliver', 'deliver', 'deliver'])
-    expect(events.map((e) => userTopicVerdict(e, { conversationId: 1 }))).toEqual(['deliver', 'lostAccess', 'skip', 'skip', 'skip', 'skip'])
-    expect(events.map((e) => userTopicVerdict(e, { conversationId: 2 }))).toEqual(['skip', 'skip', 'skip', 'skip', 'skip', 'skip'])
+    expect(events.map((e) => userTopicVerdict(e, 'inbox'))).toEqual([
+      'deliver',
+      'leave',
+      'join',
+      'deliver',
+      'deliver',
+      'deliver',
+    ])
+    expect(events.map((e) => userTopicVerdict(e, { conversationId: 1 }))).toEqual([
+      'deliver',
+      'lostAccess',
+      'skip',
+      'skip',
+      'skip',
+      'skip',
+    ])
+    expect(events.map((e) => userTopicVerdict(e, { conversationId: 2 }))).toEqual([
+      'skip',
+      'skip',
+      'skip',
+      'skip',
+      'skip',
+      'skip',
+    ])
   })
 
   it('has the account stream follow joins and removals like the inbox, and read the viewer’s own state from the sync difference', () => {
-    expect(events.map((e) => userTopicVerdict(e, 'account'))).toEqual(['sync', 'leave', 'join', 'deliver', 'sync', 'sync'])
+    expect(events.map((e) => userTopicVerdict(e, 'account'))).toEqual([
+      'sync',
+      'leave',
+      'join',
+      'deliver',
+      'sync',
+      'sync',
+    ])
   })
 })
 
@@ -85,7 +134,14 @@ describe('MessageEvent.alert', () => {
   const LATER = new Date('2026-06-02T00:00:00Z')
   const EARLIER = new Date('2026-05-31T00:00:00Z')
   const by = (senderId: number | null, extra: Partial<MessageRecord> = {}) =>
-    ({ senderType: senderId === null ? 'SYSTEM' : 'USER', senderId, mentionUserIds: [], mentionAll: false, visibleTo: [], ...extra }) as MessageRecord
+    ({
+      senderType: senderId === null ? 'SYSTEM' : 'USER',
+      senderId,
+      mentionUserIds: [],
+      mentionAll: false,
+      visibleTo: [],
+      ...extra,
+    }) as MessageRecord
 
   it('rings for others’ additions outside do-not-disturb, and for mentions and @all inside it', () => {
     const cases: [MessageEventKind, MessageRecord, Date | null, boolean][] = [
@@ -105,5 +161,4 @@ describe('MessageEvent.alert', () => {
     ]
     expect(cases.map(([kind, m, until]) => alerts(kind, m, VIEWER, until, NOW))).toEqual(cases.map((c) => c[3]))
   })
-
 })

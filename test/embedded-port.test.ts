@@ -12,7 +12,11 @@ afterAll(async () => {
   for (const folder of folders) rmSync(folder, { recursive: true, force: true })
 })
 
-const dataDirectory = (url: string) => withPgClient(url, async (c) => (await c.query<{ data_directory: string }>('SHOW data_directory')).rows[0]!.data_directory)
+const dataDirectory = (url: string) =>
+  withPgClient(
+    url,
+    async (c) => (await c.query<{ data_directory: string }>('SHOW data_directory')).rows[0]!.data_directory,
+  )
 
 it("starts on a free port when EMBEDDED_PG_PORT is another data folder's PostgreSQL, and leaves that one running", async () => {
   const port = await freePort('127.0.0.1')
@@ -29,14 +33,20 @@ it("starts on a free port when EMBEDDED_PG_PORT is another data folder's Postgre
 
   const ownPort = Number(new URL(own.url).port)
   expect(ownPort).not.toBe(port)
-  expect(logged).toEqual([expect.stringMatching(new RegExp(`^port ${port} is in use by another program, .* uses port ${ownPort} instead`))])
+  expect(logged).toEqual([
+    expect.stringMatching(new RegExp(`^port ${port} is in use by another program, .* uses port ${ownPort} instead`)),
+  ])
   expect(await dataDirectory(own.url)).toBe(path.resolve(ownDataDir, 'pg'))
   // The other folder's server was neither stopped nor taken over.
   expect(await dataDirectory(other.url)).toBe(otherDir)
   expect(new URL(other.url).port).toBe(String(port))
 
   // Its own postmaster left behind (the parent died without stopping it) is recovered on the same folder, not dodged.
-  const again = await startEmbeddedPostgres({ dir: path.join(ownDataDir, 'pg'), port: ownPort, log: (m) => logged.push(m) })
+  const again = await startEmbeddedPostgres({
+    dir: path.join(ownDataDir, 'pg'),
+    port: ownPort,
+    log: (m) => logged.push(m),
+  })
   stops.splice(stops.indexOf(own.stop), 1, again.stop)
   expect(again.port).toBe(ownPort)
   expect(await dataDirectory(again.url)).toBe(path.resolve(ownDataDir, 'pg'))

@@ -29,16 +29,59 @@ const nested = (levels: number): unknown => {
 
 /** Values that are wrong wherever a value of each kind is expected (null only where the field is required). */
 const BAD = {
-  text: ['', '   \n\t', 'x'.repeat(10_001), 'a\u0000b', '\u0000', 'a\ud800', '\udfffz', INVALID_UTF8, 42, true, { text: 'x' }, ['x'], null],
+  text: [
+    '',
+    '   \n\t',
+    'x'.repeat(10_001),
+    'a\u0000b',
+    '\u0000',
+    'a\ud800',
+    '\udfffz',
+    INVALID_UTF8,
+    42,
+    true,
+    { text: 'x' },
+    ['x'],
+    null,
+  ],
   short: ['', ' ', 'x'.repeat(201), 'a\u0000', 'b\udc00', INVALID_UTF8, 7, false, [], {}, null],
   key: ['', 'k'.repeat(129), 'k\u0000', 'k\ud834', INVALID_UTF8, 1, {}, null],
-  id: ['', 'garbage', '\u0000', 'Q29udmVyc2F0aW9uOg', encodeGlobalId('User', 9_000_000_002), encodeGlobalId('Conversation', 9_000_000_001), encodeGlobalId('Message', '9000000001:1'), 'x'.repeat(5_000), INVALID_UTF8, 12, []],
-  ids: [['garbage'], [null], 'not-a-list-of-ids', [encodeGlobalId('Conversation', 1)], Array.from({ length: 101 }, (_, i) => encodeGlobalId('User', 9_000_000_000 + i)), [{}]],
+  id: [
+    '',
+    'garbage',
+    '\u0000',
+    'Q29udmVyc2F0aW9uOg',
+    encodeGlobalId('User', 9_000_000_002),
+    encodeGlobalId('Conversation', 9_000_000_001),
+    encodeGlobalId('Message', '9000000001:1'),
+    'x'.repeat(5_000),
+    INVALID_UTF8,
+    12,
+    [],
+  ],
+  ids: [
+    ['garbage'],
+    [null],
+    'not-a-list-of-ids',
+    [encodeGlobalId('Conversation', 1)],
+    Array.from({ length: 101 }, (_, i) => encodeGlobalId('User', 9_000_000_000 + i)),
+    [{}],
+  ],
   int: [-1, 101, 2 ** 31, -(2 ** 53), 2.5, '10', 'NaN', {}, true],
   seq: [-1, 2 ** 60, 1.5, 'x', {}, [1]],
   role: ['KING', 'owner', '', 0, null, ['ADMIN']],
   visibility: ['ALL', 'shared', 1, {}],
-  search: ['', '   ', 'a\u0000b', 'x'.repeat(201), 'one two three four five six seven eight nine ten eleven', '!!! ??? ...', INVALID_UTF8, 5, null],
+  search: [
+    '',
+    '   ',
+    'a\u0000b',
+    'x'.repeat(201),
+    'one two three four five six seven eight nine ten eleven',
+    '!!! ??? ...',
+    INVALID_UTF8,
+    5,
+    null,
+  ],
   content: [
     {},
     { text: { text: 'a' }, sticker: { stickerId: 's', url: 'https://x.test/s.png' } },
@@ -63,7 +106,12 @@ const BAD = {
 } as const
 
 type Kind = keyof typeof BAD
-type Template = { document: string; variables: (ids: Ids) => Record<string, unknown>; fields: Record<string, Kind>; ws: boolean }
+type Template = {
+  document: string
+  variables: (ids: Ids) => Record<string, unknown>
+  fields: Record<string, Kind>
+  ws: boolean
+}
 type Ids = { group: string; other: string; message: string; bob: string }
 
 const SEND = `mutation($input: SendMessageInput!) { sendMessage(input: $input) { deduplicated message { id seq } } }`
@@ -72,8 +120,18 @@ const SEND = `mutation($input: SendMessageInput!) { sendMessage(input: $input) {
 const TEMPLATES: Template[] = [
   {
     document: SEND,
-    variables: (ids) => ({ input: { conversationId: ids.group, clientMessageId: 'fuzz', content: { text: { text: 'hi' } } } }),
-    fields: { 'input.conversationId': 'id', 'input.clientMessageId': 'key', 'input.content': 'content', 'input.content.text.text': 'text', 'input.mentionUserIds': 'ids', 'input.quotedMessageId': 'id', 'input.visibleToUserIds': 'ids' },
+    variables: (ids) => ({
+      input: { conversationId: ids.group, clientMessageId: 'fuzz', content: { text: { text: 'hi' } } },
+    }),
+    fields: {
+      'input.conversationId': 'id',
+      'input.clientMessageId': 'key',
+      'input.content': 'content',
+      'input.content.text.text': 'text',
+      'input.mentionUserIds': 'ids',
+      'input.quotedMessageId': 'id',
+      'input.visibleToUserIds': 'ids',
+    },
     ws: true,
   },
   {
@@ -157,7 +215,17 @@ const MALFORMED_DOCUMENTS = [
   'subscription { conversationEvents }',
   `{ viewer\u0000 { user { id } } }`,
 ]
-const MALFORMED_BODIES = ['', 'null', '[]', '42', '{"query": 5}', '{"query": "{ viewer { user { id } } }", "variables": "x"}', '{"query": "{ viewer { user { id } } }", "variables": [1]}', '{"query": "{ viewer', '\u0000']
+const MALFORMED_BODIES = [
+  '',
+  'null',
+  '[]',
+  '42',
+  '{"query": 5}',
+  '{"query": "{ viewer { user { id } } }", "variables": "x"}',
+  '{"query": "{ viewer { user { id } } }", "variables": [1]}',
+  '{"query": "{ viewer',
+  '\u0000',
+]
 
 function withValue(variables: Record<string, unknown>, path: string, value: unknown): Record<string, unknown> {
   const copy = structuredClone(variables)
@@ -173,15 +241,26 @@ function bodyBytes(payload: unknown): Uint8Array {
   const text = JSON.stringify(payload)
   const deep = `${'{"d":'.repeat(5_000)}1${'}'.repeat(5_000)}`
   const parts = text.split(`"${DEEP_JSON}"`).join(deep).split(INVALID_UTF8)
-  return Buffer.concat(parts.flatMap((part, i) => (i ? [Buffer.from([0xc0, 0xaf]), Buffer.from(part)] : [Buffer.from(part)])))
+  return Buffer.concat(
+    parts.flatMap((part, i) => (i ? [Buffer.from([0xc0, 0xaf]), Buffer.from(part)] : [Buffer.from(part)])),
+  )
 }
 
 type Outcome = { transport: string; status?: number; codes: (string | undefined)[]; closed?: number }
 
-async function overHttp(token: string, body: Uint8Array, method: 'POST' | 'GET' = 'POST', query = ''): Promise<Outcome> {
+async function overHttp(
+  token: string,
+  body: Uint8Array,
+  method: 'POST' | 'GET' = 'POST',
+  query = '',
+): Promise<Outcome> {
   const response = await testApp().server.yoga.fetch(`http://parley.test/graphql${query}`, {
     method,
-    headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json, application/json', authorization: `Bearer ${token}` },
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/graphql-response+json, application/json',
+      authorization: `Bearer ${token}`,
+    },
     ...(method === 'POST' ? { body: body as BodyInit } : {}),
   })
   const text = await response.text()
@@ -203,11 +282,16 @@ async function overWs(client: Client, query: string, variables: Record<string, u
       { query, variables },
       {
         next: (result) => {
-          if (result.errors) codes.push(...result.errors.map((e) => (e.extensions as { code?: string } | undefined)?.code))
+          if (result.errors)
+            codes.push(...result.errors.map((e) => (e.extensions as { code?: string } | undefined)?.code))
           if (result.data) data = true
         },
         error: (error) => {
-          codes.push(...(Array.isArray(error) ? error.map((e: { extensions?: { code?: string } }) => e.extensions?.code) : [`closed:${(error as { code?: number }).code}`]))
+          codes.push(
+            ...(Array.isArray(error)
+              ? error.map((e: { extensions?: { code?: string } }) => e.extensions?.code)
+              : [`closed:${(error as { code?: number }).code}`]),
+          )
           clearTimeout(timer)
           resolve()
         },
@@ -235,54 +319,79 @@ async function snapshot(user: TestUser, ids: Ids) {
 describe('fuzzing the public API', () => {
   const live = liveServer()
 
-  it(`answers ${CASES} hostile requests without a 5xx or INTERNAL_SERVER_ERROR, refusing each, changing nothing`, { timeout: 180_000 }, async () => {
-    console.log(`fuzz seed ${SEED} (FUZZ_SEED=${SEED} replays it), ${CASES} cases`)
-    const random = seededRandom(SEED)
-    const pick = <T>(items: readonly T[]): T => random.pick(items)!
-    const [alice, bob, carol] = await newUsers(3)
-    const group = await createGroup(alice!, [bob!])
-    const other = await createGroup(carol!, [bob!])
-    const message = await sendText(bob!, group.id, 'bob wrote this')
-    const ids: Ids = { group: group.id, other: other.id, message: message.message.id, bob: bob!.id }
-    const before = [await snapshot(alice!, ids), await snapshot(bob!, ids)]
-    let client = live.connect(alice!.token)
+  it(
+    `answers ${CASES} hostile requests without a 5xx or INTERNAL_SERVER_ERROR, refusing each, changing nothing`,
+    { timeout: 180_000 },
+    async () => {
+      console.log(`fuzz seed ${SEED} (FUZZ_SEED=${SEED} replays it), ${CASES} cases`)
+      const random = seededRandom(SEED)
+      const pick = <T>(items: readonly T[]): T => random.pick(items)!
+      const [alice, bob, carol] = await newUsers(3)
+      const group = await createGroup(alice!, [bob!])
+      const other = await createGroup(carol!, [bob!])
+      const message = await sendText(bob!, group.id, 'bob wrote this')
+      const ids: Ids = { group: group.id, other: other.id, message: message.message.id, bob: bob!.id }
+      const before = [await snapshot(alice!, ids), await snapshot(bob!, ids)]
+      let client = live.connect(alice!.token)
 
-    const failures: string[] = []
-    const seen = new Map<string, number>()
-    for (let i = 0; i < CASES; i++) {
-      const shape = random.next()
-      let outcome: Outcome
-      let label: string
-      if (shape < 0.08) {
-        const document = pick(MALFORMED_DOCUMENTS)
-        const ws = random.next() < 0.5
-        label = `document ${JSON.stringify(document.slice(0, 60))}`
-        outcome = ws ? await overWs(client, document, {}) : await overHttp(alice!.token, bodyBytes({ query: document }))
-      } else if (shape < 0.13) {
-        const body = pick(MALFORMED_BODIES)
-        label = `body ${JSON.stringify(body)}`
-        outcome = await overHttp(alice!.token, Buffer.from(body))
-      } else {
-        const template = pick(TEMPLATES)
-        const [path, kind] = pick(Object.entries(template.fields))
-        const value = pick(BAD[kind] as readonly unknown[])
-        const variables = withValue(template.variables(ids), path, value)
-        const raw = JSON.stringify(variables).includes('\u{1F9EA}')
-        const transport = template.ws && !raw && random.next() < 0.4 ? 'ws' : template.document.startsWith('query') && !raw && random.next() < 0.3 ? 'GET' : 'POST'
-        label = `${template.document.slice(0, 40)} ${path}=${JSON.stringify(value)?.slice(0, 60)}`
-        if (transport === 'ws') outcome = await overWs(client, template.document, variables)
-        else if (transport === 'GET') outcome = await overHttp(alice!.token, new Uint8Array(), 'GET', `?query=${encodeURIComponent(template.document)}&variables=${encodeURIComponent(JSON.stringify(variables))}`)
-        else outcome = await overHttp(alice!.token, bodyBytes({ query: template.document, variables }))
+      const failures: string[] = []
+      const seen = new Map<string, number>()
+      for (let i = 0; i < CASES; i++) {
+        const shape = random.next()
+        let outcome: Outcome
+        let label: string
+        if (shape < 0.08) {
+          const document = pick(MALFORMED_DOCUMENTS)
+          const ws = random.next() < 0.5
+          label = `document ${JSON.stringify(document.slice(0, 60))}`
+          outcome = ws
+            ? await overWs(client, document, {})
+            : await overHttp(alice!.token, bodyBytes({ query: document }))
+        } else if (shape < 0.13) {
+          const body = pick(MALFORMED_BODIES)
+          label = `body ${JSON.stringify(body)}`
+          outcome = await overHttp(alice!.token, Buffer.from(body))
+        } else {
+          const template = pick(TEMPLATES)
+          const [path, kind] = pick(Object.entries(template.fields))
+          const value = pick(BAD[kind] as readonly unknown[])
+          const variables = withValue(template.variables(ids), path, value)
+          const raw = JSON.stringify(variables).includes('\u{1F9EA}')
+          const transport =
+            template.ws && !raw && random.next() < 0.4
+              ? 'ws'
+              : template.document.startsWith('query') && !raw && random.next() < 0.3
+                ? 'GET'
+                : 'POST'
+          label = `${template.document.slice(0, 40)} ${path}=${JSON.stringify(value)?.slice(0, 60)}`
+          if (transport === 'ws') outcome = await overWs(client, template.document, variables)
+          else if (transport === 'GET')
+            outcome = await overHttp(
+              alice!.token,
+              new Uint8Array(),
+              'GET',
+              `?query=${encodeURIComponent(template.document)}&variables=${encodeURIComponent(JSON.stringify(variables))}`,
+            )
+          else outcome = await overHttp(alice!.token, bodyBytes({ query: template.document, variables }))
+        }
+        const refused =
+          (outcome.status !== undefined && outcome.status >= 400) ||
+          (outcome.codes.length > 0 && !outcome.codes.includes('DATA'))
+        const broken =
+          (outcome.status ?? 0) >= 500 ||
+          outcome.codes.some(
+            (c) => c === 'INTERNAL_SERVER_ERROR' || c === undefined || c === 'closed:4500' || c === 'closed:1011',
+          )
+        for (const code of outcome.codes)
+          seen.set(`${outcome.transport} ${code}`, (seen.get(`${outcome.transport} ${code}`) ?? 0) + 1)
+        if (broken || !refused)
+          failures.push(`case ${i} ${label} over ${outcome.transport}: ${JSON.stringify(outcome)}`)
+        // A socket the server closed (a refused document may end it) is replaced for the next case.
+        if (outcome.codes.some((c) => c?.startsWith('closed:'))) client = live.connect(alice!.token)
       }
-      const refused = (outcome.status !== undefined && outcome.status >= 400) || (outcome.codes.length > 0 && !outcome.codes.includes('DATA'))
-      const broken = (outcome.status ?? 0) >= 500 || outcome.codes.some((c) => c === 'INTERNAL_SERVER_ERROR' || c === undefined || c === 'closed:4500' || c === 'closed:1011')
-      for (const code of outcome.codes) seen.set(`${outcome.transport} ${code}`, (seen.get(`${outcome.transport} ${code}`) ?? 0) + 1)
-      if (broken || !refused) failures.push(`case ${i} ${label} over ${outcome.transport}: ${JSON.stringify(outcome)}`)
-      // A socket the server closed (a refused document may end it) is replaced for the next case.
-      if (outcome.codes.some((c) => c?.startsWith('closed:'))) client = live.connect(alice!.token)
-    }
-    console.log('fuzz outcomes', Object.fromEntries([...seen].sort()))
-    expect(failures).toEqual([])
-    expect([await snapshot(alice!, ids), await snapshot(bob!, ids)]).toEqual(before)
-  })
+      console.log('fuzz outcomes', Object.fromEntries([...seen].sort()))
+      expect(failures).toEqual([])
+      expect([await snapshot(alice!, ids), await snapshot(bob!, ids)]).toEqual(before)
+    },
+  )
 })

@@ -17,7 +17,11 @@ async function pageOptions(url: string): Promise<{ headers?: string; defaultHead
 }
 
 async function post(url: string, headers: Record<string, string>, query: string) {
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ query }) })
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify({ query }),
+  })
   return { status: response.status, body: (await response.json()) as { data?: any; errors?: { message: string }[] } }
 }
 
@@ -55,12 +59,12 @@ describe('GraphiQL served by Parley alone', () => {
   it("finds the CDN loads of Yoga's default page and runtime loads in code (the check above can fail)", () => {
     const yogaDefault = referencesIn('html', renderGraphiQL({}))
     expect(yogaDefault.filter((u) => u.startsWith('https://unpkg.com/')).length).toBeGreaterThanOrEqual(2)
-    const code = 'fetch("https://cdn.test/a.json"); new Worker(`//cdn.test/w.js`); el.src = "https://cdn.test/s.js"; // see https://docs.test/'
+    const code =
+      'fetch("https://cdn.test/a.json"); new Worker(`//cdn.test/w.js`); el.src = "https://cdn.test/s.js"; // see https://docs.test/'
     expect(referencesIn('js', code)).toEqual(['https://cdn.test/a.json', '//cdn.test/w.js', 'https://cdn.test/s.js'])
-    expect(referencesIn('css', '@import "https://cdn.test/f.css"; a { background: url(https://cdn.test/i.png) }')).toEqual([
-      'https://cdn.test/i.png',
-      'https://cdn.test/f.css',
-    ])
+    expect(
+      referencesIn('css', '@import "https://cdn.test/f.css"; a { background: url(https://cdn.test/i.png) }'),
+    ).toEqual(['https://cdn.test/i.png', 'https://cdn.test/f.css'])
   })
 
   it(`in development opens with a working token for ${DEV_USER}: the schema fetch and a first query answer`, async () => {
@@ -80,7 +84,12 @@ describe('GraphiQL served by Parley alone', () => {
   })
 
   it('in production prefills nothing, and the schema fetch without a header still answers', async () => {
-    const production = createParleyServer({ app: testApp().app, authSecret: AUTH_SECRET, maxBodyBytes: 100_000, production: true })
+    const production = createParleyServer({
+      app: testApp().app,
+      authSecret: AUTH_SECRET,
+      maxBodyBytes: 100_000,
+      production: true,
+    })
     const url = await production.listen(0, '127.0.0.1')
     try {
       const options = await pageOptions(url)

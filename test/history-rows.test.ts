@@ -40,12 +40,26 @@ beforeAll(async () => {
   // seq 1 is the group's CONVERSATION_CREATED system message.
   await db.$transaction((tx) =>
     appendMessages(tx, conversationId, { lastSeq: 1, lastPts: 1 }, [
-      draft(ownerId!, { kind: 'TEXT', content: { text: 'mentions the reader' }, mentionUserIds: [readerId], clientMessageId: null }), // 2
+      draft(ownerId!, {
+        kind: 'TEXT',
+        content: { text: 'mentions the reader' },
+        mentionUserIds: [readerId],
+        clientMessageId: null,
+      }), // 2
       draft(otherId!, { kind: 'IMAGE', content: { url: 'https://x/i.png', width: 3, height: 4 }, quotedSeq: 2 }), // 3
-      draft(ownerId!, { kind: 'FILE', content: { url: 'https://x/f', name: 'f.pdf', sizeBytes: 9 }, visibleTo: [readerId] }), // 4: directed at the reader
+      draft(ownerId!, {
+        kind: 'FILE',
+        content: { url: 'https://x/f', name: 'f.pdf', sizeBytes: 9 },
+        visibleTo: [readerId],
+      }), // 4: directed at the reader
       draft(otherId!, { kind: 'TEXT', content: { text: 'not for the reader' }, visibleTo: [ownerId!] }), // 5: hidden from the reader
       draft(ownerId!, { kind: 'TEXT', content: { text: 'quotes a hidden one' }, quotedSeq: 5 }), // 6
-      draft(rId!, { kind: 'CARD', content: { cardType: 'poll', data: { q: 'ü?', n: [1, 2] } }, mentionAll: true, forwardedFrom: { senderName: 'Ann', sentAt: '2026-01-02T03:04:05.678Z', conversationTitle: null } }), // 7
+      draft(rId!, {
+        kind: 'CARD',
+        content: { cardType: 'poll', data: { q: 'ü?', n: [1, 2] } },
+        mentionAll: true,
+        forwardedFrom: { senderName: 'Ann', sentAt: '2026-01-02T03:04:05.678Z', conversationTitle: null },
+      }), // 7
       draft(ownerId!, { kind: 'TEXT', content: { text: 'before the edit' } }), // 8: edited
       draft(otherId!, { kind: 'TEXT', content: { text: 'recalled' } }), // 9: recalled, and quoted by 11
       draft(ownerId!, { kind: 'TEXT', content: { text: 'deleted for the reader' } }), // 10
@@ -75,23 +89,50 @@ describe('a history page read as one JSON value', () => {
     expect(expected.map((m) => m.seq).slice(0, 2)).toEqual([13, 12])
     expect(expected.map((m) => m.seq)).not.toContain(5)
     expect(expected.map((m) => m.seq)).not.toContain(seqs.deleted)
-    const page = await readHistoryPage(db, reader(), conversationId, { afterSeq: null, beforeSeq: null, from: 'end', limit: 20, quoted: true }, null)
+    const page = await readHistoryPage(
+      db,
+      reader(),
+      conversationId,
+      { afterSeq: null, beforeSeq: null, from: 'end', limit: 20, quoted: true },
+      null,
+    )
     expect(page.messages).toEqual(expected)
     expect(page.quotedSeqs.sort()).toEqual([2, 5, 9])
-    expect(page.quoted.sort((a, b) => a.seq - b.seq)).toEqual(await findVisibleMessages(db, reader(), [2, 9].map((seq) => ({ conversationId, seq }))))
+    expect(page.quoted.sort((a, b) => a.seq - b.seq)).toEqual(
+      await findVisibleMessages(
+        db,
+        reader(),
+        [2, 9].map((seq) => ({ conversationId, seq })),
+      ),
+    )
     const users = await findUsersByIds(db, [...new Set([...senderIds, readerId])])
     expect(page.users.sort((a, b) => a.id - b.id)).toEqual(users.sort((a, b) => a.id - b.id))
-    expect(page.users.find((u) => u.id === senderIds[1])).toMatchObject({ handle: expect.stringMatching(/-renamed$/), displayName: 'Renamed' })
+    expect(page.users.find((u) => u.id === senderIds[1])).toMatchObject({
+      handle: expect.stringMatching(/-renamed$/),
+      displayName: 'Renamed',
+    })
   })
 
   it('maps the same in either direction, between cursors, with the conversation and the other side of the cursor', async () => {
     const { db } = testApp()
     const opts: PageOptions = { afterSeq: 2, beforeSeq: seqs.last, from: 'start', limit: 3, quoted: true }
     const page = await readConversationPage(db, reader(), conversationId, opts, { afterSeq: null, beforeSeq: 3 })
-    expect(page.messages).toEqual(await findVisibleMessages(db, reader(), [3, 4, 6].map((seq) => ({ conversationId, seq }))))
+    expect(page.messages).toEqual(
+      await findVisibleMessages(
+        db,
+        reader(),
+        [3, 4, 6].map((seq) => ({ conversationId, seq })),
+      ),
+    )
     expect(page.beyond).toBe(true)
     expect(page.access).toEqual((await findConversationsForUser(db, [conversationId], readerId))[0])
-    const back = await readHistoryPage(db, reader(), conversationId, { ...opts, from: 'end' }, { afterSeq: seqs.last - 1, beforeSeq: null })
+    const back = await readHistoryPage(
+      db,
+      reader(),
+      conversationId,
+      { ...opts, from: 'end' },
+      { afterSeq: seqs.last - 1, beforeSeq: null },
+    )
     expect(back.messages.map((m) => m.seq)).toEqual([9, 8, 7])
     expect(back.beyond).toBe(true)
   })
@@ -103,7 +144,11 @@ describe('a history page read as one JSON value', () => {
     const withQuoted = await readHistoryPage(db, reader(), conversationId, opts, null)
     const without = await readHistoryPage(db, reader(), conversationId, { ...opts, quoted: false }, null)
     expect(without.messages).toEqual(withQuoted.messages)
-    expect([withQuoted.quotedSeqs, withQuoted.quoted.map((m) => m.seq), withQuoted.users.map((u) => u.id).sort()]).toEqual([[2], [2], [...senderIds].sort()])
+    expect([
+      withQuoted.quotedSeqs,
+      withQuoted.quoted.map((m) => m.seq),
+      withQuoted.users.map((u) => u.id).sort(),
+    ]).toEqual([[2], [2], [...senderIds].sort()])
     // Nothing looked up, so nothing for the loaders to take as hidden.
     expect([without.quotedSeqs, without.quoted, without.users.map((u) => u.id)]).toEqual([[], [], [senderIds[1]]])
   })

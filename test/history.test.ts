@@ -87,9 +87,12 @@ describe('Conversation.messages', () => {
   })
 
   it('answers an empty page past either end, still saying what lies behind the cursor', async () => {
-    const first = (await reader.run(Around, { id: conversationId, seq: 1, count: 1 })).conversation!.messagesAround.pageInfo.startCursor
-    const last = (await reader.run(Around, { id: conversationId, seq: TOTAL, count: 1 })).conversation!.messagesAround.pageInfo.endCursor
-    const beforeFirst = (await reader.run(History, { id: conversationId, last: 5, before: first })).conversation!.messages
+    const first = (await reader.run(Around, { id: conversationId, seq: 1, count: 1 })).conversation!.messagesAround
+      .pageInfo.startCursor
+    const last = (await reader.run(Around, { id: conversationId, seq: TOTAL, count: 1 })).conversation!.messagesAround
+      .pageInfo.endCursor
+    const beforeFirst = (await reader.run(History, { id: conversationId, last: 5, before: first })).conversation!
+      .messages
     expect(beforeFirst.edges).toEqual([])
     expect(beforeFirst.pageInfo).toMatchObject({ hasPreviousPage: false, hasNextPage: true })
     const afterLast = (await reader.run(History, { id: conversationId, first: 5, after: last })).conversation!.messages
@@ -98,7 +101,14 @@ describe('Conversation.messages', () => {
   })
 
   it('rejects page sizes over 100, negative sizes, first with last, and foreign cursors', async () => {
-    for (const vars of [{ first: 101 }, { last: 101 }, { first: -1 }, { first: 5, last: 5 }, { after: 'bm90LWEtY3Vyc29y' }, { before: '%%%' }]) {
+    for (const vars of [
+      { first: 101 },
+      { last: 101 },
+      { first: -1 },
+      { first: 5, last: 5 },
+      { after: 'bm90LWEtY3Vyc29y' },
+      { before: '%%%' },
+    ]) {
       const response = await reader.try(History, { id: conversationId, ...vars })
       expect(codes(response), JSON.stringify(vars)).toEqual(['BAD_USER_INPUT'])
     }
@@ -110,7 +120,8 @@ describe('Conversation.messagesAround and message(seq)', () => {
     const around = (await reader.run(Around, { id: conversationId, seq: 300, count: 10 })).conversation!.messagesAround
     expect(around.edges.map((e) => e.node.seq)).toEqual(range(295, 304))
     expect(around.pageInfo).toMatchObject({ hasPreviousPage: true, hasNextPage: true })
-    const next = (await reader.run(History, { id: conversationId, first: 3, after: around.pageInfo.endCursor })).conversation!.messages
+    const next = (await reader.run(History, { id: conversationId, first: 3, after: around.pageInfo.endCursor }))
+      .conversation!.messages
     expect(next.edges.map((e) => e.node.seq)).toEqual([305, 306, 307])
   })
 

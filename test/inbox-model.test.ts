@@ -11,15 +11,32 @@ const InboxOrder = graphql(`
   query InboxOrder($first: Int, $after: String, $archived: Boolean, $type: ConversationType) {
     viewer {
       conversations(first: $first, after: $after, archived: $archived, type: $type) {
-        edges { node { id lastActivityAt viewerSettings { pinnedAt archived } } }
-        pageInfo { hasNextPage endCursor }
+        edges {
+          node {
+            id
+            lastActivityAt
+            viewerSettings {
+              pinnedAt
+              archived
+            }
+          }
+        }
+        pageInfo {
+          hasNextPage
+          endCursor
+        }
       }
     }
   }
 `)
 
 const Activity = graphql(`
-  query Activity($id: ID!) { conversation(id: $id) { id lastActivityAt } }
+  query Activity($id: ID!) {
+    conversation(id: $id) {
+      id
+      lastActivityAt
+    }
+  }
 `)
 
 const CONVERSATIONS = 20
@@ -30,7 +47,13 @@ type Kind = 'GROUP' | 'PRIVATE'
 type Entry = { id: string; type: Kind; peer: TestUser; pinnedAt: string | null; archived: boolean; left: boolean }
 
 /** Every conversation of the viewer's list, `first` at a time; `between` runs after each page. */
-async function walk(user: TestUser, first: number, archived: boolean, type: Kind | null, between: () => Promise<void> = async () => {}): Promise<Node[]> {
+async function walk(
+  user: TestUser,
+  first: number,
+  archived: boolean,
+  type: Kind | null,
+  between: () => Promise<void> = async () => {},
+): Promise<Node[]> {
   const nodes: Node[] = []
   let after: string | null = null
   for (;;) {
@@ -43,7 +66,8 @@ async function walk(user: TestUser, first: number, archived: boolean, type: Kind
 }
 
 const numericId = (id: string) => parseId(id, 'Conversation')
-const newestFirst = (a: [string, string], b: [string, string]) => (a[1] === b[1] ? numericId(b[0]) - numericId(a[0]) : a[1] < b[1] ? 1 : -1)
+const newestFirst = (a: [string, string], b: [string, string]) =>
+  a[1] === b[1] ? numericId(b[0]) - numericId(a[0]) : a[1] < b[1] ? 1 : -1
 
 /**
  * Viewer.conversations against a model: random scenarios in groups and private conversations of sends (the viewer's own and another member's,
@@ -58,15 +82,32 @@ async function runScenario(seed: number) {
   const rand = seededRandom(seed)
   const [viewer, friend, other] = await newUsers(3)
   const entries: Entry[] = []
-  const entry = (id: string, type: Kind, peer: TestUser): Entry => ({ id, type, peer, pinnedAt: null, archived: false, left: false })
-  for (let i = 0; i < CONVERSATIONS; i++) entries.push(entry((await createGroup(friend!, [viewer!])).id, 'GROUP', friend!))
-  for (const peer of [friend!, other!]) entries.push(entry((await peer.run(OpenPrivate, { userId: viewer!.id })).openPrivateConversation.id, 'PRIVATE', peer))
+  const entry = (id: string, type: Kind, peer: TestUser): Entry => ({
+    id,
+    type,
+    peer,
+    pinnedAt: null,
+    archived: false,
+    left: false,
+  })
+  for (let i = 0; i < CONVERSATIONS; i++)
+    entries.push(entry((await createGroup(friend!, [viewer!])).id, 'GROUP', friend!))
+  for (const peer of [friend!, other!])
+    entries.push(
+      entry((await peer.run(OpenPrivate, { userId: viewer!.id })).openPrivateConversation.id, 'PRIVATE', peer),
+    )
   const current = () => entries.filter((e) => !e.left)
 
   /** The model's list: its members, pinned first by pin time, then by activity as each conversation reports it. */
   const expected = async (archived: boolean, type: Kind | null = null): Promise<string[]> => {
     const listed = current().filter((e) => e.archived === archived && (type === null || e.type === type))
-    const keyed = async (es: Entry[]) => Promise.all(es.map(async (e) => [e.id, (await viewer!.run(Activity, { id: e.id })).conversation!.lastActivityAt] as [string, string]))
+    const keyed = async (es: Entry[]) =>
+      Promise.all(
+        es.map(
+          async (e) =>
+            [e.id, (await viewer!.run(Activity, { id: e.id })).conversation!.lastActivityAt] as [string, string],
+        ),
+      )
     const pinned = listed.filter((e) => e.pinnedAt).map((e) => [e.id, e.pinnedAt!] as [string, string])
     const rest = await keyed(listed.filter((e) => !e.pinnedAt))
     return [...pinned.sort(newestFirst), ...rest.sort(newestFirst)].map(([id]) => id)
@@ -76,7 +117,10 @@ async function runScenario(seed: number) {
       const first = rand.pick([1, 2, 3, 5, 50])!
       const type = rand.pick([null, null, 'GROUP', 'PRIVATE'] as const)!
       const listed = await walk(viewer!, first, archived, type)
-      expect(listed.map((n) => n.id), `${step}, archived ${archived}, type ${type}, pages of ${first}`).toEqual(await expected(archived, type))
+      expect(
+        listed.map((n) => n.id),
+        `${step}, archived ${archived}, type ${type}, pages of ${first}`,
+      ).toEqual(await expected(archived, type))
       for (const n of listed) expect(n.viewerSettings.pinnedAt).toBe(entries.find((e) => e.id === n.id)!.pinnedAt)
     }
   }
@@ -91,7 +135,8 @@ async function runScenario(seed: number) {
       await sendText(viewer!, e.id, 'mine')
     } else if (op === 2) {
       const response = await viewer!.try(UpdateSettings, { id: e.id, input: { pinned: true } })
-      if (!e.pinnedAt && current().filter((x) => x.pinnedAt).length >= PIN_LIMIT) expect(codes(response)).toEqual(['LIMIT_REACHED'])
+      if (!e.pinnedAt && current().filter((x) => x.pinnedAt).length >= PIN_LIMIT)
+        expect(codes(response)).toEqual(['LIMIT_REACHED'])
       else e.pinnedAt = response.data!.updateConversationSettings.viewerSettings.pinnedAt
     } else if (op === 3) {
       await viewer!.run(UpdateSettings, { id: e.id, input: { pinned: false } })
@@ -106,7 +151,8 @@ async function runScenario(seed: number) {
     } else {
       // Activity ties: several conversations at one instant, ordered by id among themselves.
       const tied = rand.subset(current(), 0.3).map((x) => numericId(x.id))
-      await testApp().db.$executeRaw`UPDATE conversations SET last_activity_at = now() WHERE id = ANY(${tied.map(BigInt)}::bigint[])`
+      await testApp().db
+        .$executeRaw`UPDATE conversations SET last_activity_at = now() WHERE id = ANY(${tied.map(BigInt)}::bigint[])`
     }
     await check(`step ${step} (op ${op})`)
   }

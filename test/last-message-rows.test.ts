@@ -41,23 +41,38 @@ beforeAll(async () => {
 })
 
 const reader = () => ({ userId: viewerId })
-const byConversation = <T extends { conversationId: number }>(xs: T[]) => [...xs].sort((x, y) => x.conversationId - y.conversationId)
+const byConversation = <T extends { conversationId: number }>(xs: T[]) =>
+  [...xs].sort((x, y) => x.conversationId - y.conversationId)
 
 describe("an inbox page's last messages as JSON columns", () => {
   it('reads each last message as the messages loader reads it (the newest the viewer may see)', async () => {
     const { db } = testApp()
-    const visible = await findVisibleMessages(db, reader(), ids.flatMap((conversationId) => [1, 2, 3].map((seq) => ({ conversationId, seq }))))
+    const visible = await findVisibleMessages(
+      db,
+      reader(),
+      ids.flatMap((conversationId) => [1, 2, 3].map((seq) => ({ conversationId, seq }))),
+    )
     const newest = new Map<number, MessageRecord>()
     for (const m of visible) if ((newest.get(m.conversationId)?.seq ?? 0) < m.seq) newest.set(m.conversationId, m)
     const last = await findLastVisibleMessages(db, reader(), ids)
     expect(byConversation(last)).toEqual(byConversation([...newest.values()]))
     const [a, b, c, d, e] = ids
     expect(last.find((m) => m.conversationId === a)).toMatchObject({
-      seq: 3, status: 'EDITED', editedAt: new Date('2026-12-01T10:00:00.123Z'), mentionUserIds: [viewerId], reactionsPts: 9, forwardedFrom: { senderName: 'Ann' },
+      seq: 3,
+      status: 'EDITED',
+      editedAt: new Date('2026-12-01T10:00:00.123Z'),
+      mentionUserIds: [viewerId],
+      reactionsPts: 9,
+      forwardedFrom: { senderName: 'Ann' },
     })
-    expect(last.find((m) => m.conversationId === b)).toMatchObject({ seq: 2, status: 'RECALLED', recalledAt: expect.any(Date) })
+    expect(last.find((m) => m.conversationId === b)).toMatchObject({
+      seq: 2,
+      status: 'RECALLED',
+      recalledAt: expect.any(Date),
+    })
     expect(last.find((m) => m.conversationId === c)?.seq).toBe(2)
-    for (const id of [d, e]) expect(last.find((m) => m.conversationId === id)).toMatchObject({ seq: 1, senderType: 'SYSTEM', senderId: null })
+    for (const id of [d, e])
+      expect(last.find((m) => m.conversationId === id)).toMatchObject({ seq: 1, senderType: 'SYSTEM', senderId: null })
     expect(await findLastVisibleMessages(db, reader(), [])).toEqual([])
   })
 

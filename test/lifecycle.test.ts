@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest'
 import { conversationTopic } from '../src/realtime/events.ts'
 import { codes, newUsers, request, testApp } from './support/harness.ts'
-import { conversationKey, EditMessage, EditToImage, listen, readMessage, RecallMessage, SendImage } from './support/lifecycle.ts'
+import {
+  conversationKey,
+  EditMessage,
+  EditToImage,
+  listen,
+  readMessage,
+  RecallMessage,
+  SendImage,
+} from './support/lifecycle.ts'
 import { createGroup, MuteMember, OpenPrivate, SendMessage, sendText, SetRole } from './support/operations.ts'
 import { LifecycleSystemMessage } from './support/views.ts'
 
@@ -31,7 +39,8 @@ describe('editMessage', () => {
     const [alice, bob, outsider] = await newUsers(3)
     const group = await createGroup(alice!, [bob!])
     const text = (await sendText(alice!, group.id, 'original')).message
-    const image = (await alice!.run(SendImage, { conversationId: group.id, clientMessageId: `img-${text.id}` })).sendMessage.message
+    const image = (await alice!.run(SendImage, { conversationId: group.id, clientMessageId: `img-${text.id}` }))
+      .sendMessage.message
     const system = (await alice!.run(LifecycleSystemMessage, { id: group.id })).conversation!.message!
     expect(system.senderType).toBe('SYSTEM')
     const before = await readMessage(alice!, group.id, text.seq)
@@ -51,7 +60,12 @@ describe('editMessage', () => {
   it('hides a directed message from who may not see it: NOT_FOUND, not FORBIDDEN', async () => {
     const [alice, bob, carol] = await newUsers(3)
     const group = await createGroup(alice!, [bob!, carol!])
-    const input = { conversationId: group.id, clientMessageId: 'directed', content: { text: { text: 'for bob' } }, visibleToUserIds: [bob!.id] }
+    const input = {
+      conversationId: group.id,
+      clientMessageId: 'directed',
+      content: { text: { text: 'for bob' } },
+      visibleToUserIds: [bob!.id],
+    }
     const directed = (await alice!.run(SendMessage, { input })).sendMessage.message
     expect(codes(await carol!.try(EditMessage, { messageId: directed.id, text: 'x' }))).toEqual(['NOT_FOUND'])
     expect(codes(await carol!.try(RecallMessage, { messageId: directed.id }))).toEqual(['NOT_FOUND'])
@@ -77,11 +91,17 @@ describe.sequential('editMessage and the sending rules', () => {
     const saved = app.settings.sensitiveWords
     app.settings.sensitiveWords = ['forbiddenword']
     try {
-      expect(codes(await bob!.try(EditMessage, { messageId: sent.id, text: 'now with ForbiddenWord' }))).toEqual(['CONTENT_REJECTED'])
+      expect(codes(await bob!.try(EditMessage, { messageId: sent.id, text: 'now with ForbiddenWord' }))).toEqual([
+        'CONTENT_REJECTED',
+      ])
     } finally {
       app.settings.sensitiveWords = saved
     }
-    await alice!.run(MuteMember, { conversationId: group.id, userId: bob!.id, until: new Date(Date.now() + 3_600_000).toISOString() })
+    await alice!.run(MuteMember, {
+      conversationId: group.id,
+      userId: bob!.id,
+      until: new Date(Date.now() + 3_600_000).toISOString(),
+    })
     const before = await readMessage(bob!, group.id, sent.seq)
     expect(codes(await bob!.try(EditMessage, { messageId: sent.id, text: 'sneaky' }))).toEqual(['SENDER_MUTED'])
     expect((await readMessage(bob!, group.id, sent.seq)).message).toEqual(before.message)
@@ -134,8 +154,14 @@ describe('recallMessage', () => {
       expect(codes(await owner!.try(RecallMessage, { messageId: system.id }))).toEqual(['FORBIDDEN'])
       expect(await readMessage(other!, group.id, a.seq)).toEqual(before)
 
-      expect((await admin!.run(RecallMessage, { messageId: a.id })).recallMessage).toMatchObject({ status: 'RECALLED', recalledBy: { id: admin!.id } })
-      expect((await owner!.run(RecallMessage, { messageId: b.id })).recallMessage).toMatchObject({ status: 'RECALLED', recalledBy: { id: owner!.id } })
+      expect((await admin!.run(RecallMessage, { messageId: a.id })).recallMessage).toMatchObject({
+        status: 'RECALLED',
+        recalledBy: { id: admin!.id },
+      })
+      expect((await owner!.run(RecallMessage, { messageId: b.id })).recallMessage).toMatchObject({
+        status: 'RECALLED',
+        recalledBy: { id: owner!.id },
+      })
       expect((await owner!.run(RecallMessage, { messageId: c.id })).recallMessage.status).toBe('RECALLED')
     } finally {
       app.settings.recallWindowSeconds = saved
@@ -145,7 +171,8 @@ describe('recallMessage', () => {
   it('keeps an admin from recalling the owner’s or another admin’s message: the one hierarchy of remove and mute', async () => {
     const [owner, admin, otherAdmin] = await newUsers(3)
     const group = await createGroup(owner!, [admin!, otherAdmin!])
-    for (const user of [admin!, otherAdmin!]) await owner!.run(SetRole, { conversationId: group.id, userId: user.id, role: 'ADMIN' })
+    for (const user of [admin!, otherAdmin!])
+      await owner!.run(SetRole, { conversationId: group.id, userId: user.id, role: 'ADMIN' })
     const fromOwner = (await sendText(owner!, group.id, 'from the owner')).message
     const fromAdmin = (await sendText(otherAdmin!, group.id, 'from an admin')).message
     expect(codes(await admin!.try(RecallMessage, { messageId: fromOwner.id }))).toEqual(['FORBIDDEN'])
@@ -212,7 +239,11 @@ describe('an edit racing a recall', () => {
     for (let round = 0; round < 15; round++) {
       const sent = (await sendText(alice!, group.id, `round ${round}`)).message
       const edit = (text: string) => alice!.try(EditMessage, { messageId: sent.id, text })
-      const [edit1, recall, edit2] = await Promise.all([edit('first'), alice!.run(RecallMessage, { messageId: sent.id }), edit('second')])
+      const [edit1, recall, edit2] = await Promise.all([
+        edit('first'),
+        alice!.run(RecallMessage, { messageId: sent.id }),
+        edit('second'),
+      ])
       const recallPts = recall.recallMessage.pts
       for (const response of [edit1, edit2]) {
         // An edit either landed before the recall (smaller pts) or was refused; never after it.

@@ -19,11 +19,15 @@ describe('request body limits', () => {
     const server = await startServer()
     try {
       const response = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-        const req = httpRequest(server.url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${user.token}` } }, (res) => {
-          let body = ''
-          res.on('data', (chunk) => (body += chunk))
-          res.on('end', () => resolve({ status: res.statusCode!, body }))
-        })
+        const req = httpRequest(
+          server.url,
+          { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${user.token}` } },
+          (res) => {
+            let body = ''
+            res.on('data', (chunk) => (body += chunk))
+            res.on('end', () => resolve({ status: res.statusCode!, body }))
+          },
+        )
         req.on('error', reject)
         // Two writes without a Content-Length: Node sends them with Transfer-Encoding: chunked.
         req.write('{"query":')

@@ -23,13 +23,20 @@ describe('migrations', () => {
       const { rows } = await withPgClient(url.toString(), (c) =>
         c.query('SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL ORDER BY migration_name'),
       )
-      const onDisk = readdirSync(migrationsDir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort()
+      const onDisk = readdirSync(migrationsDir, { withFileTypes: true })
+        .filter((d) => d.isDirectory())
+        .map((d) => d.name)
+        .sort()
       expect(rows.map((r) => r.migration_name)).toEqual(onDisk)
 
       // `migrate diff --exit-code` exits 0 for no difference and 2 for one. The database the migrations
       // built matches schema.prisma…
       const drift = () =>
-        runPrisma(['migrate', 'diff', '--from-config-datasource', '--to-schema', 'prisma/schema.prisma', '--exit-code'], url.toString(), [0, 2]).status
+        runPrisma(
+          ['migrate', 'diff', '--from-config-datasource', '--to-schema', 'prisma/schema.prisma', '--exit-code'],
+          url.toString(),
+          [0, 2],
+        ).status
       expect(drift()).toBe(0)
       // …and the comparison does read the database: without one of its indexes it differs.
       await withPgClient(url.toString(), (c) => c.query('DROP INDEX "messages_sent_at_idx"'))

@@ -1,7 +1,18 @@
 import type { Client } from 'graphql-ws'
 import { describe, expect, it } from 'vitest'
 import { newUsers, type TestUser } from './support/harness.ts'
-import { post, sendVia, spawnInstance, subscribeWs, testRedisUrl, twoInstances, waitForSubscriptions, type Received, type TestServer, type wsClient } from './support/server.ts'
+import {
+  post,
+  sendVia,
+  spawnInstance,
+  subscribeWs,
+  testRedisUrl,
+  twoInstances,
+  waitForSubscriptions,
+  type Received,
+  type TestServer,
+  type wsClient,
+} from './support/server.ts'
 import { ConversationEvents, InboxEvents, SendTyping } from './support/live.ts'
 import { createGroup } from './support/operations.ts'
 import { SaveDraft, SettingsEvents } from './support/settings.ts'
@@ -12,7 +23,11 @@ import { SaveDraft, SettingsEvents } from './support/settings.ts'
  */
 const instances = twoInstances()
 
-function connect(server: TestServer | (() => string), user: TestUser, opts: Parameters<typeof wsClient>[2] = {}): Client {
+function connect(
+  server: TestServer | (() => string),
+  user: TestUser,
+  opts: Parameters<typeof wsClient>[2] = {},
+): Client {
   return instances.connect(server, user.token, opts)
 }
 
@@ -33,7 +48,10 @@ describe(`several instances (events through ${testRedisUrl ? 'Redis' : 'a shared
     expect(ids(await onA.waitFor(1))).toEqual([viaB.id])
     onA.dispose()
 
-    const missed = [await sendVia(instances.a, owner!, group.id, 'through A 1'), await sendVia(instances.a, owner!, group.id, 'through A 2')]
+    const missed = [
+      await sendVia(instances.a, owner!, group.id, 'through A 1'),
+      await sendVia(instances.a, owner!, group.id, 'through A 2'),
+    ]
     const onB = follow(connect(instances.b, member!), group.id, viaB.pts)
     await onB.waitFor(2)
     const live = await sendVia(instances.a, owner!, group.id, 'live through A')
@@ -54,7 +72,10 @@ describe(`several instances (events through ${testRedisUrl ? 'Redis' : 'a shared
       { __typename: 'TypingEvent', user: { id: owner!.id } },
       { __typename: 'MessageEvent', message: { id: sent.id } },
     ])
-    expect((await conversation.waitFor(2)).map((e) => e.conversationEvents.__typename)).toEqual(['TypingEvent', 'MessageEvent'])
+    expect((await conversation.waitFor(2)).map((e) => e.conversationEvents.__typename)).toEqual([
+      'TypingEvent',
+      'MessageEvent',
+    ])
     inbox.dispose()
     conversation.dispose()
   })
@@ -64,7 +85,10 @@ describe(`several instances (events through ${testRedisUrl ? 'Redis' : 'a shared
     const group = await createGroup(owner!, [member!])
     const device = subscribeWs(connect(instances.a, member!), SettingsEvents)
     await waitForSubscriptions(instances.a.app, member!, 1)
-    const saved = await post(instances.b.url, member!.token, SaveDraft, { id: group.id, draft: { text: 'written on B' } })
+    const saved = await post(instances.b.url, member!.token, SaveDraft, {
+      id: group.id,
+      draft: { text: 'written on B' },
+    })
     expect(saved.errors).toBeUndefined()
     expect((await device.waitFor(1))[0]!.inboxEvents).toMatchObject({
       __typename: 'ConversationUpdatedEvent',
@@ -84,7 +108,10 @@ describe('shutdown', () => {
     let connections = 0
     const client = connect(() => target, member!, {
       retryAttempts: 3,
-      on: { connected: () => void connections++, closed: (event) => void closeCodes.push((event as { code: number }).code) },
+      on: {
+        connected: () => void connections++,
+        closed: (event) => void closeCodes.push((event as { code: number }).code),
+      },
     })
     // Resuming from the group's start: the stream replays whatever it has not seen on each (re)subscribe.
     const stream = follow(client, group.id, group.lastPts)
@@ -93,7 +120,10 @@ describe('shutdown', () => {
 
     // Committed while the instance shuts down: its event may or may not reach the old socket.
     target = instances.b.wsUrl
-    const [during] = await Promise.all([sendVia(instances.b, owner!, group.id, 'during shutdown'), (doomed.child.kill('SIGTERM'), doomed.exited)])
+    const [during] = await Promise.all([
+      sendVia(instances.b, owner!, group.id, 'during shutdown'),
+      (doomed.child.kill('SIGTERM'), doomed.exited),
+    ])
     expect(await doomed.exited).toBe(0)
     expect(closeCodes[0]).toBe(1001)
     await waitForSubscriptions(instances.b.app, member!, 1)
@@ -103,7 +133,8 @@ describe('shutdown', () => {
     // The retried subscription replays from its sincePts; a client applies each pts once (drops any at or below the newest applied).
     await stream.waitUntil((events) => ids(events).includes(after.id))
     const applied: MessageEvents = []
-    for (const event of stream.events) if (event.conversationEvents.pts! > (applied.at(-1)?.conversationEvents.pts ?? 0)) applied.push(event)
+    for (const event of stream.events)
+      if (event.conversationEvents.pts! > (applied.at(-1)?.conversationEvents.pts ?? 0)) applied.push(event)
     expect(ids(applied)).toEqual([first.id, during.id, after.id])
     expect(stream.errors).toEqual([])
     stream.dispose()

@@ -41,10 +41,15 @@ describe('health and readiness', () => {
   })
 
   it('/readyz answers 503 with the reason when a dependency is not ready', async () => {
-    const server = await startServer(testApp().app, { readinessChecks: [{ name: 'redis', check: async () => 'not connected' }] })
+    const server = await startServer(testApp().app, {
+      readinessChecks: [{ name: 'redis', check: async () => 'not connected' }],
+    })
     try {
       const ready = await fetch(`${origin(server)}/readyz`)
-      expect([ready.status, await ready.json()]).toEqual([503, { status: 'unavailable', checks: { redis: 'not connected' } }])
+      expect([ready.status, await ready.json()]).toEqual([
+        503,
+        { status: 'unavailable', checks: { redis: 'not connected' } },
+      ])
     } finally {
       await server.close()
     }
@@ -53,9 +58,12 @@ describe('health and readiness', () => {
   it('a database missing a shipped migration is not ready', async () => {
     const shipped = path.resolve(import.meta.dirname, '../prisma/migrations')
     const dir = mkdtempSync(path.join(tmpdir(), 'parley-migrations-'))
-    for (const name of readdirSync(shipped, { withFileTypes: true }).filter((e) => e.isDirectory())) mkdirSync(path.join(dir, name.name))
+    for (const name of readdirSync(shipped, { withFileTypes: true }).filter((e) => e.isDirectory()))
+      mkdirSync(path.join(dir, name.name))
     mkdirSync(path.join(dir, '29991231000000_from_the_future'))
-    expect(await databaseReadiness(testApp().db, { migrationsDir: dir }).check()).toBe('pending migrations: 29991231000000_from_the_future')
+    expect(await databaseReadiness(testApp().db, { migrationsDir: dir }).check()).toBe(
+      'pending migrations: 29991231000000_from_the_future',
+    )
     expect(await databaseReadiness(testApp().db, { migrationsDir: shipped }).check()).toBeNull()
   })
 
@@ -103,7 +111,9 @@ describe('metrics', () => {
       body: JSON.stringify({
         query: print(SendMessage),
         operationName: 'SendMessage',
-        variables: { input: { conversationId: group.id, clientMessageId: 'metrics-1', content: { text: { text: 'hi' } } } },
+        variables: {
+          input: { conversationId: group.id, clientMessageId: 'metrics-1', content: { text: { text: 'hi' } } },
+        },
       }),
     })
     expect(response.status).toBe(200)
@@ -140,14 +150,31 @@ describe('metrics', () => {
     }
 
     // An instance whose subscriptions hold 3 waiting events, and a subscriber that stops reading.
-    const slow = createApp({ db: testApp().db, settings: DEFAULT_SETTINGS, realtime: createRealtime({ subscriberBuffer: 3 }) })
+    const slow = createApp({
+      db: testApp().db,
+      settings: DEFAULT_SETTINGS,
+      realtime: createRealtime({ subscriberBuffer: 3 }),
+    })
     const slowMetrics = createMetrics()
     slowMetrics.bindApp(slow)
-    const viewer = { userId: parseId(member!.id, 'User'), handle: member!.handle, kind: 'HUMAN' as const, isOperator: false }
+    const viewer = {
+      userId: parseId(member!.id, 'User'),
+      handle: member!.handle,
+      kind: 'HUMAN' as const,
+      isOperator: false,
+    }
     const stream = await openConversationEvents(slow, viewer, { conversationId: group.id })
     const ownerViewer = { ...viewer, userId: parseId(owner!.id, 'User'), handle: owner!.handle }
-    for (let i = 0; i < 4; i++) await sendMessage(slow, ownerViewer, { conversationId: group.id, clientMessageId: `slow-${i}-${Math.random()}`, content: { text: { text: 'x' } } })
-    expect(((await stream.next()).value as Delivery).payload).toMatchObject({ typename: 'Error', error: { extensions: { code: 'RESYNC_REQUIRED' } } })
+    for (let i = 0; i < 4; i++)
+      await sendMessage(slow, ownerViewer, {
+        conversationId: group.id,
+        clientMessageId: `slow-${i}-${Math.random()}`,
+        content: { text: { text: 'x' } },
+      })
+    expect(((await stream.next()).value as Delivery).payload).toMatchObject({
+      typename: 'Error',
+      error: { extensions: { code: 'RESYNC_REQUIRED' } },
+    })
     expect(sample(await slowMetrics.registry.metrics(), 'parley_slow_consumer_drops_total')).toBe(1)
   })
 
@@ -163,7 +190,9 @@ describe('metrics', () => {
     const after = await scrape()
     const series = 'parley_graphql_errors_total{code="GRAPHQL_VALIDATION_FAILED"}'
     expect(sample(after, series) - sample(before, series)).toBe(1)
-    expect(sample(after, `parley_http_requests_total{operation="anonymous",status="${response.status}"}`)).toBeGreaterThanOrEqual(1)
+    expect(
+      sample(after, `parley_http_requests_total{operation="anonymous",status="${response.status}"}`),
+    ).toBeGreaterThanOrEqual(1)
     const labels = new Set(Array.from({ length: 300 }, (_, i) => metrics.operationLabel(`Op${i}`)))
     expect(labels.size).toBeLessThanOrEqual(201)
     expect(labels.has('other')).toBe(true)
@@ -181,7 +210,11 @@ describe('logs', () => {
     try {
       const response = await fetch(server.url, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${user!.token}`, 'x-request-id': 'probe-42' },
+        headers: {
+          'content-type': 'application/json',
+          authorization: `Bearer ${user!.token}`,
+          'x-request-id': 'probe-42',
+        },
         body: JSON.stringify({ query: '{ viewer { user { id } } }' }),
       })
       expect(response.headers.get('x-request-id')).toBe('probe-42')
@@ -203,14 +236,27 @@ describe('logs', () => {
     const db = createDb(inject('adminDatabaseUrl'), { poolSize: 1 })
     const app = createApp({ db, realtime: createRealtime(), settings: DEFAULT_SETTINGS })
     const resolveViewer = async () => ({ userId: 1, handle: 'probe', kind: 'HUMAN' as const, isOperator: false })
-    const yoga = createYogaServer({ app, authSecret: AUTH_SECRET, maxBodyBytes: 10_000, production: true, logger: yogaLogger(log), resolveViewer })
+    const yoga = createYogaServer({
+      app,
+      authSecret: AUTH_SECRET,
+      maxBodyBytes: 10_000,
+      production: true,
+      logger: yogaLogger(log),
+      resolveViewer,
+    })
     try {
       const response = await yoga.fetch(
         'http://parley.test/graphql',
-        { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${user!.token}` }, body: JSON.stringify({ query: '{ viewer { user { handle } } }' }) },
+        {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${user!.token}` },
+          body: JSON.stringify({ query: '{ viewer { user { handle } } }' }),
+        },
         { requestId: 'probe-43' },
       )
-      expect(((await response.json()) as { errors: { extensions: { code: string } }[] }).errors[0]!.extensions.code).toBe('INTERNAL_SERVER_ERROR')
+      expect(
+        ((await response.json()) as { errors: { extensions: { code: string } }[] }).errors[0]!.extensions.code,
+      ).toBe('INTERNAL_SERVER_ERROR')
       expect(lines.find((l) => l.msg === 'unexpected error')).toMatchObject({ level: 50, requestId: 'probe-43' })
     } finally {
       await db.$disconnect()

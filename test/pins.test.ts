@@ -6,7 +6,8 @@ import { createGroup, CreateChannel, OpenPrivate, sendText, SetRole, SubscribeCh
 import { LifecycleSystemMessage } from './support/views.ts'
 import { buildVisibilityMatrix } from './support/visibility.ts'
 
-const pinned = async (user: TestUser, conversationId: string) => (await user.run(PinnedState, { id: conversationId })).conversation!
+const pinned = async (user: TestUser, conversationId: string) =>
+  (await user.run(PinnedState, { id: conversationId })).conversation!
 
 describe('pinMessage / unpinMessage', () => {
   it('pins newest first, writes one SYSTEM notice per change through seq allocation, and repeats write nothing', async () => {
@@ -16,21 +17,35 @@ describe('pinMessage / unpinMessage', () => {
     const b = (await sendText(member!, group.id, 'b')).message
 
     const first = (await owner!.run(PinMessage, { messageId: a.id })).pinMessage
-    expect(first).toMatchObject({ lastSeq: b.seq + 1, lastPts: b.pts + 1, pinnedMessages: [{ message: { id: a.id }, pinnedBy: { id: owner!.id } }] })
+    expect(first).toMatchObject({
+      lastSeq: b.seq + 1,
+      lastPts: b.pts + 1,
+      pinnedMessages: [{ message: { id: a.id }, pinnedBy: { id: owner!.id } }],
+    })
     const second = (await owner!.run(PinMessage, { messageId: b.id })).pinMessage
     expect(second.pinnedMessages.map((p) => p.message.id)).toEqual([b.id, a.id])
     // The notice: a SYSTEM message of event MESSAGE_PINNED by the actor, which every member sees.
     const seen = await pinned(member!, group.id)
-    expect(seen.lastMessage).toMatchObject({ seq: b.seq + 2, senderType: 'SYSTEM', content: { event: 'MESSAGE_PINNED', actor: { id: owner!.id }, text: expect.stringContaining('pinned a message') } })
+    expect(seen.lastMessage).toMatchObject({
+      seq: b.seq + 2,
+      senderType: 'SYSTEM',
+      content: { event: 'MESSAGE_PINNED', actor: { id: owner!.id }, text: expect.stringContaining('pinned a message') },
+    })
     expect(seen.pinnedMessages.map((p) => p.message.id)).toEqual([b.id, a.id])
 
     // Idempotent: the same pin again takes no seq and no pts.
-    expect((await owner!.run(PinMessage, { messageId: b.id })).pinMessage).toMatchObject({ lastSeq: second.lastSeq, lastPts: second.lastPts })
+    expect((await owner!.run(PinMessage, { messageId: b.id })).pinMessage).toMatchObject({
+      lastSeq: second.lastSeq,
+      lastPts: second.lastPts,
+    })
 
     const unpinned = (await owner!.run(UnpinMessage, { messageId: b.id })).unpinMessage
     expect(unpinned).toMatchObject({ lastSeq: second.lastSeq + 1, pinnedMessages: [{ message: { id: a.id } }] })
     expect((await pinned(owner!, group.id)).lastMessage!.content).toMatchObject({ event: 'MESSAGE_UNPINNED' })
-    expect((await owner!.run(UnpinMessage, { messageId: b.id })).unpinMessage).toMatchObject({ lastSeq: unpinned.lastSeq, lastPts: unpinned.lastPts })
+    expect((await owner!.run(UnpinMessage, { messageId: b.id })).unpinMessage).toMatchObject({
+      lastSeq: unpinned.lastSeq,
+      lastPts: unpinned.lastPts,
+    })
   })
 
   it('lets a group or channel OWNER or ADMIN pin, either member of a private chat, and refuses the rest with nothing stored', async () => {
@@ -116,8 +131,12 @@ describe('pinMessage / unpinMessage', () => {
     for (let i = 0; i < 12; i++) messages.push((await sendText(owner!, group.id, `race ${i}`)).message)
     const before = await pinned(owner!, group.id)
     const managers = [owner!, ...admins]
-    const results = await Promise.all(messages.map((m, i) => managers[i % managers.length]!.try(PinMessage, { messageId: m.id })))
-    expect(results.map((r) => codes(r)[0] ?? 'OK').sort()).toEqual([...Array(10).fill('OK'), 'LIMIT_REACHED', 'LIMIT_REACHED'].sort())
+    const results = await Promise.all(
+      messages.map((m, i) => managers[i % managers.length]!.try(PinMessage, { messageId: m.id })),
+    )
+    expect(results.map((r) => codes(r)[0] ?? 'OK').sort()).toEqual(
+      [...Array(10).fill('OK'), 'LIMIT_REACHED', 'LIMIT_REACHED'].sort(),
+    )
     const after = await pinned(owner!, group.id)
     expect(after.pinnedMessages).toHaveLength(10)
     expect(after.lastSeq).toBe(before.lastSeq + 10)

@@ -6,7 +6,15 @@ import { createRealtime } from '../src/realtime/pubsub.ts'
 import { newUsers, type GraphQLResponse } from './support/harness.ts'
 import { ConversationEvents, Position } from './support/live.ts'
 import { createGroup, lastSeqOf, SendMessage } from './support/operations.ts'
-import { post, startInstance, subscribeWs, waitForSubscriptions, wsClient, type Received, type TestServer } from './support/server.ts'
+import {
+  post,
+  startInstance,
+  subscribeWs,
+  waitForSubscriptions,
+  wsClient,
+  type Received,
+  type TestServer,
+} from './support/server.ts'
 
 /** Instances on a pool of 20: one with the default wait for a connection (10 s), one waiting at most 1 s. */
 const POOL_SIZE = 20
@@ -18,7 +26,11 @@ const clients: Client[] = []
 beforeAll(async () => {
   ;[server, impatient] = await Promise.all([
     startInstance(createRealtime(), { poolSize: POOL_SIZE }),
-    startInstance(createRealtime(), { poolSize: POOL_SIZE, poolTimeoutMs: 1_000, log: createLogger('info', { write: (line: string) => void lines.push(JSON.parse(line)) }) }),
+    startInstance(createRealtime(), {
+      poolSize: POOL_SIZE,
+      poolTimeoutMs: 1_000,
+      log: createLogger('info', { write: (line: string) => void lines.push(JSON.parse(line)) }),
+    }),
   ])
 })
 afterAll(async () => {
@@ -47,7 +59,8 @@ describe('pool exhaustion', () => {
       for (let socket = 0; socket < 5; socket++) {
         const client = wsClient(server.wsUrl, reader.token)
         clients.push(client)
-        for (let i = 0; i < 10; i++) streams.push(subscribeWs(client, ConversationEvents, { conversationId: group.id, sincePts: group.lastPts }))
+        for (let i = 0; i < 10; i++)
+          streams.push(subscribeWs(client, ConversationEvents, { conversationId: group.id, sincePts: group.lastPts }))
       }
     }
     await Promise.all(readers.map((reader) => waitForSubscriptions(server.app, reader, 50)))
@@ -88,8 +101,15 @@ describe('pool exhaustion', () => {
     )
     while (busy(impatient) < POOL_SIZE) await new Promise((resolve) => setTimeout(resolve, 20))
 
-    const input = { conversationId: group.id, clientMessageId: 'while-busy', content: { text: { text: 'wait for me' } } }
-    const [refused, read] = await Promise.all([post(impatient.url, owner!.token, SendMessage, { input }), post(impatient.url, member!.token, Position, { id: group.id })])
+    const input = {
+      conversationId: group.id,
+      clientMessageId: 'while-busy',
+      content: { text: { text: 'wait for me' } },
+    }
+    const [refused, read] = await Promise.all([
+      post(impatient.url, owner!.token, SendMessage, { input }),
+      post(impatient.url, member!.token, Position, { id: group.id }),
+    ])
     for (const response of [refused, read]) {
       expect(refusalOf(response)?.extensions?.code).toBe('UNAVAILABLE')
       expect(refusalOf(response)?.extensions?.retryAfterMs).toBeGreaterThan(0)

@@ -69,7 +69,9 @@ describe('statement counts', () => {
         const result = (await owner!.run(HistoryWithInteractions, { id: group.id, last })).conversation!
         expect(result.messages.edges).toHaveLength(last)
         expect(result.pinnedMessages).toHaveLength(10)
-        reacted = result.messages.edges.filter((e) => e.node.reactions.length > 0 && e.node.reactions.every((g) => g.users.edges.length === g.count)).length
+        reacted = result.messages.edges.filter(
+          (e) => e.node.reactions.length > 0 && e.node.reactions.every((g) => g.users.edges.length === g.count),
+        ).length
       })
       return { count, reacted }
     }
@@ -87,22 +89,47 @@ describe('statement counts', () => {
   it('are one for a history page with its conversation, senders and quoted messages, in either direction, with or without a cursor', async () => {
     const [owner, member, outsider] = await newUsers(3)
     const group = await createGroup(owner!, [member!, outsider!])
-    const hidden = (await owner!.run(SendMessage, { input: { conversationId: group.id, clientMessageId: 'directed', content: { text: { text: 'for the outsider' } }, visibleToUserIds: [outsider!.id] } })).sendMessage
+    const hidden = (
+      await owner!.run(SendMessage, {
+        input: {
+          conversationId: group.id,
+          clientMessageId: 'directed',
+          content: { text: { text: 'for the outsider' } },
+          visibleToUserIds: [outsider!.id],
+        },
+      })
+    ).sendMessage
     const shown = await sendText(member!, group.id, 'shown')
     for (let i = 0; i < 60; i++) {
       const quotedMessageId = i % 3 === 0 ? shown.message.id : i % 3 === 1 ? hidden.message.id : undefined
       // Only the owner (its sender) may quote the directed message.
-      await (i % 3 === 1 ? owner! : [owner!, member!][i % 2]!).run(SendMessage, { input: { conversationId: group.id, clientMessageId: `q-${i}`, content: { text: { text: `m${i}` } }, quotedMessageId } })
+      await (i % 3 === 1 ? owner! : [owner!, member!][i % 2]!).run(SendMessage, {
+        input: {
+          conversationId: group.id,
+          clientMessageId: `q-${i}`,
+          content: { text: { text: `m${i}` } },
+          quotedMessageId,
+        },
+      })
     }
     const HISTORY = `query H($id: ID!, $first: Int, $after: String, $last: Int, $before: String) { conversation(id: $id) {
       messages(first: $first, after: $after, last: $last, before: $before) {
         edges { cursor node { seq sender { handle } content { ... on TextContent { text } } quoted { seq sender { handle } } } }
         pageInfo { hasPreviousPage hasNextPage startCursor } } } }`
-    type Page = { edges: { cursor: string; node: { seq: number; sender: { handle: string }; quoted: { seq: number; sender: { handle: string } } | null } }[]; pageInfo: { hasPreviousPage: boolean; hasNextPage: boolean } }
+    type Page = {
+      edges: {
+        cursor: string
+        node: { seq: number; sender: { handle: string }; quoted: { seq: number; sender: { handle: string } } | null }
+      }[]
+      pageInfo: { hasPreviousPage: boolean; hasNextPage: boolean }
+    }
     const page = async (variables: Record<string, unknown>) => {
       let messages: Page | undefined
       const count = await countStatements(async () => {
-        const response = await request<{ conversation: { messages: Page } }, unknown>(member!.token, HISTORY, { id: group.id, ...variables })
+        const response = await request<{ conversation: { messages: Page } }, unknown>(member!.token, HISTORY, {
+          id: group.id,
+          ...variables,
+        })
         expect(response.errors).toBeUndefined()
         messages = response.data!.conversation.messages
       })
@@ -116,11 +143,19 @@ describe('statement counts', () => {
       expect(count).toBe(1)
       // The member sees the message quoted from them and not the one directed to the outsider.
       const quoting = messages.edges.filter((e) => e.node.seq > shown.message.seq)
-      expect(quoting.every((e) => (e.node.quoted === null) === ((e.node.seq - shown.message.seq - 1) % 3 !== 0))).toBe(true)
-      expect(quoting.filter((e) => e.node.quoted).every((e) => e.node.quoted!.sender.handle === member!.handle)).toBe(true)
+      expect(quoting.every((e) => (e.node.quoted === null) === ((e.node.seq - shown.message.seq - 1) % 3 !== 0))).toBe(
+        true,
+      )
+      expect(quoting.filter((e) => e.node.quoted).every((e) => e.node.quoted!.sender.handle === member!.handle)).toBe(
+        true,
+      )
     }
     const pageInfo = (p: { messages: Page }) => [p.messages.pageInfo.hasPreviousPage, p.messages.pageInfo.hasNextPage]
-    expect([pageInfo(newest), pageInfo(older), pageInfo(forward)]).toEqual([[true, false], [false, true], [true, true]])
+    expect([pageInfo(newest), pageInfo(older), pageInfo(forward)]).toEqual([
+      [true, false],
+      [false, true],
+      [true, true],
+    ])
 
     // The shape Relay and Apollo send: the page inside fragments on Conversation (and on Node), the
     // quoted message and the flag past the cursor only inside fragments of their own (a page reads
@@ -130,7 +165,14 @@ describe('statement counts', () => {
       fragment Page on Conversation { messages(last: 50, before: $before) { edges { node { seq sender { handle } ...Quote } } pageInfo { ...Flags } } }
       fragment Quote on Message { ... on Message { quoted { seq } } }
       fragment Flags on PageInfo { hasNextPage }`
-    type Fragments = { conversation: { messages: { edges: { node: { seq: number; quoted: { seq: number } | null } }[]; pageInfo: { hasNextPage: boolean } } } }
+    type Fragments = {
+      conversation: {
+        messages: {
+          edges: { node: { seq: number; quoted: { seq: number } | null } }[]
+          pageInfo: { hasNextPage: boolean }
+        }
+      }
+    }
     const fromFragments = async (before: string | null) => {
       let data: Fragments | undefined
       const count = await countStatements(async () => {
@@ -139,7 +181,8 @@ describe('statement counts', () => {
       expect(count).toBe(1)
       return data!.conversation.messages
     }
-    const seqsAndQuotes = (edges: { node: { seq: number; quoted: { seq: number } | null } }[]) => edges.map((e) => [e.node.seq, e.node.quoted?.seq ?? null])
+    const seqsAndQuotes = (edges: { node: { seq: number; quoted: { seq: number } | null } }[]) =>
+      edges.map((e) => [e.node.seq, e.node.quoted?.seq ?? null])
     const newestByFragments = await fromFragments(null)
     expect(seqsAndQuotes(newestByFragments.edges)).toEqual(seqsAndQuotes(newest.messages.edges))
     expect(newestByFragments.pageInfo.hasNextPage).toBe(false)
@@ -153,17 +196,28 @@ describe('statement counts', () => {
     const others = await newUsers(3)
     const drafted = async (user: TestUser, id: string, i: number) => {
       const quoted = await sendText(others[i % 3]!, id, `quote ${i}`)
-      await user.run(SaveDraft, { id, draft: { text: `draft ${i}`, quotedMessageId: quoted.message.id, mentionUserIds: [others[i % 3]!.id] } })
+      await user.run(SaveDraft, {
+        id,
+        draft: { text: `draft ${i}`, quotedMessageId: quoted.message.id, mentionUserIds: [others[i % 3]!.id] },
+      })
     }
     for (let i = 0; i < 52; i++) {
       const group = await createGroup(others[i % 3]!, [viewer])
       if (i % 4) await drafted(viewer, group.id, i)
-      if (i % 5 === 0) await viewer.run(UpdateSettings, { id: group.id, input: { pinned: i < 20, doNotDisturbUntil: '9999-01-01T00:00:00Z', markedUnread: true } })
+      if (i % 5 === 0)
+        await viewer.run(UpdateSettings, {
+          id: group.id,
+          input: { pinned: i < 20, doNotDisturbUntil: '9999-01-01T00:00:00Z', markedUnread: true },
+        })
     }
     const { small, large } = await pageCosts(async (first) => {
       const page = await viewer.run(InboxWithSettings, { first })
       const drafts = page.viewer.conversations.edges.filter((e) => e.node.viewerSettings.draft)
-      expect(drafts.every((e) => e.node.viewerSettings.draft!.quotedMessage && e.node.viewerSettings.draft!.mentions.length === 1)).toBe(true)
+      expect(
+        drafts.every(
+          (e) => e.node.viewerSettings.draft!.quotedMessage && e.node.viewerSettings.draft!.mentions.length === 1,
+        ),
+      ).toBe(true)
       return page.viewer.conversations.edges.length
     })
     // One statement each for the page, the total, the unread counts, the last messages, the settings,

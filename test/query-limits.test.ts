@@ -58,18 +58,27 @@ type Refusal = { message: string; extensions?: { code?: string; limit?: string; 
 function expectRefused(errors: readonly Refusal[] | undefined, limit: string, found: number) {
   expect(errors).toHaveLength(1)
   const [error] = errors!
-  expect(error!.extensions).toMatchObject({ code: QUERY_TOO_COMPLEX, limit, found, max: DEFAULT_QUERY_LIMITS[limit as keyof typeof DEFAULT_QUERY_LIMITS] })
+  expect(error!.extensions).toMatchObject({
+    code: QUERY_TOO_COMPLEX,
+    limit,
+    found,
+    max: DEFAULT_QUERY_LIMITS[limit as keyof typeof DEFAULT_QUERY_LIMITS],
+  })
   expect(error!.message).toContain(found.toLocaleString('en-US'))
-  expect(error!.message).toContain(`the limit is ${DEFAULT_QUERY_LIMITS[limit as keyof typeof DEFAULT_QUERY_LIMITS].toLocaleString('en-US')}`)
+  expect(error!.message).toContain(
+    `the limit is ${DEFAULT_QUERY_LIMITS[limit as keyof typeof DEFAULT_QUERY_LIMITS].toLocaleString('en-US')}`,
+  )
   expect(error!.message).not.toMatch(/syntax error/i)
 }
 
 describe('the node count', () => {
   it('multiplies page sizes along each path and sums over the document, as GitHub computes it', () => {
     // viewer 1 + connection 1 + 50 × (edge + conversation + members connection + 10 × (edge + member + user))
-    expect(tally('{ viewer { conversations(first: 50) { edges { node { members(first: 10) { edges { node { user { id } } } } } } } } }').nodes).toBe(
-      1 + 1 + 50 * (1 + 1 + 1 + 10 * 3),
-    )
+    expect(
+      tally(
+        '{ viewer { conversations(first: 50) { edges { node { members(first: 10) { edges { node { user { id } } } } } } } } }',
+      ).nodes,
+    ).toBe(1 + 1 + 50 * (1 + 1 + 1 + 10 * 3))
   })
 
   it('reads page sizes from literals and variables alike, with the default page when absent', () => {
@@ -77,10 +86,14 @@ describe('the node count', () => {
     expect(tally(page, { n: 100 }).nodes).toBe(2 + 100 * 2)
     expect(tally(page, { n: 5 }).nodes).toBe(2 + 5 * 2)
     expect(tally(page).nodes).toBe(2 + 20 * 2)
-    expect(tally('query($n: Int = 7) { viewer { favorites(first: $n) { edges { node { id } } } } }').nodes).toBe(2 + 7 * 2)
+    expect(tally('query($n: Int = 7) { viewer { favorites(first: $n) { edges { node { id } } } } }').nodes).toBe(
+      2 + 7 * 2,
+    )
     // The schema's own defaults: changes(first = 100), messagesAround(count = 20).
     expect(tally('{ conversation(id: "x") { changes(sincePts: 0) { messages { id } } } }').nodes).toBe(2 + 100)
-    expect(tally('{ conversation(id: "x") { messagesAround(seq: 1) { edges { node { id } } } } }').nodes).toBe(2 + 20 * 2)
+    expect(tally('{ conversation(id: "x") { messagesAround(seq: 1) { edges { node { id } } } } }').nodes).toBe(
+      2 + 20 * 2,
+    )
     // Over 100 the resolver answers BAD_USER_INPUT and nothing is read: counted as the maximum.
     expect(tally(page, { n: 5000 }).nodes).toBe(2 + 100 * 2)
   })
@@ -88,12 +101,17 @@ describe('the node count', () => {
   it('counts plain lists at the documented estimate, and the costliest member of a union rather than all', () => {
     // 10 messages × (message + content (1 + the larger member: 10 targets + actor = 11, not 11 + 10 items))
     expect(
-      tally('{ viewer { favorites(first: 10) { edges { node { content { ... on SystemContent { actor { id } targets { id } } ... on ForwardContent { items { kind } } } } } } } }').nodes,
+      tally(
+        '{ viewer { favorites(first: 10) { edges { node { content { ... on SystemContent { actor { id } targets { id } } ... on ForwardContent { items { kind } } } } } } } }',
+      ).nodes,
     ).toBe(2 + 10 * (2 + 1 + 11))
   })
 
   it('counts a sync batch’s lists at its `first`, whose maximum is 500', () => {
-    const batch = (first: number) => tally(`query ($since: String!) { sync(since: $since, first: ${first}) { conversations { id } messageStates { messageId } } }`).nodes
+    const batch = (first: number) =>
+      tally(
+        `query ($since: String!) { sync(since: $since, first: ${first}) { conversations { id } messageStates { messageId } } }`,
+      ).nodes
     expect(batch(500)).toBe(1 + 500 + 500)
     expect(batch(3)).toBe(1 + 3 + 3)
   })
@@ -108,22 +126,32 @@ describe('the node count', () => {
       fragment E on User { id }`
     expect(tally(nested).nodes).toBe(tally(inline).nodes)
     // Spread twice at one place, execution merges it: counted once. At two places: twice.
-    const twice = '{ viewer { favorites(first: 10) { edges { node { ...M ...M } } } } } fragment M on Message { mentions { id } }'
-    expect(tally(twice).nodes).toBe(tally('{ viewer { favorites(first: 10) { edges { node { mentions { id } } } } } }').nodes)
-    const twoSites = '{ viewer { a: favorites(first: 10) { edges { node { ...M } } } b: favorites(first: 10) { edges { node { ...M } } } } } fragment M on Message { id }'
+    const twice =
+      '{ viewer { favorites(first: 10) { edges { node { ...M ...M } } } } } fragment M on Message { mentions { id } }'
+    expect(tally(twice).nodes).toBe(
+      tally('{ viewer { favorites(first: 10) { edges { node { mentions { id } } } } } }').nodes,
+    )
+    const twoSites =
+      '{ viewer { a: favorites(first: 10) { edges { node { ...M } } } b: favorites(first: 10) { edges { node { ...M } } } } } fragment M on Message { id }'
     expect(tally(twoSites).nodes).toBe(1 + 2 * (1 + 10 * 2))
   })
 
   it('walks a fragment spread on every path once, so a fan-out of 2^40 paths is counted exactly and at once', () => {
     const levels = 40
-    const fragments = Array.from({ length: levels }, (_, i) => `fragment F${i} on Message { a: quoted { ...F${i + 1} } b: quoted { ...F${i + 1} } }`)
+    const fragments = Array.from(
+      { length: levels },
+      (_, i) => `fragment F${i} on Message { a: quoted { ...F${i + 1} } b: quoted { ...F${i + 1} } }`,
+    )
     const document = `{ node(id: "x") { ...F0 } } ${fragments.join(' ')} fragment F${levels} on Message { id }`
     expect(tally(document)).toEqual({ nodes: 2 ** (levels + 1) - 1, height: levels + 2 })
   })
 
   it('puts every served operation of the corpus under the limit with the figures recorded here', () => {
     for (const op of served) {
-      expect({ name: op.name, nodes: tally(op.document, PAGES).nodes }).toEqual({ name: op.name, nodes: SERVED_NODES[op.name] })
+      expect({ name: op.name, nodes: tally(op.document, PAGES).nodes }).toEqual({
+        name: op.name,
+        nodes: SERVED_NODES[op.name],
+      })
       expect(tally(op.document, PAGES).height).toBeLessThanOrEqual(DEFAULT_QUERY_LIMITS.depth)
     }
     expect(Object.keys(SERVED_NODES).sort()).toEqual(served.map((op) => op.name).sort())
@@ -142,17 +170,34 @@ describe('the corpus over HTTP', () => {
     const first = await sendText(alice, group.id, 'hello')
     const send = (user: TestUser, content: MessageContentInput, extra: Partial<SendMessageInput> = {}) =>
       user.run(SendMessage, { input: { conversationId: group.id, clientMessageId: randomUUID(), content, ...extra } })
-    const reply = await send(bob, { text: { text: 'reply' } }, { quotedMessageId: first.message.id, mentionUserIds: [alice.id] })
+    const reply = await send(
+      bob,
+      { text: { text: 'reply' } },
+      { quotedMessageId: first.message.id, mentionUserIds: [alice.id] },
+    )
     const forward = await send(alice, { forward: { messageIds: [first.message.id, reply.sendMessage.message.id] } })
     await send(bob, { image: { url: 'https://example.com/a.png', width: 10, height: 10 } })
     await alice.run(SetFavorite, { messageId: reply.sendMessage.message.id, favorite: true })
-    await alice.run(SetReminder, { messageId: forward.sendMessage.message.id, remindAt: new Date(Date.now() + 86_400_000).toISOString() })
-    variables = { ...PAGES, id: group.id, messageId: reply.sendMessage.message.id, filter: { conversationId: group.id }, query: 'corpus' }
+    await alice.run(SetReminder, {
+      messageId: forward.sendMessage.message.id,
+      remindAt: new Date(Date.now() + 86_400_000).toISOString(),
+    })
+    variables = {
+      ...PAGES,
+      id: group.id,
+      messageId: reply.sendMessage.message.id,
+      filter: { conversationId: group.id },
+      query: 'corpus',
+    }
   })
 
   for (const op of served.filter((op) => op.kind !== 'subscription')) {
     it(`serves ${op.name}`, async () => {
-      const input = { conversationId: variables.id, clientMessageId: randomUUID(), content: { text: { text: 'from the corpus' } } }
+      const input = {
+        conversationId: variables.id,
+        clientMessageId: randomUUID(),
+        content: { text: { text: 'from the corpus' } },
+      }
       const response = await request(alice.token, op.source, { ...variables, input })
       expect(response.errors).toBeUndefined()
       expect(response.data).toBeTruthy()
@@ -171,10 +216,18 @@ describe('the corpus over HTTP', () => {
     const op = corpus('refused/nested-connections-variables')
     const small = { first: 5, count: 10, readers: 3 }
     expect((await request(alice.token, op.source, small)).errors).toBeUndefined()
-    expectRefused((await request(alice.token, op.source, { first: 100, count: 100, readers: 100 })).errors, 'nodes', 2_040_302)
+    expectRefused(
+      (await request(alice.token, op.source, { first: 100, count: 100, readers: 100 })).errors,
+      'nodes',
+      2_040_302,
+    )
     // Yoga caches validation per document; the node count, which depends on the variables, is not cached with it.
     expect((await request(alice.token, op.source, small)).errors).toBeUndefined()
-    expectRefused((await request(alice.token, op.source, { first: 100, count: 100, readers: 100 })).errors, 'nodes', 2_040_302)
+    expectRefused(
+      (await request(alice.token, op.source, { first: 100, count: 100, readers: 100 })).errors,
+      'nodes',
+      2_040_302,
+    )
   })
 
   it('leaves a page over 100 to the resolver, which answers BAD_USER_INPUT', async () => {
@@ -188,7 +241,10 @@ describe('the corpus over HTTP', () => {
   })
 
   it('answers like a validation error: 200 under application/json, 400 under application/graphql-response+json', async () => {
-    for (const [accept, status] of [['application/json', 200], ['application/graphql-response+json', 400]] as const) {
+    for (const [accept, status] of [
+      ['application/json', 200],
+      ['application/graphql-response+json', 400],
+    ] as const) {
       const response = await testApp().server.yoga.fetch('http://parley.test/graphql', {
         method: 'POST',
         headers: { 'content-type': 'application/json', accept, authorization: `Bearer ${alice.token}` },
@@ -203,11 +259,18 @@ describe('the corpus over HTTP', () => {
   })
 
   describe('refuses before anything can overflow the stack', () => {
-    const refuse = async (query: string, limit: string, found: number) => expectRefused((await request(alice.token, query)).errors, limit, found)
+    const refuse = async (query: string, limit: string, found: number) =>
+      expectRefused((await request(alice.token, query)).errors, limit, found)
 
-    it('a list literal nested 2,000 levels', () => refuse(`{ viewer { conversations(first: 1, type: ${'['.repeat(2000)}${']'.repeat(2000)}) { edges { cursor } } } }`, 'nesting', 2003))
+    it('a list literal nested 2,000 levels', () =>
+      refuse(
+        `{ viewer { conversations(first: 1, type: ${'['.repeat(2000)}${']'.repeat(2000)}) { edges { cursor } } } }`,
+        'nesting',
+        2003,
+      ))
 
-    it('a selection nested 10,000 levels', () => refuse(`{ ${'a{'.repeat(9999)}b${'}'.repeat(9999)} }`, 'nesting', 10_000))
+    it('a selection nested 10,000 levels', () =>
+      refuse(`{ ${'a{'.repeat(9999)}b${'}'.repeat(9999)} }`, 'nesting', 10_000))
 
     it('a chain of 250 fragments, each one level deeper', async () => {
       const fragments = Array.from({ length: 250 }, (_, i) => `fragment F${i} on Message { quoted { ...F${i + 1} } }`)
@@ -224,8 +287,16 @@ describe('the corpus over HTTP', () => {
 
 describe('the corpus over graphql-ws', () => {
   const live = liveServer()
-  const subscribe = (user: TestUser, op: CorpusOperation, variables: Record<string, unknown> = {}): Received<Record<string, unknown>> =>
-    subscribeWs(live.connect(user.token), op.document as TypedDocumentNode<Record<string, unknown>, Record<string, unknown>>, variables)
+  const subscribe = (
+    user: TestUser,
+    op: CorpusOperation,
+    variables: Record<string, unknown> = {},
+  ): Received<Record<string, unknown>> =>
+    subscribeWs(
+      live.connect(user.token),
+      op.document as TypedDocumentNode<Record<string, unknown>, Record<string, unknown>>,
+      variables,
+    )
 
   it('serves the resume subscriptions (replays from sincePts 0)', async () => {
     const [alice, bob] = await newUsers(2, 'corpus-ws')
@@ -259,11 +330,14 @@ describe('the corpus over graphql-ws', () => {
 
     const nested = live.connect(alice.token)
     const errors = await new Promise<readonly Refusal[]>((resolve) =>
-      nested.subscribe({ query: `{ viewer { conversations(type: ${'['.repeat(2000)}${']'.repeat(2000)}) { edges { cursor } } } }` }, {
-        next: () => {},
-        error: (error) => resolve(error as Refusal[]),
-        complete: () => resolve([]),
-      }),
+      nested.subscribe(
+        { query: `{ viewer { conversations(type: ${'['.repeat(2000)}${']'.repeat(2000)}) { edges { cursor } } } }` },
+        {
+          next: () => {},
+          error: (error) => resolve(error as Refusal[]),
+          complete: () => resolve([]),
+        },
+      ),
     )
     expectRefused(errors, 'nesting', 2003)
     for (const error of [...pages.errors, ...errors]) expect(error.extensions).not.toHaveProperty('http')

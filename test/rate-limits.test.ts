@@ -5,7 +5,16 @@ import { loadConfig } from '../src/config/env.ts'
 import { DEFAULT_RATE_LIMITS, parseRateLimits } from '../src/config/rateLimits.ts'
 import { DEFAULT_SETTINGS } from '../src/domain/core/settings.ts'
 import { createRealtime } from '../src/realtime/pubsub.ts'
-import { codes, newUser, newUsers, testApp, userWithHandle, uniqueHandle, type GraphQLResponse, type TestUser } from './support/harness.ts'
+import {
+  codes,
+  newUser,
+  newUsers,
+  testApp,
+  userWithHandle,
+  uniqueHandle,
+  type GraphQLResponse,
+  type TestUser,
+} from './support/harness.ts'
 import { ConversationEvents, SendTyping } from './support/live.ts'
 import { ConversationState, createGroup, SendMessage, SetTitle, UpsertUsers } from './support/operations.ts'
 import { post, startServer, subscribeWs, waitForSubscriptions, wsClient, type TestServer } from './support/server.ts'
@@ -27,12 +36,16 @@ afterAll(async () => {
 })
 
 type Refusal = { extensions?: { code?: string; retryAfterMs?: number } }
-const retryAfter = (response: GraphQLResponse<unknown>) => (response.errors?.[0] as Refusal | undefined)?.extensions?.retryAfterMs
+const retryAfter = (response: GraphQLResponse<unknown>) =>
+  (response.errors?.[0] as Refusal | undefined)?.extensions?.retryAfterMs
 
 let counter = 0
 const send = (user: TestUser, conversationId: string, clientMessageId = `rl-${++counter}-${Math.random()}`) =>
-  post(server.url, user.token, SendMessage, { input: { conversationId, clientMessageId, content: { text: { text: 'hi' } } } })
-const lastSeq = async (user: TestUser, id: string) => (await post(server.url, user.token, ConversationState, { id })).data!.conversation!.lastSeq
+  post(server.url, user.token, SendMessage, {
+    input: { conversationId, clientMessageId, content: { text: { text: 'hi' } } },
+  })
+const lastSeq = async (user: TestUser, id: string) =>
+  (await post(server.url, user.token, ConversationState, { id })).data!.conversation!.lastSeq
 
 describe('rate limits', () => {
   it('sends: over the burst RATE_LIMITED with retryAfterMs, nothing stored; the retry after it succeeds; then the sustained rate', async () => {
@@ -48,7 +61,10 @@ describe('rate limits', () => {
 
     await new Promise((resolve) => setTimeout(resolve, retryAfter(refused)))
     const retried = await send(alice!, group.id, 'over-the-burst')
-    expect(retried.data?.sendMessage).toMatchObject({ deduplicated: false, message: { seq: group.lastSeq + 4, clientMessageId: 'over-the-burst' } })
+    expect(retried.data?.sendMessage).toMatchObject({
+      deduplicated: false,
+      message: { seq: group.lastSeq + 4, clientMessageId: 'over-the-burst' },
+    })
 
     // Five per minute: the fifth passes, the sixth waits for the minute's window.
     expect(codes(await send(alice!, group.id))).toEqual([])
@@ -102,7 +118,9 @@ describe('rate limits', () => {
     const group = await createGroup(owner!, [member!])
     const closes: number[] = []
     const connect = () => {
-      const client = wsClient(server.wsUrl, member!.token, { on: { closed: (event) => void closes.push((event as { code: number }).code) } })
+      const client = wsClient(server.wsUrl, member!.token, {
+        on: { closed: (event) => void closes.push((event as { code: number }).code) },
+      })
       clients.push(client)
       return client
     }
@@ -140,10 +158,19 @@ describe('RATE_LIMITS', () => {
   it('overrides the documented defaults per rule and tier, and names a bad entry', () => {
     expect(loadConfig({}).RATE_LIMITS).toEqual(DEFAULT_RATE_LIMITS)
     expect(loadConfig({ RATE_LIMITS: 'off' }).RATE_LIMITS).toBeNull()
-    const limits = loadConfig({ RATE_LIMITS: 'send=5/2, operator.send=off, agent.openSockets=100', TRUST_PROXY: 'true' }).RATE_LIMITS!
-    expect([limits.tiers.user.rates.send, limits.tiers.agent.rates.send, limits.tiers.operator.rates.send]).toEqual([{ points: 5, seconds: 2 }, { points: 5, seconds: 2 }, undefined])
+    const limits = loadConfig({
+      RATE_LIMITS: 'send=5/2, operator.send=off, agent.openSockets=100',
+      TRUST_PROXY: 'true',
+    }).RATE_LIMITS!
+    expect([limits.tiers.user.rates.send, limits.tiers.agent.rates.send, limits.tiers.operator.rates.send]).toEqual([
+      { points: 5, seconds: 2 },
+      { points: 5, seconds: 2 },
+      undefined,
+    ])
     expect([limits.tiers.agent.openSockets, limits.tiers.user.openSockets, limits.trustProxy]).toEqual([100, 20, true])
-    expect(() => loadConfig({ RATE_LIMITS: 'send=fast' })).toThrow('RATE_LIMITS="send=fast" has a bad entry "send=fast": must be points/seconds (both at least 1) or off')
+    expect(() => loadConfig({ RATE_LIMITS: 'send=fast' })).toThrow(
+      'RATE_LIMITS="send=fast" has a bad entry "send=fast": must be points/seconds (both at least 1) or off',
+    )
     expect(() => loadConfig({ RATE_LIMITS: 'robot.send=1/1' })).toThrow(/the tier must be one of user, agent, operator/)
   })
 })

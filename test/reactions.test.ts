@@ -10,7 +10,8 @@ import { liveServer, subscribeWs, waitForSubscriptions, type Received } from './
 
 const instance = liveServer()
 
-const state = async (user: TestUser, conversationId: string, seq: number) => (await user.run(ReactionState, { id: conversationId, seq })).conversation!
+const state = async (user: TestUser, conversationId: string, seq: number) =>
+  (await user.run(ReactionState, { id: conversationId, seq })).conversation!
 const groups = async (user: TestUser, conversationId: string, seq: number) =>
   (await state(user, conversationId, seq)).message!.reactions.map((g) => [g.emoji, g.count, g.viewerReacted])
 
@@ -28,11 +29,22 @@ describe('addReaction / removeReaction', () => {
     await alice!.run(AddReaction, { messageId: m.id, emoji: '❤' })
     const repeat = (await alice!.run(AddReaction, { messageId: m.id, emoji: '❤️' })).addReaction
     expect(repeat.pts).toBe(m.pts + 4)
-    expect(await groups(carol!, group.id, m.seq)).toEqual([['👍', 2, true], ['🎉', 1, true], ['❤️', 1, false]])
-    expect(await groups(bob!, group.id, m.seq)).toEqual([['👍', 2, true], ['🎉', 1, false], ['❤️', 1, false]])
-    const users = (await carol!.run(ReactionState, { id: group.id, seq: m.seq, first: 1 })).conversation!.message!.reactions[0]!.users
+    expect(await groups(carol!, group.id, m.seq)).toEqual([
+      ['👍', 2, true],
+      ['🎉', 1, true],
+      ['❤️', 1, false],
+    ])
+    expect(await groups(bob!, group.id, m.seq)).toEqual([
+      ['👍', 2, true],
+      ['🎉', 1, false],
+      ['❤️', 1, false],
+    ])
+    const users = (await carol!.run(ReactionState, { id: group.id, seq: m.seq, first: 1 })).conversation!.message!
+      .reactions[0]!.users
     expect(users.edges.map((e) => e.node.id)).toEqual([bob!.id])
-    const next = (await carol!.run(ReactionState, { id: group.id, seq: m.seq, first: 5, after: users.pageInfo.endCursor })).conversation!.message!.reactions[0]!.users
+    const next = (
+      await carol!.run(ReactionState, { id: group.id, seq: m.seq, first: 5, after: users.pageInfo.endCursor })
+    ).conversation!.message!.reactions[0]!.users
     expect(next.edges.map((e) => e.node.id)).toEqual([carol!.id])
 
     // Removing the first reactor keeps the group, now counted from its earliest remaining reaction; the last one removes it.
@@ -40,7 +52,10 @@ describe('addReaction / removeReaction', () => {
     expect(removed.pts).toBe(m.pts + 5)
     expect((await bob!.run(RemoveReaction, { messageId: m.id, emoji: '👍' })).removeReaction.pts).toBe(m.pts + 5)
     await carol!.run(RemoveReaction, { messageId: m.id, emoji: '🎉' })
-    expect(await groups(alice!, group.id, m.seq)).toEqual([['👍', 1, false], ['❤️', 1, true]])
+    expect(await groups(alice!, group.id, m.seq)).toEqual([
+      ['👍', 1, false],
+      ['❤️', 1, true],
+    ])
     const after = await state(alice!, group.id, m.seq)
     expect(after.lastPts).toBe(m.pts + 6)
     expect(after.lastSeq).toBe(m.seq)
@@ -66,15 +81,40 @@ describe('addReaction / removeReaction', () => {
     const users = await newUsers(8)
     const group = await createGroup(users[0]!, users.slice(1))
     const m = (await sendText(users[0]!, group.id, 'limits')).message
-    const emoji = ['😀', '😁', '😂', '🤣', '😃', '😄', '😅', '😆', '😉', '😊', '😋', '😎', '😍', '😘', '🥰', '😗', '😙', '🥲', '😚', '🙂', '🤗']
-    for (const [i, e] of emoji.slice(0, 20).entries()) await users[Math.floor(i / 3)]!.run(AddReaction, { messageId: m.id, emoji: e })
+    const emoji = [
+      '😀',
+      '😁',
+      '😂',
+      '🤣',
+      '😃',
+      '😄',
+      '😅',
+      '😆',
+      '😉',
+      '😊',
+      '😋',
+      '😎',
+      '😍',
+      '😘',
+      '🥰',
+      '😗',
+      '😙',
+      '🥲',
+      '😚',
+      '🙂',
+      '🤗',
+    ]
+    for (const [i, e] of emoji.slice(0, 20).entries())
+      await users[Math.floor(i / 3)]!.run(AddReaction, { messageId: m.id, emoji: e })
     const full = await state(users[0]!, group.id, m.seq)
     expect(full.message!.reactions).toHaveLength(20)
     expect(codes(await users[0]!.try(AddReaction, { messageId: m.id, emoji: '🙃' }))).toEqual(['LIMIT_REACHED']) // a 4th for user 0
     expect(codes(await users[7]!.try(AddReaction, { messageId: m.id, emoji: emoji[20]! }))).toEqual(['LIMIT_REACHED']) // a 21st emoji
     expect(await state(users[0]!, group.id, m.seq)).toEqual(full)
     // An emoji already there is no new one: user 7 can still join it.
-    expect((await users[7]!.run(AddReaction, { messageId: m.id, emoji: emoji[0]! })).addReaction.reactions[0]).toMatchObject({ count: 2, viewerReacted: true })
+    expect(
+      (await users[7]!.run(AddReaction, { messageId: m.id, emoji: emoji[0]! })).addReaction.reactions[0],
+    ).toMatchObject({ count: 2, viewerReacted: true })
 
     const settings = testApp().app.settings
     const saved = settings.reactionLimits
@@ -89,9 +129,16 @@ describe('addReaction / removeReaction', () => {
   it('is for members who can see the message: NOT_FOUND otherwise; a recalled message has none and takes none', async () => {
     const [alice, bob, carol, outsider] = await newUsers(4)
     const group = await createGroup(alice!, [bob!, carol!])
-    const directed = (await alice!.run(SendMessage, {
-      input: { conversationId: group.id, clientMessageId: `dir-${Math.random()}`, content: { text: { text: 'for bob' } }, visibleToUserIds: [bob!.id] },
-    })).sendMessage.message
+    const directed = (
+      await alice!.run(SendMessage, {
+        input: {
+          conversationId: group.id,
+          clientMessageId: `dir-${Math.random()}`,
+          content: { text: { text: 'for bob' } },
+          visibleToUserIds: [bob!.id],
+        },
+      })
+    ).sendMessage.message
     const before = await state(alice!, group.id, directed.seq)
     expect(codes(await carol!.try(AddReaction, { messageId: directed.id, emoji: '👍' }))).toEqual(['NOT_FOUND'])
     expect(codes(await outsider!.try(AddReaction, { messageId: directed.id, emoji: '👍' }))).toEqual(['NOT_FOUND'])
@@ -125,7 +172,9 @@ describe('addReaction / removeReaction', () => {
     const members = await newUsers(20)
     const group = await createGroup(members[0]!, members.slice(1))
     const m = (await sendText(members[0]!, group.id, 'race')).message
-    const ops = members.map((_, i) => Array.from({ length: 4 }, (_, j) => ({ add: (i + j) % 3 !== 2, emoji: (i * 7 + j) % 2 ? '👍' : '🎉' })))
+    const ops = members.map((_, i) =>
+      Array.from({ length: 4 }, (_, j) => ({ add: (i + j) % 3 !== 2, emoji: (i * 7 + j) % 2 ? '👍' : '🎉' })),
+    )
     // The model: each member's own operations in order (they are sequential per member); a change is one that alters its set.
     const model = new Map<string, Set<string>>()
     let changes = 0
@@ -139,21 +188,28 @@ describe('addReaction / removeReaction', () => {
       model.set(members[i]!.id, mine)
     }
     const seenPts = new Set<number>()
-    await Promise.all(members.map(async (member, i) => {
-      let last: number | null = null
-      for (const op of ops[i]!) {
-        const result = op.add ? (await member.run(AddReaction, { messageId: m.id, emoji: op.emoji })).addReaction : (await member.run(RemoveReaction, { messageId: m.id, emoji: op.emoji })).removeReaction
-        if (result.pts !== last && result.pts !== m.pts) seenPts.add(result.pts)
-        last = result.pts
-      }
-    }))
+    await Promise.all(
+      members.map(async (member, i) => {
+        let last: number | null = null
+        for (const op of ops[i]!) {
+          const result = op.add
+            ? (await member.run(AddReaction, { messageId: m.id, emoji: op.emoji })).addReaction
+            : (await member.run(RemoveReaction, { messageId: m.id, emoji: op.emoji })).removeReaction
+          if (result.pts !== last && result.pts !== m.pts) seenPts.add(result.pts)
+          last = result.pts
+        }
+      }),
+    )
     const final = await state(members[0]!, group.id, m.seq)
     expect(final.lastPts).toBe(m.pts + changes)
     const count = (emoji: string) => [...model.values()].filter((s) => s.has(emoji)).length
     const expected = ['👍', '🎉'].filter((e) => count(e) > 0).map((e) => [e, count(e)])
     expect(final.message!.reactions.map((g) => [g.emoji, g.count]).sort()).toEqual(expected.sort())
     for (const member of members.slice(0, 5)) {
-      const mine = (await state(member, group.id, m.seq)).message!.reactions.filter((g) => g.viewerReacted).map((g) => g.emoji).sort()
+      const mine = (await state(member, group.id, m.seq))
+        .message!.reactions.filter((g) => g.viewerReacted)
+        .map((g) => g.emoji)
+        .sort()
       expect(mine).toEqual([...model.get(member.id)!].sort())
     }
     // Every reported pts belongs to a different change, and together they are every pts taken.
@@ -168,22 +224,38 @@ describe('addReaction / removeReaction', () => {
     const quiet = (await sendText(alice!, group.id, 'quiet')).message
     await alice!.run(AddReaction, { messageId: quiet.id, emoji: '👍' })
     // 10,000 reactors, written as the action would leave them (rows and aggregate), in one statement.
-    await testApp().db.$executeRawUnsafe(`
+    await testApp().db.$executeRawUnsafe(
+      `
       WITH u AS (INSERT INTO users (handle, display_name) SELECT 'bulk-' || $1 || '-' || g, 'Bulk ' || g FROM generate_series(1, 10000) g RETURNING id),
       r AS (INSERT INTO message_reactions (conversation_id, seq, emoji, user_id, reacted_at) SELECT $2, $3, '👍', id, now() FROM u)
-      INSERT INTO message_reaction_groups (conversation_id, seq, emoji, count, first_reacted_at) VALUES ($2, $3, '👍', 10000, now())`, String(Math.random()).slice(2), BigInt(conversationKey(group.id)), BigInt(crowded.seq))
+      INSERT INTO message_reaction_groups (conversation_id, seq, emoji, count, first_reacted_at) VALUES ($2, $3, '👍', 10000, now())`,
+      String(Math.random()).slice(2),
+      BigInt(conversationKey(group.id)),
+      BigInt(crowded.seq),
+    )
     const crowdedState = await state(alice!, group.id, crowded.seq)
-    expect(crowdedState.message!.reactions[0]).toMatchObject({ emoji: '👍', count: 10_000, viewerReacted: false, users: { pageInfo: { hasNextPage: true } } })
+    expect(crowdedState.message!.reactions[0]).toMatchObject({
+      emoji: '👍',
+      count: 10_000,
+      viewerReacted: false,
+      users: { pageInfo: { hasNextPage: true } },
+    })
     const added = (await alice!.run(AddReaction, { messageId: crowded.id, emoji: '👍' })).addReaction
     expect(added.reactions[0]).toMatchObject({ count: 10_001, viewerReacted: true })
   })
 })
 
 describe('REACTIONS_CHANGED events', () => {
-  type Events = Received<{ conversationEvents: { __typename: string; kind?: string; pts?: number; message?: { id: string } } }>
+  type Events = Received<{
+    conversationEvents: { __typename: string; kind?: string; pts?: number; message?: { id: string } }
+  }>
   const follow = (user: TestUser, conversationId: string, sincePts?: number) =>
     subscribeWs(instance.connect(user.token), ConversationEvents, { conversationId, sincePts }) as Events
-  const kinds = (stream: Events) => stream.events.map((e) => e.conversationEvents).filter((e) => e.__typename === 'MessageEvent').map((e) => [e.kind, e.message!.id, e.pts])
+  const kinds = (stream: Events) =>
+    stream.events
+      .map((e) => e.conversationEvents)
+      .filter((e) => e.__typename === 'MessageEvent')
+      .map((e) => [e.kind, e.message!.id, e.pts])
 
   it('reach conversation and inbox streams live, and a resume with sincePts replays each change once; Conversation.changes lists them', async () => {
     const [alice, bob] = await newUsers(2)
@@ -191,13 +263,17 @@ describe('REACTIONS_CHANGED events', () => {
     const a = (await sendText(alice!, group.id, 'a')).message
     const b = (await sendText(alice!, group.id, 'b')).message
     const live = follow(bob!, group.id)
-    const inbox = subscribeWs(instance.connect(bob!.token), InboxEvents, {}) as Received<{ inboxEvents: { __typename: string; kind?: string; pts?: number } }>
+    const inbox = subscribeWs(instance.connect(bob!.token), InboxEvents, {}) as Received<{
+      inboxEvents: { __typename: string; kind?: string; pts?: number }
+    }>
     await waitForSubscriptions(testApp().app, bob!, 2)
     const reacted = (await alice!.run(AddReaction, { messageId: a.id, emoji: '👍' })).addReaction
     await live.waitFor(1)
     await inbox.waitFor(1)
     expect(kinds(live)).toEqual([['REACTIONS_CHANGED', a.id, reacted.pts]])
-    expect(inbox.events.map((e) => [e.inboxEvents.kind, e.inboxEvents.pts])).toEqual([['REACTIONS_CHANGED', reacted.pts]])
+    expect(inbox.events.map((e) => [e.inboxEvents.kind, e.inboxEvents.pts])).toEqual([
+      ['REACTIONS_CHANGED', reacted.pts],
+    ])
     live.dispose()
     inbox.dispose()
 
@@ -216,15 +292,25 @@ describe('REACTIONS_CHANGED events', () => {
     resumed.dispose()
 
     const changes = (await bob!.run(Changes, { id: group.id, sincePts: b.pts })).conversation!.changes
-    expect(changes.messages.map((m) => [m.seq, m.pts])).toEqual([[a.seq, reacted.pts + 2], [b.seq, last.pts]])
+    expect(changes.messages.map((m) => [m.seq, m.pts])).toEqual([
+      [a.seq, reacted.pts + 2],
+      [b.seq, last.pts],
+    ])
   })
 
   it('reach only members who may see the message', async () => {
     const [alice, bob, carol] = await newUsers(3)
     const group = await createGroup(alice!, [bob!, carol!])
-    const directed = (await alice!.run(SendMessage, {
-      input: { conversationId: group.id, clientMessageId: `live-dir-${Math.random()}`, content: { text: { text: 'for bob' } }, visibleToUserIds: [bob!.id] },
-    })).sendMessage.message
+    const directed = (
+      await alice!.run(SendMessage, {
+        input: {
+          conversationId: group.id,
+          clientMessageId: `live-dir-${Math.random()}`,
+          content: { text: { text: 'for bob' } },
+          visibleToUserIds: [bob!.id],
+        },
+      })
+    ).sendMessage.message
     const open = (await sendText(alice!, group.id, 'for all')).message
     const carolStream = follow(carol!, group.id)
     const bobStream = follow(bob!, group.id)
@@ -234,7 +320,10 @@ describe('REACTIONS_CHANGED events', () => {
     const shown = (await bob!.run(AddReaction, { messageId: open.id, emoji: '👍' })).addReaction
     await bobStream.waitFor(2)
     await carolStream.waitFor(1)
-    expect(kinds(bobStream)).toEqual([['REACTIONS_CHANGED', directed.id, hidden.pts], ['REACTIONS_CHANGED', open.id, shown.pts]])
+    expect(kinds(bobStream)).toEqual([
+      ['REACTIONS_CHANGED', directed.id, hidden.pts],
+      ['REACTIONS_CHANGED', open.id, shown.pts],
+    ])
     expect(kinds(carolStream)).toEqual([['REACTIONS_CHANGED', open.id, shown.pts]])
     carolStream.dispose()
     bobStream.dispose()

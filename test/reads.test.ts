@@ -4,7 +4,17 @@ import { parseId } from '../src/domain/core/ids.ts'
 import { userTopic, type RealtimeEvent } from '../src/realtime/events.ts'
 import { codes, countStatements, newUser, newUsers, request, testApp, type TestUser } from './support/harness.ts'
 import { listen } from './support/lifecycle.ts'
-import { CreateChannel, createGroup, lastSeqOf, LeaveConversation, MarkRead, OpenPrivate, SendMessage, sendText, SubscribeChannel } from './support/operations.ts'
+import {
+  CreateChannel,
+  createGroup,
+  lastSeqOf,
+  LeaveConversation,
+  MarkRead,
+  OpenPrivate,
+  SendMessage,
+  sendText,
+  SubscribeChannel,
+} from './support/operations.ts'
 import { InboxUnread, ReadState } from './support/readViews.ts'
 
 const markRead = async (user: TestUser, conversationId: string, seq?: number) =>
@@ -45,7 +55,10 @@ describe('markConversationRead', () => {
     expect(await markRead(member!, group.id, 0)).toBe(3)
     // Beyond lastSeq is clamped to it; no seq means lastSeq.
     expect(await markRead(member!, group.id, 1000)).toBe(group.lastSeq)
-    expect(await readState(member!, group.id)).toMatchObject({ unreadCount: 0, viewerMember: { lastReadSeq: group.lastSeq } })
+    expect(await readState(member!, group.id)).toMatchObject({
+      unreadCount: 0,
+      viewerMember: { lastReadSeq: group.lastSeq },
+    })
     await sendText(owner!, group.id, 'later')
     expect(await markRead(member!, group.id)).toBe(group.lastSeq + 1)
 
@@ -65,7 +78,10 @@ describe('markConversationRead', () => {
     await sendText(bob!, chat.id, 'there')
     expect(await readState(alice!, chat.id)).toMatchObject({ unreadCount: 2, viewerMember: { lastReadSeq: 0 } })
     const sent = await sendText(alice!, chat.id, 'reply')
-    expect(await readState(alice!, chat.id)).toMatchObject({ unreadCount: 0, viewerMember: { lastReadSeq: sent.message.seq } })
+    expect(await readState(alice!, chat.id)).toMatchObject({
+      unreadCount: 0,
+      viewerMember: { lastReadSeq: sent.message.seq },
+    })
     expect(await readState(bob!, chat.id)).toMatchObject({ unreadCount: 1, viewerMember: { lastReadSeq: 2 } })
   })
 
@@ -161,12 +177,19 @@ describe.sequential('read receipt switches', () => {
 describe('unread counts in the inbox', () => {
   it('costs the same statements for a page of 50 conversations as for a page of 5', async () => {
     const [viewer, other] = await newUsers(2)
-    const groups = await Promise.all(Array.from({ length: 50 }, (_, i) => createGroup(other!, [viewer!], 'SHARED', `g${i}`)))
+    const groups = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => createGroup(other!, [viewer!], 'SHARED', `g${i}`)),
+    )
     // Two unread texts in every fifth group, one of them mentioning the viewer.
     for (const group of groups.filter((_, i) => i % 5 === 0)) {
       await sendText(other!, group.id, 'a')
       await other!.run(SendMessage, {
-        input: { conversationId: group.id, clientMessageId: 'mention', content: { text: { text: '@you' } }, mentionUserIds: [viewer!.id] },
+        input: {
+          conversationId: group.id,
+          clientMessageId: 'mention',
+          content: { text: { text: '@you' } },
+          mentionUserIds: [viewer!.id],
+        },
       })
     }
     const small = await countStatements(() => viewer!.run(InboxUnread, { first: 5 }))
@@ -178,6 +201,8 @@ describe('unread counts in the inbox', () => {
     expect(nodes).toHaveLength(50)
     expect(page!.viewer.unreadTotal).toBe(20)
     expect(nodes.filter((n) => n.unreadCount > 0)).toHaveLength(10)
-    expect(nodes.filter((n) => n.unreadCount > 0).every((n) => n.unreadCount === 2 && n.mentionedUnreadCount === 1)).toBe(true)
+    expect(
+      nodes.filter((n) => n.unreadCount > 0).every((n) => n.unreadCount === 2 && n.mentionedUnreadCount === 1),
+    ).toBe(true)
   })
 })

@@ -2,7 +2,17 @@ import type { ResultOf } from '@graphql-typed-document-node/core'
 import { describe, expect, it } from 'vitest'
 import { parseId } from '../src/domain/core/ids.ts'
 import { codes, countStatements, newUser, newUsers, testApp, type TestUser } from './support/harness.ts'
-import { AddMembers, CreateChannel, createGroup, MarkRead, OpenPrivate, RemoveMember, SendMessage, sendText, SubscribeChannel } from './support/operations.ts'
+import {
+  AddMembers,
+  CreateChannel,
+  createGroup,
+  MarkRead,
+  OpenPrivate,
+  RemoveMember,
+  SendMessage,
+  sendText,
+  SubscribeChannel,
+} from './support/operations.ts'
 import { ReceiptReaders, Receipts, ReceiptsUnreadCount } from './support/readViews.ts'
 
 type Receipt = NonNullable<ResultOf<typeof Receipts>['conversation']>['messages']['edges'][number]['node']['receipt']
@@ -18,7 +28,8 @@ async function readers(user: TestUser, id: string, seq: number, read?: boolean, 
   const ids: string[] = []
   let after: string | null | undefined
   do {
-    const page = (await user.run(ReceiptReaders, { id, seq, read, first, after })).conversation!.message!.receipt!.readers
+    const page = (await user.run(ReceiptReaders, { id, seq, read, first, after })).conversation!.message!.receipt!
+      .readers
     ids.push(...page.edges.map((e) => e.node.id))
     after = page.pageInfo.hasNextPage ? page.pageInfo.endCursor : null
   } while (after)
@@ -41,14 +52,24 @@ describe('read receipts', () => {
     const a1 = (await sendText(alice, id, 'one')).message.seq
     const a2 = (await sendText(alice, id, 'two')).message.seq
     const unread = { readByPeer: false, readCount: 0, unreadCount: 1 }
-    expect(await receipts(alice, id)).toEqual(new Map([[a1, unread], [a2, unread]]))
+    expect(await receipts(alice, id)).toEqual(
+      new Map([
+        [a1, unread],
+        [a2, unread],
+      ]),
+    )
     expect(await readers(alice, id, a1, false)).toEqual([bob.id])
     expect(await readers(alice, id, a1)).toEqual([])
     // Nobody sees a receipt on someone else's message.
     expect([...(await receipts(bob, id)).values()]).toEqual([null, null])
 
     await markRead(bob, id, a1)
-    expect(await receipts(alice, id)).toEqual(new Map([[a1, { readByPeer: true, readCount: 1, unreadCount: 0 }], [a2, unread]]))
+    expect(await receipts(alice, id)).toEqual(
+      new Map([
+        [a1, { readByPeer: true, readCount: 1, unreadCount: 0 }],
+        [a2, unread],
+      ]),
+    )
     expect(await readers(alice, id, a1)).toEqual([bob.id])
     // Bob's reply is after alice's position (her own sends moved it to a2).
     const b1 = (await sendText(bob, id, 'reply')).message.seq
@@ -61,7 +82,12 @@ describe('read receipts', () => {
     const g1 = (await sendText(owner!, group.id, 'before late joined')).message.seq
     await owner!.run(AddMembers, { conversationId: group.id, userIds: [late!.id] })
     const directed = await owner!.run(SendMessage, {
-      input: { conversationId: group.id, clientMessageId: 'directed', content: { text: { text: 'for m1' } }, visibleToUserIds: [m1!.id] },
+      input: {
+        conversationId: group.id,
+        clientMessageId: 'directed',
+        content: { text: { text: 'for m1' } },
+        visibleToUserIds: [m1!.id],
+      },
     })
     const g2 = directed.sendMessage.message.seq
     const g3 = (await sendText(owner!, group.id, 'for all')).message.seq
@@ -95,9 +121,11 @@ describe('read receipts', () => {
     expect(await readers(owner!, group.id, seq, true, 2)).toEqual(sorted(members))
     expect(await readers(owner!, group.id, seq, false, 2)).toEqual([])
 
-    const first = (await owner!.run(ReceiptReaders, { id: group.id, seq, first: 2 })).conversation!.message!.receipt!.readers
+    const first = (await owner!.run(ReceiptReaders, { id: group.id, seq, first: 2 })).conversation!.message!.receipt!
+      .readers
     expect(first.pageInfo).toMatchObject({ hasNextPage: true, hasPreviousPage: false })
-    const next = (await owner!.run(ReceiptReaders, { id: group.id, seq, first: 2, after: first.pageInfo.endCursor })).conversation!.message!.receipt!.readers
+    const next = (await owner!.run(ReceiptReaders, { id: group.id, seq, first: 2, after: first.pageInfo.endCursor }))
+      .conversation!.message!.receipt!.readers
     expect(next.pageInfo).toMatchObject({ hasNextPage: true, hasPreviousPage: true })
     expect(codes(await owner!.try(ReceiptReaders, { id: group.id, seq, after: 'bogus' }))).toEqual(['BAD_USER_INPUT'])
     expect(codes(await owner!.try(ReceiptReaders, { id: group.id, seq, first: 101 }))).toEqual(['BAD_USER_INPUT'])

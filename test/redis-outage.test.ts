@@ -8,7 +8,15 @@ import { codes, newUsers, type TestUser } from './support/harness.ts'
 import { ConversationEvents, Position, SendTyping } from './support/live.ts'
 import { createGroup, SendMessage } from './support/operations.ts'
 import { ownRedis } from './support/redis.ts'
-import { post, sendVia, startInstance, subscribeWs, waitForSubscriptions, wsClient, type TestServer } from './support/server.ts'
+import {
+  post,
+  sendVia,
+  startInstance,
+  subscribeWs,
+  waitForSubscriptions,
+  wsClient,
+  type TestServer,
+} from './support/server.ts'
 
 /**
  * Two instances through a redis-server of this file's own, which the tests stop (SIGKILL) and start
@@ -56,7 +64,9 @@ describe('a Redis outage', () => {
     const during = []
     for (let i = 0; i < 3; i++) during.push(await sendVia(b, owner!, group.id, `during the outage ${i}`))
     expect((await post(b.url, owner!.token, SendTyping, { id: group.id })).data).toEqual({ sendTyping: true })
-    expect((await post(a.url, member!.token, Position, { id: group.id })).data!.conversation!.lastSeq).toBe(during.at(-1)!.seq)
+    expect((await post(a.url, member!.token, Position, { id: group.id })).data!.conversation!.lastSeq).toBe(
+      during.at(-1)!.seq,
+    )
     expect(onA.events).toHaveLength(1)
 
     // Back: no further send is needed for the missed changes to arrive, in order, without the typing event.
@@ -75,20 +85,28 @@ describe('a Redis outage', () => {
 
 describe('rate limits through Redis', () => {
   const send = (server: TestServer, user: TestUser, conversationId: string) =>
-    post(server.url, user.token, SendMessage, { input: { conversationId, clientMessageId: `${Math.random()}`, content: { text: { text: 'hi' } } } })
+    post(server.url, user.token, SendMessage, {
+      input: { conversationId, clientMessageId: `${Math.random()}`, content: { text: { text: 'hi' } } },
+    })
 
   it('hold across instances, and while Redis is away each instance counts alone', async () => {
     await Promise.all(stores.map((store) => store.status === 'ready' || once(store, 'ready')))
     const [owner, member] = await newUsers(2)
     const group = await createGroup(owner!, [member!])
-    expect([codes(await send(limitedA, owner!, group.id)), codes(await send(limitedB, owner!, group.id))]).toEqual([[], []])
+    expect([codes(await send(limitedA, owner!, group.id)), codes(await send(limitedB, owner!, group.id))]).toEqual([
+      [],
+      [],
+    ])
     expect(codes(await send(limitedA, owner!, group.id))).toEqual(['RATE_LIMITED'])
 
     await redis.stop()
     try {
       // Each instance's own count starts from nothing: two more on each, then refused there.
       for (const server of [limitedA, limitedB]) {
-        expect([codes(await send(server, member!, group.id)), codes(await send(server, member!, group.id))]).toEqual([[], []])
+        expect([codes(await send(server, member!, group.id)), codes(await send(server, member!, group.id))]).toEqual([
+          [],
+          [],
+        ])
         expect(codes(await send(server, member!, group.id))).toEqual(['RATE_LIMITED'])
       }
     } finally {

@@ -17,7 +17,11 @@ import { liveServer, subscribeWs, waitForSubscriptions, type Received } from './
 
 /** A second server instance on the same database: its own connection pool and event bus. */
 async function withSecondInstance(work: (second: Parley) => Promise<void>) {
-  const second = createApp({ db: createDb(inject('databaseUrl'), { poolSize: 5 }), realtime: createRealtime(), settings: structuredClone(DEFAULT_SETTINGS) })
+  const second = createApp({
+    db: createDb(inject('databaseUrl'), { poolSize: 5 }),
+    realtime: createRealtime(),
+    settings: structuredClone(DEFAULT_SETTINGS),
+  })
   try {
     await work(second)
   } finally {
@@ -27,14 +31,19 @@ async function withSecondInstance(work: (second: Parley) => Promise<void>) {
 
 /** The reminderDue events both instances publish to `users`. */
 async function listenToBoth(apps: Parley[], users: TestUser[]) {
-  const listeners = await Promise.all(apps.flatMap((app) => users.map((u) => listen(app.realtime, userTopic(userKey(u.id))))))
+  const listeners = await Promise.all(
+    apps.flatMap((app) => users.map((u) => listen(app.realtime, userTopic(userKey(u.id))))),
+  )
   return {
     async fired() {
       const all = (await Promise.all(listeners.map((l) => l.seen()))).flat()
-      return all.filter((e): e is Extract<RealtimeEvent, { type: 'reminderDue' }> => e.type === 'reminderDue').map((e) => `${e.userId}:${e.conversationId}:${e.seq}`)
+      return all
+        .filter((e): e is Extract<RealtimeEvent, { type: 'reminderDue' }> => e.type === 'reminderDue')
+        .map((e) => `${e.userId}:${e.conversationId}:${e.seq}`)
     },
     /** Resolves once either instance published a reminderDue. */
-    anyFired: () => Promise.race(listeners.map((l) => l.until((events) => events.some((e) => e.type === 'reminderDue')))),
+    anyFired: () =>
+      Promise.race(listeners.map((l) => l.until((events) => events.some((e) => e.type === 'reminderDue')))),
     stop: () => Promise.all(listeners.map((l) => l.stop())),
   }
 }
@@ -71,9 +80,11 @@ describe('the reminder scheduler', () => {
       const events = await listenToBoth(apps, readers)
       try {
         // Small batches, so the two instances interleave their claims many times.
-        await Promise.all(apps.map(async (app) => {
-          while ((await fireDueReminders(app, 3)) > 0);
-        }))
+        await Promise.all(
+          apps.map(async (app) => {
+            while ((await fireDueReminders(app, 3)) > 0);
+          }),
+        )
         const fired = await events.fired()
         expect(fired.sort()).toEqual(expected.sort())
 
@@ -110,7 +121,10 @@ describe('the reminder scheduler', () => {
 
 describe('a scheduler that dies mid-way (at least once, delivered once)', () => {
   const live = liveServer()
-  const inbox = (user: TestUser) => subscribeWs(live.connect(user.token), InboxEvents) as Received<{ inboxEvents: { __typename: string; message?: { id: string } } }>
+  const inbox = (user: TestUser) =>
+    subscribeWs(live.connect(user.token), InboxEvents) as Received<{
+      inboxEvents: { __typename: string; message?: { id: string } }
+    }>
   const remindersIn = (events: { inboxEvents: { __typename: string; message?: { id: string } } }[]) =>
     events.filter((e) => e.inboxEvents.__typename === 'ReminderDueEvent').map((e) => e.inboxEvents.message!.id)
   const LEASE_MS = 1_000
@@ -144,14 +158,23 @@ describe('a scheduler that dies mid-way (at least once, delivered once)', () => 
   it('dead after publishing, before marking fired: fired again after the lease, a subscriber sees it once', async () => {
     const [alice, bob] = await newUsers(2)
     const group = await createGroup(alice!, [bob!])
-    const [m, after] = [(await sendText(alice!, group.id, 'remind me')).message, (await sendText(alice!, group.id, 'then me')).message]
+    const [m, after] = [
+      (await sendText(alice!, group.id, 'remind me')).message,
+      (await sendText(alice!, group.id, 'then me')).message,
+    ]
     const events = inbox(bob!)
     await waitForSubscriptions(live.server.app, bob!, 1)
     const bus = listen(testApp().app.realtime, userTopic(userKey(bob!.id)))
     await bob!.run(SetReminder, { messageId: m.id, remindAt: past() })
     // Publishes for real, then hangs as a process that died there would: it never marks anything fired.
     const app = testApp().app
-    const dying = { ...app, realtime: { ...app.realtime, publish: (e: readonly RealtimeEvent[]) => (void app.realtime.publish(e), new Promise<boolean>(() => {})) } }
+    const dying = {
+      ...app,
+      realtime: {
+        ...app.realtime,
+        publish: (e: readonly RealtimeEvent[]) => (void app.realtime.publish(e), new Promise<boolean>(() => {})),
+      },
+    }
     void fireDueReminders(dying, 1000, LEASE_MS)
     await events.waitUntil((e) => remindersIn(e).length > 0)
 
@@ -161,7 +184,9 @@ describe('a scheduler that dies mid-way (at least once, delivered once)', () => 
     await bob!.run(SetReminder, { messageId: after.id, remindAt: past() })
     while ((await fireDueReminders(app, 1000, LEASE_MS)) > 0);
     expect(remindersIn(await events.waitUntil((e) => remindersIn(e).length >= 2))).toEqual([m.id, after.id])
-    const published = (await (await bus).seen()).filter((e) => e.type === 'reminderDue' && e.seq === messageKey(m.id).seq)
+    const published = (await (await bus).seen()).filter(
+      (e) => e.type === 'reminderDue' && e.seq === messageKey(m.id).seq,
+    )
     expect(published).toHaveLength(2)
     await (await bus).stop()
     events.dispose()

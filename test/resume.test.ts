@@ -14,17 +14,29 @@ import { createGroup, sendText } from './support/operations.ts'
 
 const instance = liveServer()
 
-type Events = Received<{ conversationEvents: { __typename: string; kind?: string; pts?: number; message?: { id: string; status: string } } }>
+type Events = Received<{
+  conversationEvents: { __typename: string; kind?: string; pts?: number; message?: { id: string; status: string } }
+}>
 
 function follow(user: TestUser, conversationId: string, sincePts?: number): Events {
   return subscribeWs(instance.connect(user.token), ConversationEvents, { conversationId, sincePts }) as Events
 }
 
-const messageEvents = (stream: Events) => stream.events.map((e) => e.conversationEvents).filter((e) => e.__typename === 'MessageEvent')
-const viewerOf = (user: TestUser): Viewer => ({ userId: parseId(user.id, 'User'), handle: user.handle, kind: 'HUMAN', isOperator: false })
+const messageEvents = (stream: Events) =>
+  stream.events.map((e) => e.conversationEvents).filter((e) => e.__typename === 'MessageEvent')
+const viewerOf = (user: TestUser): Viewer => ({
+  userId: parseId(user.id, 'User'),
+  handle: user.handle,
+  kind: 'HUMAN',
+  isOperator: false,
+})
 let sent = 0
 const domainSend = (app: Parley, user: TestUser, conversationId: string, text: string) =>
-  sendMessage(app, viewerOf(user), { conversationId, clientMessageId: `domain-${++sent}-${Math.random()}`, content: { text: { text } } })
+  sendMessage(app, viewerOf(user), {
+    conversationId,
+    clientMessageId: `domain-${++sent}-${Math.random()}`,
+    content: { text: { text } },
+  })
 
 describe('resume with sincePts', () => {
   it('replays exactly the changes missed while away, each message once in its latest state, then goes live', async () => {
@@ -84,16 +96,25 @@ describe('resume with sincePts', () => {
     const [owner, member] = await newUsers(2)
     const group = await createGroup(owner!, [member!])
     const missed = await Promise.all(Array.from({ length: 150 }, (_, i) => sendText(owner!, group.id, `missed ${i}`)))
-    const batches = subscribeWs(instance.connect(member!.token), ConversationEventBatches, { conversationId: group.id, sincePts: group.lastPts })
+    const batches = subscribeWs(instance.connect(member!.token), ConversationEventBatches, {
+      conversationId: group.id,
+      sincePts: group.lastPts,
+    })
     const single = follow(member!, group.id, group.lastPts)
     const replayed = await batches.waitFor(2)
     expect(replayed.map((b) => b.conversationEventBatches.events.length)).toEqual([100, 50])
     const live = await sendText(owner!, group.id, 'live')
     const [, , last] = await batches.waitFor(3)
-    expect(last!.conversationEventBatches.events).toMatchObject([{ __typename: 'MessageEvent', kind: 'ADDED', message: { id: live.message.id } }])
+    expect(last!.conversationEventBatches.events).toMatchObject([
+      { __typename: 'MessageEvent', kind: 'ADDED', message: { id: live.message.id } },
+    ])
 
     await single.waitFor(missed.length + 1)
-    const flattened = batches.events.flatMap((b) => b.conversationEventBatches.events.flatMap((e) => (e.__typename === 'MessageEvent' ? [[e.pts, e.message.id]] : [])))
+    const flattened = batches.events.flatMap((b) =>
+      b.conversationEventBatches.events.flatMap((e) =>
+        e.__typename === 'MessageEvent' ? [[e.pts, e.message.id]] : [],
+      ),
+    )
     expect(flattened).toEqual(messageEvents(single).map((e) => [e.pts, e.message!.id]))
     expect(new Set(flattened.slice(0, -1).map(([, id]) => id))).toEqual(new Set(missed.map((m) => m.message.id)))
     expect(batches.errors).toEqual([])
@@ -106,23 +127,38 @@ describe('resume with sincePts', () => {
     const group = await createGroup(owner!, [member!])
     // Two replayed pages (100 and 30), each handed out as one run.
     const { app } = instance.server
-    for (let i = 0; i < 13; i++) await Promise.all(Array.from({ length: 10 }, (_, j) => domainSend(app, owner!, group.id, `missed ${i * 10 + j}`)))
+    for (let i = 0; i < 13; i++)
+      await Promise.all(Array.from({ length: 10 }, (_, j) => domainSend(app, owner!, group.id, `missed ${i * 10 + j}`)))
     const memberId = parseId(member!.id, 'User')
-    const stream = await openConversationEvents(app, viewerOf(member!), { conversationId: group.id, sincePts: group.lastPts })
+    const stream = await openConversationEvents(app, viewerOf(member!), {
+      conversationId: group.id,
+      sincePts: group.lastPts,
+    })
     // Every next() asked at once, across both pages and into the live part: each answers the next change.
     const pending = Array.from({ length: 131 }, () => stream.next())
     const live = await sendText(owner!, group.id, 'live')
     const results = await Promise.all(pending)
     const pts = results.map((r) => ((r.value as Delivery).payload as { pts: number }).pts)
     expect(pts).toEqual(Array.from({ length: 131 }, (_, i) => group.lastPts + 1 + i))
-    expect(messageGlobalId(((results.at(-1)!.value as Delivery).payload as { message: MessageKey }).message)).toBe(live.message.id)
+    expect(messageGlobalId(((results.at(-1)!.value as Delivery).payload as { message: MessageKey }).message)).toBe(
+      live.message.id,
+    )
 
-    const again = await openConversationEvents(app, viewerOf(member!), { conversationId: group.id, sincePts: group.lastPts })
-    expect(((await again.next()).value as Delivery).payload).toMatchObject({ typename: 'MessageEvent', pts: group.lastPts + 1 })
+    const again = await openConversationEvents(app, viewerOf(member!), {
+      conversationId: group.id,
+      sincePts: group.lastPts,
+    })
+    expect(((await again.next()).value as Delivery).payload).toMatchObject({
+      typename: 'MessageEvent',
+      pts: group.lastPts + 1,
+    })
     await again.return?.()
     expect((await again.next()).done).toBe(true)
     // return() while the first page is still being read: nothing of it comes after.
-    const returned = await openConversationEvents(app, viewerOf(member!), { conversationId: group.id, sincePts: group.lastPts })
+    const returned = await openConversationEvents(app, viewerOf(member!), {
+      conversationId: group.id,
+      sincePts: group.lastPts,
+    })
     const reading = returned.next()
     await returned.return?.()
     await reading
@@ -140,11 +176,24 @@ describe('resume with sincePts', () => {
       instance.connect(owner!.token),
       `subscription Dated($id: ID!, $since: SafeInt) { conversationEvents(conversationId: $id, sincePts: $since) { ... on MessageEvent { message { id sender { id } conversation { id } sentAt editedAt recalledAt } } } }`,
       { id: group.id, since: group.lastPts },
-    ) as Received<{ conversationEvents: { message: { id: string; sender: { id: string }; conversation: { id: string }; sentAt: string; editedAt: string; recalledAt: null } } }>
+    ) as Received<{
+      conversationEvents: {
+        message: {
+          id: string
+          sender: { id: string }
+          conversation: { id: string }
+          sentAt: string
+          editedAt: string
+          recalledAt: null
+        }
+      }
+    }>
     const [event] = await stream.waitFor(1)
     stream.dispose()
     const { seq } = parseMessageId(sent.message.id)
-    const [stored] = await testApp().db.$queryRaw<{ sent_at: Date; edited_at: Date }[]>`SELECT sent_at, edited_at FROM messages WHERE conversation_id = ${parseId(group.id, 'Conversation')} AND seq = ${seq}`
+    const [stored] = await testApp().db.$queryRaw<
+      { sent_at: Date; edited_at: Date }[]
+    >`SELECT sent_at, edited_at FROM messages WHERE conversation_id = ${parseId(group.id, 'Conversation')} AND seq = ${seq}`
     expect(event!.conversationEvents.message).toEqual({
       id: sent.message.id,
       sender: { id: owner!.id },
@@ -164,14 +213,20 @@ describe('resume with sincePts', () => {
     // Three pages (100 each), the senders interleaved so every page holds all three.
     const sent: [string, string][] = []
     for (let i = 0; i < 230; i += 10) {
-      const batch = await Promise.all(Array.from({ length: 10 }, (_, j) => users[(i + j) % 3]!).map(async (u) => [(await sendText(u, group.id, 'from ' + u.handle)).message.id, u.handle] as [string, string]))
+      const batch = await Promise.all(
+        Array.from({ length: 10 }, (_, j) => users[(i + j) % 3]!).map(
+          async (u) => [(await sendText(u, group.id, 'from ' + u.handle)).message.id, u.handle] as [string, string],
+        ),
+      )
       sent.push(...batch)
     }
     const resumed = follow(users[1]!, group.id, group.lastPts)
     await resumed.waitFor(230)
     resumed.dispose()
     const senderOf = new Map(sent)
-    const replayed = (messageEvents(resumed) as { message?: { id: string; sender?: { handle: string } } }[]).map((e) => [e.message!.id, e.message!.sender!.handle])
+    const replayed = (messageEvents(resumed) as { message?: { id: string; sender?: { handle: string } } }[]).map(
+      (e) => [e.message!.id, e.message!.sender!.handle],
+    )
     expect(replayed).toHaveLength(230)
     expect(replayed).toEqual(replayed.map(([id]) => [id, senderOf.get(id!)]))
     expect(new Set(replayed.map(([, handle]) => handle)).size).toBe(3)
@@ -184,7 +239,12 @@ describe('resume with sincePts', () => {
     await waitForSubscriptions(instance.server.app, member!, 1)
     // Committed, but its event is lost (as when an instance dies between commit and publish).
     const app = testApp().app
-    const lost = await domainSend({ ...app, realtime: { ...app.realtime, publish: async () => false } }, owner!, group.id, 'lost event')
+    const lost = await domainSend(
+      { ...app, realtime: { ...app.realtime, publish: async () => false } },
+      owner!,
+      group.id,
+      'lost event',
+    )
     const next = await sendText(owner!, group.id, 'published')
     await stream.waitFor(2)
     expect(messageEvents(stream).map((e) => [e.message!.id, e.pts])).toEqual([
@@ -219,7 +279,9 @@ describe.sequential('resync limit', () => {
       expect(tooFar.errors.map((e) => e.extensions?.code)).toEqual(['RESYNC_REQUIRED'])
       expect(tooFar.events).toEqual([])
       const withinLimit = follow(member!, group.id, group.lastPts + 1)
-      expect((await withinLimit.waitFor(5)).map((e) => e.conversationEvents.pts)).toEqual([2, 3, 4, 5, 6].map((i) => group.lastPts + i))
+      expect((await withinLimit.waitFor(5)).map((e) => e.conversationEvents.pts)).toEqual(
+        [2, 3, 4, 5, 6].map((i) => group.lastPts + i),
+      )
       withinLimit.dispose()
     } finally {
       settings.resyncLimit = limit
@@ -244,12 +306,18 @@ describe('slow consumers', () => {
     expect(app.hub.stats()).toMatchObject({ conversationTopics: 0, userTopics: 0 })
 
     const ended = await stream.next()
-    expect((ended.value as Delivery).payload).toMatchObject({ typename: 'Error', error: { extensions: { code: 'RESYNC_REQUIRED' } } })
+    expect((ended.value as Delivery).payload).toMatchObject({
+      typename: 'Error',
+      error: { extensions: { code: 'RESYNC_REQUIRED' } },
+    })
     expect((await stream.next()).done).toBe(true)
     expect(app.hub.stats().subscriptions).toBe(0)
 
     // Resuming from where it was replays all four.
-    const resumed = await openConversationEvents(app, viewerOf(member!), { conversationId: group.id, sincePts: group.lastPts })
+    const resumed = await openConversationEvents(app, viewerOf(member!), {
+      conversationId: group.id,
+      sincePts: group.lastPts,
+    })
     const replayed: string[] = []
     for (let i = 0; i < texts.length; i++) {
       const { payload } = (await resumed.next()).value as Delivery

@@ -6,7 +6,20 @@ import { loadSensitiveWords } from '../src/domain/send/wordFilter.ts'
 import type { SendMessageInput } from './gql/graphql.ts'
 import { codes, newUser, newUsers, testApp, type TestUser } from './support/harness.ts'
 import { EditMessage, RecallMessage } from './support/lifecycle.ts'
-import { BlockUser, CreateChannel, createGroup, lastSeqOf, MuteMember, OpenPrivate, SendMessage, sendText, SetRole, SetTitle, SubscribeChannel, UnblockUser } from './support/operations.ts'
+import {
+  BlockUser,
+  CreateChannel,
+  createGroup,
+  lastSeqOf,
+  MuteMember,
+  OpenPrivate,
+  SendMessage,
+  sendText,
+  SetRole,
+  SetTitle,
+  SubscribeChannel,
+  UnblockUser,
+} from './support/operations.ts'
 import { RulesLatest } from './support/views.ts'
 
 let counter = 0
@@ -47,9 +60,13 @@ describe('block', () => {
     const chat = (await alice!.run(OpenPrivate, { userId: bob!.id })).openPrivateConversation
     const sent = await sendText(bob!, chat.id, 'before the block')
     await alice!.run(BlockUser, { userId: bob!.id })
-    expect(codes(await bob!.try(EditMessage, { messageId: sent.message.id, text: 'after the block' }))).toEqual(['BLOCKED'])
+    expect(codes(await bob!.try(EditMessage, { messageId: sent.message.id, text: 'after the block' }))).toEqual([
+      'BLOCKED',
+    ])
     await alice!.run(UnblockUser, { userId: bob!.id })
-    expect((await bob!.run(EditMessage, { messageId: sent.message.id, text: 'after the unblock' })).editMessage.status).toBe('EDITED')
+    expect(
+      (await bob!.run(EditMessage, { messageId: sent.message.id, text: 'after the unblock' })).editMessage.status,
+    ).toBe('EDITED')
   })
 })
 
@@ -62,19 +79,44 @@ describe('mute', () => {
     const muted = (await admin!.run(MuteMember, { conversationId: group.id, userId: member!.id, until })).muteMember
     expect(muted).toEqual({ user: { id: member!.id }, mutedUntil: until })
     const notice = (await latest(member!, group.id)).lastMessage!
-    expect(notice).toMatchObject({ senderType: 'SYSTEM', sender: null, kind: 'SYSTEM', content: { event: 'MEMBER_MUTED', actor: { id: admin!.id }, targets: [{ id: member!.id }], text: `${admin!.handle} muted ${member!.handle} until ${until}` } })
+    expect(notice).toMatchObject({
+      senderType: 'SYSTEM',
+      sender: null,
+      kind: 'SYSTEM',
+      content: {
+        event: 'MEMBER_MUTED',
+        actor: { id: admin!.id },
+        targets: [{ id: member!.id }],
+        text: `${admin!.handle} muted ${member!.handle} until ${until}`,
+      },
+    })
     expect((await latest(member!, group.id)).viewerMember.mutedUntil).toBe(until)
 
     await expectRejected(member!, input(group.id), 'SENDER_MUTED')
 
     const seq = await lastSeqOf(owner!, group.id)
-    expect(codes(await member!.try(MuteMember, { conversationId: group.id, userId: admin!.id, until }))).toEqual(['FORBIDDEN'])
-    expect(codes(await admin!.try(MuteMember, { conversationId: group.id, userId: owner!.id, until }))).toEqual(['FORBIDDEN'])
-    expect(codes(await owner!.try(MuteMember, { conversationId: group.id, userId: member!.id, until: new Date(Date.now() - 1000).toISOString() }))).toEqual(['BAD_USER_INPUT'])
+    expect(codes(await member!.try(MuteMember, { conversationId: group.id, userId: admin!.id, until }))).toEqual([
+      'FORBIDDEN',
+    ])
+    expect(codes(await admin!.try(MuteMember, { conversationId: group.id, userId: owner!.id, until }))).toEqual([
+      'FORBIDDEN',
+    ])
+    expect(
+      codes(
+        await owner!.try(MuteMember, {
+          conversationId: group.id,
+          userId: member!.id,
+          until: new Date(Date.now() - 1000).toISOString(),
+        }),
+      ),
+    ).toEqual(['BAD_USER_INPUT'])
     expect(await lastSeqOf(owner!, group.id)).toBe(seq)
 
     await owner!.run(MuteMember, { conversationId: group.id, userId: member!.id, until: null })
-    expect((await latest(member!, group.id)).lastMessage!.content).toMatchObject({ event: 'MEMBER_MUTED', text: `${owner!.handle} unmuted ${member!.handle}` })
+    expect((await latest(member!, group.id)).lastMessage!.content).toMatchObject({
+      event: 'MEMBER_MUTED',
+      text: `${owner!.handle} unmuted ${member!.handle}`,
+    })
     // Lifting a mute that is not in force writes nothing.
     await owner!.run(MuteMember, { conversationId: group.id, userId: member!.id, until: null })
     expect(await lastSeqOf(owner!, group.id)).toBe(seq + 1)
@@ -84,7 +126,15 @@ describe('mute', () => {
   it('works on groups only', async () => {
     const [alice, bob] = await newUsers(2)
     const chat = (await alice!.run(OpenPrivate, { userId: bob!.id })).openPrivateConversation
-    expect(codes(await alice!.try(MuteMember, { conversationId: chat.id, userId: bob!.id, until: new Date(Date.now() + 60_000).toISOString() }))).toEqual(['BAD_USER_INPUT'])
+    expect(
+      codes(
+        await alice!.try(MuteMember, {
+          conversationId: chat.id,
+          userId: bob!.id,
+          until: new Date(Date.now() + 60_000).toISOString(),
+        }),
+      ),
+    ).toEqual(['BAD_USER_INPUT'])
   })
 })
 
@@ -94,7 +144,8 @@ describe('channels', () => {
     const [subscriber, promoted] = await newUsers(2)
     const otherOperator = await newUser({ operator: true })
     const channel = (await operator.run(CreateChannel, { title: 'News' })).createChannel
-    for (const user of [subscriber!, promoted!, otherOperator]) await user.run(SubscribeChannel, { conversationId: channel.id })
+    for (const user of [subscriber!, promoted!, otherOperator])
+      await user.run(SubscribeChannel, { conversationId: channel.id })
     await expectRejected(subscriber!, input(channel.id), 'FORBIDDEN')
     await sendText(operator, channel.id, 'from the owner')
     await sendText(otherOperator, channel.id, 'from an operator who subscribed')
@@ -110,7 +161,11 @@ describe('mentions', () => {
     await expectRejected(bob!, input(group.id, { mentionAll: true }), 'FORBIDDEN')
     await expectRejected(bob!, input(group.id, { mentionUserIds: [outsider!.id] }), 'BAD_USER_INPUT')
     // A directed message may mention only its audience.
-    await expectRejected(owner!, input(group.id, { visibleToUserIds: [bob!.id], mentionUserIds: [carol!.id] }), 'BAD_USER_INPUT')
+    await expectRejected(
+      owner!,
+      input(group.id, { visibleToUserIds: [bob!.id], mentionUserIds: [carol!.id] }),
+      'BAD_USER_INPUT',
+    )
 
     await owner!.run(SendMessage, input(group.id, { mentionUserIds: [bob!.id] }))
     const asBob = (await latest(bob!, group.id)).lastMessage!
@@ -119,7 +174,8 @@ describe('mentions', () => {
     expect(asCarol).toMatchObject({ mentions: [{ id: bob!.id }], mentionsAll: false, mentionsViewer: false })
 
     await owner!.run(SendMessage, input(group.id, { mentionAll: true }))
-    for (const user of [bob!, carol!]) expect((await latest(user, group.id)).lastMessage).toMatchObject({ mentionsAll: true, mentionsViewer: true })
+    for (const user of [bob!, carol!])
+      expect((await latest(user, group.id)).lastMessage).toMatchObject({ mentionsAll: true, mentionsViewer: true })
   })
 })
 
@@ -133,9 +189,17 @@ describe('quotes', () => {
     await expectRejected(alice!, input(group.id, { quotedMessageId: elsewhere.id }), 'NOT_FOUND')
 
     await alice!.run(SendMessage, input(group.id, { quotedMessageId: original.id }))
-    expect((await latest(bob!, group.id)).lastMessage!.quoted).toEqual({ seq: original.seq, status: 'NORMAL', content: { text: 'original' } })
+    expect((await latest(bob!, group.id)).lastMessage!.quoted).toEqual({
+      seq: original.seq,
+      status: 'NORMAL',
+      content: { text: 'original' },
+    })
     await bob!.run(RecallMessage, { messageId: original.id })
-    expect((await latest(alice!, group.id)).lastMessage!.quoted).toEqual({ seq: original.seq, status: 'RECALLED', content: null })
+    expect((await latest(alice!, group.id)).lastMessage!.quoted).toEqual({
+      seq: original.seq,
+      status: 'RECALLED',
+      content: null,
+    })
     await expectRejected(alice!, input(group.id, { quotedMessageId: original.id }), 'MESSAGE_RECALLED')
   })
 
@@ -145,7 +209,11 @@ describe('quotes', () => {
     const kept = (await sendText(bob!, group.id, 'kept')).message
     const gone = (await sendText(bob!, group.id, 'gone')).message
     await bob!.run(RecallMessage, { messageId: gone.id })
-    await expectRejected(alice!, input(group.id, { content: { forward: { messageIds: [kept.id, gone.id] } } }), 'MESSAGE_RECALLED')
+    await expectRejected(
+      alice!,
+      input(group.id, { content: { forward: { messageIds: [kept.id, gone.id] } } }),
+      'MESSAGE_RECALLED',
+    )
   })
 })
 
@@ -155,17 +223,27 @@ describe('senders', () => {
     const group = await createGroup(owner!, [member!])
     const before = await lastSeqOf(owner!, group.id)
     // MessageContentInput has no system member: the input does not even coerce.
-    const forged = await owner!.try(SendMessage, input(group.id, { content: { system: { event: 'TITLE_CHANGED' } } as never }))
+    const forged = await owner!.try(
+      SendMessage,
+      input(group.id, { content: { system: { event: 'TITLE_CHANGED' } } as never }),
+    )
     expect(new Set(codes(forged))).toEqual(new Set(['BAD_USER_INPUT']))
     expect(codes(await member!.try(SetTitle, { conversationId: group.id, title: 'Mine now' }))).toEqual(['FORBIDDEN'])
     expect(codes(await owner!.try(SetTitle, { conversationId: group.id, title: '  ' }))).toEqual(['BAD_USER_INPUT'])
     expect(await lastSeqOf(owner!, group.id)).toBe(before)
 
-    expect((await owner!.run(SetTitle, { conversationId: group.id, title: ' Renamed ' })).setConversationTitle).toEqual({ title: 'Renamed', lastSeq: before + 1 })
+    expect((await owner!.run(SetTitle, { conversationId: group.id, title: ' Renamed ' })).setConversationTitle).toEqual(
+      { title: 'Renamed', lastSeq: before + 1 },
+    )
     expect((await latest(member!, group.id)).lastMessage).toMatchObject({
       senderType: 'SYSTEM',
       sender: null,
-      content: { event: 'TITLE_CHANGED', actor: { id: owner!.id }, targets: [], text: `${owner!.handle} renamed the conversation to “Renamed”` },
+      content: {
+        event: 'TITLE_CHANGED',
+        actor: { id: owner!.id },
+        targets: [],
+        text: `${owner!.handle} renamed the conversation to “Renamed”`,
+      },
     })
     // The same title again changes nothing.
     await owner!.run(SetTitle, { conversationId: group.id, title: 'Renamed' })

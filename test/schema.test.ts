@@ -53,7 +53,8 @@ function pendingCoordinates(): Map<string, string> {
   for (const line of lines) {
     const [coordinate, note = ''] = line.split('#', 2).map((part) => part.trim()) as [string, string?]
     if (!coordinate) continue
-    if (!/issue \d+/.test(note)) throw new Error(`contract/pending.txt: "${coordinate}" names no issue ("# issue N: …")`)
+    if (!/issue \d+/.test(note))
+      throw new Error(`contract/pending.txt: "${coordinate}" names no issue ("# issue N: …")`)
     pending.set(coordinate, note)
   }
   return pending
@@ -76,7 +77,10 @@ function conflictingSharedFields(served: GraphQLSchema): string[] {
         const seen = typeOfField.get(field.name)
         if (!seen) typeOfField.set(field.name, { member: member.name, type: String(field.type) })
         else if (seen.type !== String(field.type)) {
-          const pair = [`${seen.member}.${field.name} is ${seen.type}`, `${member.name}.${field.name} is ${field.type}`].sort()
+          const pair = [
+            `${seen.member}.${field.name} is ${seen.type}`,
+            `${member.name}.${field.name} is ${field.type}`,
+          ].sort()
           conflicts.push(`${type.name}: ${pair.join(', ')}`)
         }
       }
@@ -93,7 +97,10 @@ describe('schema.graphql', () => {
   it('breaks nothing in the contract except the coordinates contract/pending.txt lists, and serves none of those yet', () => {
     const contract = buildSchema(readFileSync(VENDORED, 'utf8'))
     const pending = pendingCoordinates()
-    const breaking = findBreakingChanges(contract, schema).map((c) => ({ coordinate: coordinateOf(c), description: c.description }))
+    const breaking = findBreakingChanges(contract, schema).map((c) => ({
+      coordinate: coordinateOf(c),
+      description: c.description,
+    }))
     const unlisted = breaking.filter((c) => !pending.has(c.coordinate)).map((c) => c.description)
     expect(unlisted, 'breaking changes against the contract that pending.txt does not list').toEqual([])
     const stillBroken = new Set(breaking.map((c) => c.coordinate))
@@ -110,6 +117,9 @@ describe('schema.graphql', () => {
   it('vendors the design contract unedited: the copy has the digest recorded when it was vendored, and so has the design folder’s when it is beside the checkout', () => {
     const recorded = readFileSync(VENDORED_DIGEST, 'utf8').split(/\s+/)[0]
     expect(sha256(VENDORED), 'contract/api.graphql differs from the vendored design contract').toBe(recorded)
-    if (existsSync(DESIGN)) expect(sha256(DESIGN), 'the design contract changed: vendor it again and record its digest (sha256sum)').toBe(recorded)
+    if (existsSync(DESIGN))
+      expect(sha256(DESIGN), 'the design contract changed: vendor it again and record its digest (sha256sum)').toBe(
+        recorded,
+      )
   })
 })

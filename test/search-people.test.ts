@@ -8,18 +8,51 @@ import { Search } from './support/search.ts'
 
 const SearchUsers = graphql(`
   query SearchUsers($query: String!, $first: Int, $after: String) {
-    searchUsers(query: $query, first: $first, after: $after) { edges { node { id handle displayName } } pageInfo { hasNextPage endCursor } }
+    searchUsers(query: $query, first: $first, after: $after) {
+      edges {
+        node {
+          id
+          handle
+          displayName
+        }
+      }
+      pageInfo {
+        hasNextPage
+        endCursor
+      }
+    }
   }
 `)
 
 const MemberSearch = graphql(`
   query MemberSearch($id: ID!, $query: String!, $first: Int) {
-    conversation(id: $id) { memberSearch(query: $query, first: $first) { role user { id displayName } } }
+    conversation(id: $id) {
+      memberSearch(query: $query, first: $first) {
+        role
+        user {
+          id
+          displayName
+        }
+      }
+    }
   }
 `)
 
-const Rename = graphql(`mutation SearchRename($users: [UserInput!]!) { upsertUsers(users: $users) { id displayName } }`)
-const RemoveMember = graphql(`mutation SearchRemoveMember($id: ID!, $userId: ID!) { removeGroupMember(conversationId: $id, userId: $userId) { id } }`)
+const Rename = graphql(`
+  mutation SearchRename($users: [UserInput!]!) {
+    upsertUsers(users: $users) {
+      id
+      displayName
+    }
+  }
+`)
+const RemoveMember = graphql(`
+  mutation SearchRemoveMember($id: ID!, $userId: ID!) {
+    removeGroupMember(conversationId: $id, userId: $userId) {
+      id
+    }
+  }
+`)
 
 /** A word no other test's user has in their name. */
 const uniqueWord = () => `w${randomUUID().replace(/-/g, '').slice(0, 10)}`
@@ -30,7 +63,8 @@ describe('searchUsers and memberSearch', () => {
     const zhang = await newUser({ prefix: 'zhang', name: `张三丰 ${tag}` })
     const zoe = await newUser({ name: `Zoë Müller ${tag}` })
     const other = await newUser({ name: `Other Person ${tag}` })
-    const found = async (query: string, first?: number, after?: string | null) => (await zhang.run(SearchUsers, { query, first, after })).searchUsers
+    const found = async (query: string, first?: number, after?: string | null) =>
+      (await zhang.run(SearchUsers, { query, first, after })).searchUsers
     const ids = async (query: string) => (await found(query)).edges.map((e) => e.node.id)
     expect(await ids(`${tag} 三丰`)).toEqual([zhang.id])
     expect(await ids(`${tag} 三`)).toEqual([zhang.id])

@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest'
 import { Prisma } from '../src/store/sql.ts'
-import { analyze, documentVector, matchedRanges, MAX_POSITION, queryTerm, toTsquery } from '../src/domain/search/text.ts'
+import {
+  analyze,
+  documentVector,
+  matchedRanges,
+  MAX_POSITION,
+  queryTerm,
+  toTsquery,
+} from '../src/domain/search/text.ts'
 import { testApp } from './support/harness.ts'
 
 /** A seeded PRNG, so a failure repeats. */
@@ -15,7 +22,12 @@ const pick = <T>(next: () => number, items: readonly T[]) => items[Math.floor(ne
 describe('the search analyzer', () => {
   it('folds kana and ideographs exactly as NFKC does, fast path or not', () => {
     const mismatches: string[] = []
-    for (const [from, to] of [[0x3041, 0x30ff], [0x3400, 0x4dbf], [0x4e00, 0x9fff], [0xff66, 0xff9d]] as const) {
+    for (const [from, to] of [
+      [0x3041, 0x30ff],
+      [0x3400, 0x4dbf],
+      [0x4e00, 0x9fff],
+      [0xff66, 0xff9d],
+    ] as const) {
       for (let cp = from; cp <= to; cp++) {
         const ch = String.fromCodePoint(cp)
         const { units } = analyze([ch])
@@ -31,8 +43,13 @@ describe('the search analyzer', () => {
     const alphabet = [...'aZ09', ...`.,:;'"-_()!?@#/`]
     for (let i = 0; i < 3000; i++) {
       const chunk = Array.from({ length: 1 + Math.floor(next() * 8) }, () => pick(next, alphabet)).join('')
-      const expected = [...segmenter.segment(chunk)].filter((s) => s.isWordLike).map((s) => [s.segment.toLowerCase(), s.index])
-      expect(analyze([chunk]).units.map((u) => [u.term, u.start]), chunk).toEqual(expected)
+      const expected = [...segmenter.segment(chunk)]
+        .filter((s) => s.isWordLike)
+        .map((s) => [s.segment.toLowerCase(), s.index])
+      expect(
+        analyze([chunk]).units.map((u) => [u.term, u.start]),
+        chunk,
+      ).toEqual(expected)
     }
   })
 
@@ -41,9 +58,14 @@ describe('the search analyzer', () => {
     const cjk = [...'今天请假审']
     const latin = ['ab', 'abc', 'b', 'ba']
     const cases = Array.from({ length: 400 }, () => {
-      const text = Array.from({ length: 2 + Math.floor(next() * 10) }, () => (next() < 0.6 ? pick(next, cjk) : pick(next, latin)) + pick(next, ['', '', ' '])).join('')
+      const text = Array.from(
+        { length: 2 + Math.floor(next() * 10) },
+        () => (next() < 0.6 ? pick(next, cjk) : pick(next, latin)) + pick(next, ['', '', ' ']),
+      ).join('')
       const query =
-        next() < 0.6 ? Array.from({ length: 1 + Math.floor(next() * 4) }, () => pick(next, cjk)).join('') : pick(next, ['a', 'ab', 'abc', 'b', 'ba', 'c'])
+        next() < 0.6
+          ? Array.from({ length: 1 + Math.floor(next() * 4) }, () => pick(next, cjk)).join('')
+          : pick(next, ['a', 'ab', 'abc', 'b', 'ba', 'c'])
       const cjkQuery = cjk.includes(query[0]!)
       const expected = cjkQuery ? text.includes(query) : (text.match(/[a-z]+/g) ?? []).some((w) => w.startsWith(query))
       return { text, query, expected, term: queryTerm(query, false) }
@@ -52,12 +74,15 @@ describe('the search analyzer', () => {
       SELECT d::tsvector @@ q::tsquery AS matches
       FROM unnest(${cases.map((c) => documentVector([c.text]))}::text[], ${cases.map((c) => toTsquery([c.term]))}::text[]) WITH ORDINALITY AS x(d, q, i)
       ORDER BY i`)
-    expect(rows.map((r, i) => `${cases[i]!.text} ~ ${cases[i]!.query}: ${r.matches}`)).toEqual(cases.map((c) => `${c.text} ~ ${c.query}: ${c.expected}`))
+    expect(rows.map((r, i) => `${cases[i]!.text} ~ ${cases[i]!.query}: ${r.matches}`)).toEqual(
+      cases.map((c) => `${c.text} ~ ${c.query}: ${c.expected}`),
+    )
     for (const c of cases) {
       const { text, units } = analyze([c.text])
       const spans = matchedRanges(units, [c.term]).map(([from, to]) => text.slice(from, to))
       expect(spans.length > 0, `${c.text} ~ ${c.query}`).toBe(c.expected)
-      if (cjk.includes(c.query[0]!)) for (const span of spans) expect(span.includes(c.query), `${c.text} ~ ${c.query}`).toBe(true)
+      if (cjk.includes(c.query[0]!))
+        for (const span of spans) expect(span.includes(c.query), `${c.text} ~ ${c.query}`).toBe(true)
     }
   })
 

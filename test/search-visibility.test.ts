@@ -7,13 +7,31 @@ import { buildVisibilityMatrix } from './support/visibility.ts'
 
 const AdminSearch = graphql(`
   query AdminSearch($filter: AdminMessageFilter!, $first: Int, $after: String) {
-    adminMessages(filter: $filter, first: $first, after: $after) { edges { node { seq status } } pageInfo { hasNextPage endCursor } }
+    adminMessages(filter: $filter, first: $first, after: $after) {
+      edges {
+        node {
+          seq
+          status
+        }
+      }
+      pageInfo {
+        hasNextPage
+        endCursor
+      }
+    }
   }
 `)
 
-const LeaveConversation = graphql(`mutation SearchLeave($id: ID!) { leaveConversation(conversationId: $id) }`)
+const LeaveConversation = graphql(`
+  mutation SearchLeave($id: ID!) {
+    leaveConversation(conversationId: $id)
+  }
+`)
 
-type SearchPage = { edges: { node: { seq: number } }[]; pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; endCursor?: string | null } }
+type SearchPage = {
+  edges: { node: { seq: number } }[]
+  pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; endCursor?: string | null }
+}
 
 /** Every result of a search, paged one at a time (so paging itself is checked), newest first. */
 async function searchAll(user: TestUser, query: string, filter?: { conversationId?: string }): Promise<number[]> {
@@ -29,7 +47,8 @@ async function searchAll(user: TestUser, query: string, filter?: { conversationI
 }
 
 /** A plain reading of the matching rule for ASCII text: every query word starts some word of the text. */
-const holds = (text: string, query: string) => query.split(' ').every((q) => text.split(/\W+/).some((w) => w.startsWith(q)))
+const holds = (text: string, query: string) =>
+  query.split(' ').every((q) => text.split(/\W+/).some((w) => w.startsWith(q)))
 
 const QUERIES = ['carol', 'for bob', 'reply', 'bef', 'last', 'for', 'nobody']
 
@@ -38,14 +57,20 @@ describe('search visibility', () => {
     const matrix = await buildVisibilityMatrix()
     const { alice, bob, carol, group, visible, texts } = matrix
     const outsider = await newUser()
-    const expected = (seen: number[], query: string) => seen.filter((seq) => texts[seq] !== undefined && holds(texts[seq]!, query)).reverse()
+    const expected = (seen: number[], query: string) =>
+      seen.filter((seq) => texts[seq] !== undefined && holds(texts[seq]!, query)).reverse()
 
     for (const [user, seen] of [...visible, [outsider, []] as [TestUser, number[]]]) {
-      for (const query of QUERIES) expect(await searchAll(user, query), `${user.handle} "${query}"`).toEqual(expected(seen, query))
+      for (const query of QUERIES)
+        expect(await searchAll(user, query), `${user.handle} "${query}"`).toEqual(expected(seen, query))
     }
     // The conversation filter answers like the conversation itself: NOT_FOUND for one the viewer is not in.
-    expect(await searchAll(carol, 'carol', { conversationId: group.id })).toEqual(expected(visible.get(carol)!, 'carol'))
-    expect(codes(await outsider.try(Search, { query: 'carol', filter: { conversationId: group.id } }))).toEqual(['NOT_FOUND'])
+    expect(await searchAll(carol, 'carol', { conversationId: group.id })).toEqual(
+      expected(visible.get(carol)!, 'carol'),
+    )
+    expect(codes(await outsider.try(Search, { query: 'carol', filter: { conversationId: group.id } }))).toEqual([
+      'NOT_FOUND',
+    ])
 
     // Delete-for-me hides a message from that member's search only.
     const all = await alice.run(Search, { query: 'carol', first: 100 })
@@ -60,7 +85,9 @@ describe('search visibility', () => {
     for (const user of [alice, bob]) expect(await searchAll(user, 'last'), user.handle).toEqual([])
     const operator = await newUser({ operator: true })
     const adminSeqs = async (text: string) =>
-      (await operator.run(AdminSearch, { filter: { text, conversationId: group.id }, first: 100 })).adminMessages.edges.map((e) => e.node.seq)
+      (
+        await operator.run(AdminSearch, { filter: { text, conversationId: group.id }, first: 100 })
+      ).adminMessages.edges.map((e) => e.node.seq)
     expect(await adminSeqs('bob')).toEqual([7, 3])
 
     // An edit replaces the searchable text: the old words find only the forward's snapshot of it.

@@ -9,7 +9,8 @@ async function send(user: TestUser, conversationId: string, content: MessageCont
   const input = { conversationId, clientMessageId: `search-${process.pid}-${++counter}`, content }
   return (await user.run(SendMessage, { input })).sendMessage.message
 }
-const sendText = (user: TestUser, conversationId: string, text: string) => send(user, conversationId, { text: { text } })
+const sendText = (user: TestUser, conversationId: string, text: string) =>
+  send(user, conversationId, { text: { text } })
 
 /** The snippets of every result, newest first. */
 const snippets = async (user: TestUser, query: string, filter?: Record<string, unknown>) =>
@@ -19,7 +20,15 @@ describe('searchMessages matching', () => {
   it('matches Chinese and Japanese by substring from one character, other scripts by word prefix, ignoring case, width and accents', async () => {
     const [alice, bob] = await newUsers(2)
     const group = await createGroup(alice!, [bob!])
-    const texts = ['今天请假审批过了吗', '明天开会', "Café au lait, s'il vous plaît", 'カタカナのテスト', 'Quarterly BUDGET review', 'reviewing the budget', 'ＦＵＬＬ width and 한국어 문장']
+    const texts = [
+      '今天请假审批过了吗',
+      '明天开会',
+      "Café au lait, s'il vous plaît",
+      'カタカナのテスト',
+      'Quarterly BUDGET review',
+      'reviewing the budget',
+      'ＦＵＬＬ width and 한국어 문장',
+    ]
     for (const text of texts) await sendText(alice!, group.id, text)
     const newestFirst = (...picked: number[]) => picked.sort((a, b) => b - a).map((i) => texts[i]!)
     const cases: [string, string[]][] = [
@@ -55,13 +64,20 @@ describe('searchMessages matching', () => {
   it('searches file names, card and material titles and the text of forwarded items, not media', async () => {
     const [alice, bob] = await newUsers(2)
     const group = await createGroup(alice!, [bob!])
-    await send(alice!, group.id, { file: { url: 'https://files.example/budget.pdf', name: '季度报告.pdf', sizeBytes: 10 } })
-    await send(alice!, group.id, { card: { cardType: 'approval', data: { title: 'Leave approval', note: 'hidden words' } } })
-    await send(alice!, group.id, { material: { title: 'Onboarding guide', digest: 'secret digest', url: 'https://docs.example/guide' } })
+    await send(alice!, group.id, {
+      file: { url: 'https://files.example/budget.pdf', name: '季度报告.pdf', sizeBytes: 10 },
+    })
+    await send(alice!, group.id, {
+      card: { cardType: 'approval', data: { title: 'Leave approval', note: 'hidden words' } },
+    })
+    await send(alice!, group.id, {
+      material: { title: 'Onboarding guide', digest: 'secret digest', url: 'https://docs.example/guide' },
+    })
     await send(alice!, group.id, { image: { url: 'https://images.example/budget.png' } })
     const source = await sendText(bob!, group.id, 'forwardable words')
     const forward = await send(alice!, group.id, { forward: { messageIds: [source.id] } })
-    const kindsOf = async (query: string) => (await alice!.run(Search, { query })).searchMessages.edges.map((e) => e.node.kind)
+    const kindsOf = async (query: string) =>
+      (await alice!.run(Search, { query })).searchMessages.edges.map((e) => e.node.kind)
     expect(await kindsOf('报告')).toEqual(['FILE'])
     expect(await kindsOf('leave approval')).toEqual(['CARD'])
     expect(await kindsOf('hidden')).toEqual([])
@@ -69,8 +85,13 @@ describe('searchMessages matching', () => {
     expect(await kindsOf('secret')).toEqual([])
     expect(await kindsOf('budget')).toEqual([])
     expect(await kindsOf('forwardable')).toEqual(['FORWARD', 'TEXT'])
-    const [hit] = (await alice!.run(Search, { query: 'forwardable', filter: { kinds: ['FORWARD'] } })).searchMessages.edges
-    expect(hit).toMatchObject({ node: { id: forward.id }, snippet: 'forwardable words', highlights: [{ start: 0, length: 11 }] })
+    const [hit] = (await alice!.run(Search, { query: 'forwardable', filter: { kinds: ['FORWARD'] } })).searchMessages
+      .edges
+    expect(hit).toMatchObject({
+      node: { id: forward.id },
+      snippet: 'forwardable words',
+      highlights: [{ start: 0, length: 11 }],
+    })
   })
 
   it('cuts a snippet of at most 200 characters around the first match, with highlights in UTF-16 units', async () => {
@@ -82,7 +103,12 @@ describe('searchMessages matching', () => {
     await sendText(alice!, group.id, `${'😀'.repeat(150)} pin ${'😀'.repeat(150)}`)
     const hits = async (query: string) => (await alice!.run(Search, { query })).searchMessages.edges
     expect((await hits('请假'))[0]).toMatchObject({ snippet: '😀 今天请假 ok', highlights: [{ start: 5, length: 2 }] })
-    expect((await hits('review bud'))[0]).toMatchObject({ highlights: [{ start: 0, length: 6 }, { start: 11, length: 6 }] })
+    expect((await hits('review bud'))[0]).toMatchObject({
+      highlights: [
+        { start: 0, length: 6 },
+        { start: 11, length: 6 },
+      ],
+    })
     for (const word of ['needle', 'pin']) {
       const { snippet, highlights } = (await hits(word))[0]!
       expect(snippet.length, word).toBeLessThanOrEqual(200)
@@ -99,8 +125,11 @@ describe('searchMessages matching', () => {
     const second = await createGroup(alice!, [bob!])
     const a1 = await sendText(alice!, first.id, 'report one')
     const b1 = await sendText(bob!, first.id, 'report two')
-    const a2 = await send(alice!, second.id, { file: { url: 'https://files.example/r', name: 'report three', sizeBytes: 1 } })
-    const ids = async (filter: Record<string, unknown>) => (await alice!.run(Search, { query: 'report', filter })).searchMessages.edges.map((e) => e.node.id)
+    const a2 = await send(alice!, second.id, {
+      file: { url: 'https://files.example/r', name: 'report three', sizeBytes: 1 },
+    })
+    const ids = async (filter: Record<string, unknown>) =>
+      (await alice!.run(Search, { query: 'report', filter })).searchMessages.edges.map((e) => e.node.id)
     expect(await ids({})).toEqual([a2.id, b1.id, a1.id])
     expect(await ids({ conversationId: first.id })).toEqual([b1.id, a1.id])
     expect(await ids({ senderId: alice!.id })).toEqual([a2.id, a1.id])
@@ -128,12 +157,22 @@ describe('searchMessages matching', () => {
 
   it('refuses empty, too long, too many words, NUL and unsearchable queries with BAD_USER_INPUT', async () => {
     const user = await newUser()
-    const bad = ['', '   ', 'a'.repeat(201), 'one two three four five six seven eight nine ten eleven', 'a\u0000b', '!!! ???', '""']
-    for (const query of bad) expect(codes(await user.try(Search, { query })), JSON.stringify(query)).toEqual(['BAD_USER_INPUT'])
+    const bad = [
+      '',
+      '   ',
+      'a'.repeat(201),
+      'one two three four five six seven eight nine ten eleven',
+      'a\u0000b',
+      '!!! ???',
+      '""',
+    ]
+    for (const query of bad)
+      expect(codes(await user.try(Search, { query })), JSON.stringify(query)).toEqual(['BAD_USER_INPUT'])
     expect(codes(await user.try(Search, { query: 'ok', filter: { kinds: [] } }))).toEqual(['BAD_USER_INPUT'])
     expect(codes(await user.try(Search, { query: 'ok', first: 101 }))).toEqual(['BAD_USER_INPUT'])
     expect(codes(await user.try(Search, { query: 'ok', after: 'not-a-cursor' }))).toEqual(['BAD_USER_INPUT'])
     // The limits themselves are fine.
-    for (const query of ['a'.repeat(200), 'one two three four five six seven eight nine ten']) expect(codes(await user.try(Search, { query }))).toEqual([])
+    for (const query of ['a'.repeat(200), 'one two three four five six seven eight nine ten'])
+      expect(codes(await user.try(Search, { query }))).toEqual([])
   })
 })

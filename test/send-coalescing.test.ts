@@ -6,11 +6,16 @@ import { seededRandom } from './support/random.ts'
 
 /** Sends coalesced across conversations (src/domain/sendQueue.ts, decision 0140), raced through the API. */
 
-const send = (user: TestUser, conversationId: string, clientMessageId: string, text: string, mentionUserIds?: string[]) =>
-  user.try(SendMessage, { input: { conversationId, clientMessageId, content: { text: { text } }, mentionUserIds } })
+const send = (
+  user: TestUser,
+  conversationId: string,
+  clientMessageId: string,
+  text: string,
+  mentionUserIds?: string[],
+) => user.try(SendMessage, { input: { conversationId, clientMessageId, content: { text: { text } }, mentionUserIds } })
 type Response = Awaited<ReturnType<typeof send>>
 
-const commitsIn = async <T,>(work: () => Promise<T>): Promise<{ result: T; commits: number }> => {
+const commitsIn = async <T>(work: () => Promise<T>): Promise<{ result: T; commits: number }> => {
   const before = sqlLog.filter((q) => /^COMMIT/i.test(q.trim())).length
   const result = await work()
   return { result, commits: sqlLog.filter((q) => /^COMMIT/i.test(q.trim())).length - before }
@@ -24,7 +29,10 @@ function freshSeqs(plan: readonly { conversationId: string }[], responses: reado
   responses.forEach((r, i) => {
     if (r.data?.sendMessage.deduplicated !== false) return
     const id = plan[i]!.conversationId
-    seqs.set(id, [...(seqs.get(id) ?? []), r.data.sendMessage.message.seq].sort((a, b) => a - b))
+    seqs.set(
+      id,
+      [...(seqs.get(id) ?? []), r.data.sendMessage.message.seq].sort((a, b) => a - b),
+    )
   })
   return seqs
 }
@@ -36,7 +44,9 @@ describe('sends coalesced across conversations', () => {
     const [owner, member] = await newUsers(2)
     const groups = await Promise.all(Array.from({ length: 40 }, () => createGroup(owner!, [member!])))
     const plan = groups.map((g, i) => ({ user: i % 2 ? owner! : member!, conversationId: g.id }))
-    const { result: responses, commits } = await commitsIn(() => Promise.all(plan.map((p, i) => send(p.user, p.conversationId, `x${i}`, `to ${i}`))))
+    const { result: responses, commits } = await commitsIn(() =>
+      Promise.all(plan.map((p, i) => send(p.user, p.conversationId, `x${i}`, `to ${i}`))),
+    )
     responses.forEach((r, i) => expect(r.data?.sendMessage.message.seq).toBe(groups[i]!.lastSeq + 1))
     expect(commits).toBeLessThan(40)
   })
@@ -50,9 +60,14 @@ describe('sends coalesced across conversations', () => {
       const random = seededRandom(seed)
       const [owner, a, b, c, muted, partial] = await newUsers(6)
       const outsider = await newUser()
-      const groups = await Promise.all(Array.from({ length: 6 }, (_, i) => createGroup(owner!, i < 3 ? [a!, b!, c!, muted!] : [a!, b!, c!, muted!, partial!])))
+      const groups = await Promise.all(
+        Array.from({ length: 6 }, (_, i) =>
+          createGroup(owner!, i < 3 ? [a!, b!, c!, muted!] : [a!, b!, c!, muted!, partial!]),
+        ),
+      )
       const until = new Date(Date.now() + 3_600_000).toISOString()
-      for (const g of groups.slice(0, 2)) await owner!.run(MuteMember, { conversationId: g.id, userId: muted!.id, until })
+      for (const g of groups.slice(0, 2))
+        await owner!.run(MuteMember, { conversationId: g.id, userId: muted!.id, until })
       const start = new Map(await Promise.all(groups.map(async (g) => [g.id, await lastSeqOf(owner!, g.id)] as const)))
 
       const senders = [a!, b!, c!, muted!, partial!, outsider]
@@ -71,7 +86,9 @@ describe('sends coalesced across conversations', () => {
         return p.badMention ? 'BAD_USER_INPUT' : 'OK'
       }
       const text = (p: (typeof plan)[number]) => `${p.user.handle}/${p.index}/${p.key}`
-      const responses = await Promise.all(plan.map((p) => send(p.user, p.conversationId, p.key, text(p), p.badMention ? [outsider.id] : undefined)))
+      const responses = await Promise.all(
+        plan.map((p) => send(p.user, p.conversationId, p.key, text(p), p.badMention ? [outsider.id] : undefined)),
+      )
 
       const byKey = new Map<string, { id: string; seq: number; content: unknown }[]>()
       const fresh = new Map<string, number>()
@@ -109,10 +126,19 @@ describe('sends coalesced across conversations', () => {
       await locker.query('BEGIN')
       await locker.query('SELECT 1 FROM conversations WHERE id = $1 FOR UPDATE', [rawId(busy!.id)])
       let busyDone = false
-      const blocked = Promise.all(Array.from({ length: 6 }, (_, i) => send(i % 2 ? owner! : member!, busy!.id, `busy${i}`, 'waits'))).then((r) => ((busyDone = true), r))
+      const blocked = Promise.all(
+        Array.from({ length: 6 }, (_, i) => send(i % 2 ? owner! : member!, busy!.id, `busy${i}`, 'waits')),
+      ).then((r) => ((busyDone = true), r))
       // In the same burst, the free conversations' sends commit while the busy one's wait.
-      const sent = await Promise.all(free.flatMap((g) => Array.from({ length: 4 }, (_, i) => send(i % 2 ? owner! : member!, g.id, `free${i}`, 'goes through'))))
-      const seqs = freshSeqs(free.flatMap((g) => Array.from({ length: 4 }, () => ({ conversationId: g.id }))), sent)
+      const sent = await Promise.all(
+        free.flatMap((g) =>
+          Array.from({ length: 4 }, (_, i) => send(i % 2 ? owner! : member!, g.id, `free${i}`, 'goes through')),
+        ),
+      )
+      const seqs = freshSeqs(
+        free.flatMap((g) => Array.from({ length: 4 }, () => ({ conversationId: g.id }))),
+        sent,
+      )
       for (const g of free) expect(seqs.get(g.id)).toEqual(range(g.lastSeq + 1, 4))
       const lockerPid = (await locker.query('SELECT pg_backend_pid() AS pid')).rows[0].pid
       const waitsOnLocker = `SELECT EXISTS (SELECT 1 FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))) AS waiting`
@@ -120,7 +146,9 @@ describe('sends coalesced across conversations', () => {
       expect(busyDone).toBe(false)
       await locker.query('COMMIT')
       const waited = await blocked
-      expect(waited.map((r) => r.data!.sendMessage.message.seq).sort((x, y) => x - y)).toEqual(range(busy!.lastSeq + 1, 6))
+      expect(waited.map((r) => r.data!.sendMessage.message.seq).sort((x, y) => x - y)).toEqual(
+        range(busy!.lastSeq + 1, 6),
+      )
     } finally {
       await locker.end()
     }
@@ -138,7 +166,13 @@ describe('sends coalesced across conversations', () => {
       BEGIN IF NEW.content->>'text' = '${poison}' THEN RAISE EXCEPTION 'refused'; END IF; RETURN NEW; END $$`)
     await admin.query(`CREATE TRIGGER ${trigger} BEFORE INSERT ON messages FOR EACH ROW EXECUTE FUNCTION ${trigger}()`)
     try {
-      const plan = groups.flatMap((g, gi) => Array.from({ length: 8 }, (_, i) => ({ user: i % 2 ? owner! : member!, conversationId: g.id, text: gi === 1 && i === 3 ? poison : `ok ${i}` })))
+      const plan = groups.flatMap((g, gi) =>
+        Array.from({ length: 8 }, (_, i) => ({
+          user: i % 2 ? owner! : member!,
+          conversationId: g.id,
+          text: gi === 1 && i === 3 ? poison : `ok ${i}`,
+        })),
+      )
       const responses = await Promise.all(plan.map((p, i) => send(p.user, p.conversationId, `p${i}`, p.text)))
       responses.forEach((r, i) => {
         if (plan[i]!.text === poison) expect(codes(r)).toEqual(['INTERNAL_SERVER_ERROR'])
@@ -169,9 +203,19 @@ describe('a coalesced send answers with the message as stored', () => {
       { card: { cardType: 'order', data: { zebra: 1, b: [{ yy: 'x"y', a: null }], aa: { '\\': true } } } },
     ]
     const plan = contents.flatMap((content, i) =>
-      groups.map((g, j) => ({ user: (i + j) % 2 ? owner! : member!, input: { conversationId: g.id, clientMessageId: `${awkward[i % awkward.length]}-${i}-${j}`, content, mentionUserIds: j % 2 ? [owner!.id] : [] } })),
+      groups.map((g, j) => ({
+        user: (i + j) % 2 ? owner! : member!,
+        input: {
+          conversationId: g.id,
+          clientMessageId: `${awkward[i % awkward.length]}-${i}-${j}`,
+          content,
+          mentionUserIds: j % 2 ? [owner!.id] : [],
+        },
+      })),
     )
-    const { result: responses, commits } = await commitsIn(() => Promise.all(plan.map((p) => p.user.run(SendStored, { input: p.input }))))
+    const { result: responses, commits } = await commitsIn(() =>
+      Promise.all(plan.map((p) => p.user.run(SendStored, { input: p.input }))),
+    )
     expect(commits).toBeLessThan(plan.length)
     for (const [i, response] of responses.entries()) {
       const sent = response.sendMessage.message

@@ -10,7 +10,9 @@ describe('sendMessage', () => {
     const group = await createGroup(owner!, members)
     const start = group.lastSeq // the CONVERSATION_CREATED system message
     const senders = [owner!, ...members]
-    const results = await Promise.all(Array.from({ length: 100 }, (_, i) => sendText(senders[i % senders.length]!, group.id, `m${i}`)))
+    const results = await Promise.all(
+      Array.from({ length: 100 }, (_, i) => sendText(senders[i % senders.length]!, group.id, `m${i}`)),
+    )
     const seqs = results.map((r) => r.message.seq).sort((a, b) => a - b)
     expect(seqs).toEqual(Array.from({ length: 100 }, (_, i) => start + i + 1))
     expect(new Set(results.map((r) => r.message.pts)).size).toBe(100)
@@ -48,7 +50,11 @@ describe('sendMessage', () => {
   it('stores one row for 30 concurrent retries of one clientMessageId and answers all with it', async () => {
     const [alice, bob] = await newUsers(2)
     const group = await createGroup(alice!, [bob!])
-    const input = { conversationId: group.id, clientMessageId: `retry-${Date.now()}`, content: { text: { text: 'once' } } }
+    const input = {
+      conversationId: group.id,
+      clientMessageId: `retry-${Date.now()}`,
+      content: { text: { text: 'once' } },
+    }
     const results = await Promise.all(Array.from({ length: 30 }, () => alice!.run(SendMessage, { input })))
     const ids = new Set(results.map((r) => r.sendMessage.message.id))
     expect(ids.size).toBe(1)
@@ -56,7 +62,10 @@ describe('sendMessage', () => {
     expect(await lastSeqOf(alice!, group.id)).toBe(group.lastSeq + 1)
     // A later retry, even with different content, returns the original.
     const late = await alice!.run(SendMessage, { input: { ...input, content: { text: { text: 'changed' } } } })
-    expect(late.sendMessage).toMatchObject({ deduplicated: true, message: { id: [...ids][0], content: { text: 'once' } } })
+    expect(late.sendMessage).toMatchObject({
+      deduplicated: true,
+      message: { id: [...ids][0], content: { text: 'once' } },
+    })
   })
 
   it('keys idempotency per sender: two senders may use the same clientMessageId', async () => {
@@ -86,12 +95,22 @@ describe('concurrent sends to one conversation (coalesced into shared transactio
     const [owner, muted, ...members] = await newUsers(6)
     const outsider = await newUser()
     const group = await createGroup(owner!, [muted!, ...members])
-    await owner!.run(MuteMember, { conversationId: group.id, userId: muted!.id, until: new Date(Date.now() + 3_600_000).toISOString() })
+    await owner!.run(MuteMember, {
+      conversationId: group.id,
+      userId: muted!.id,
+      until: new Date(Date.now() + 3_600_000).toISOString(),
+    })
     const start = await lastSeqOf(owner!, group.id)
     const commitsBefore = sqlLog.filter((q) => /^COMMIT/i.test(q.trim())).length
 
     const attempt = (user: TestUser, clientMessageId: string) =>
-      user.try(SendMessage, { input: { conversationId: group.id, clientMessageId, content: { text: { text: `${user.handle} ${clientMessageId}` } } } })
+      user.try(SendMessage, {
+        input: {
+          conversationId: group.id,
+          clientMessageId,
+          content: { text: { text: `${user.handle} ${clientMessageId}` } },
+        },
+      })
     const plan = [
       ...members.flatMap((m) => Array.from({ length: 8 }, (_, i) => [m, `k${i}`] as const)),
       ...members.map((m) => [m, 'k0'] as const), // a retry of each member's first message, inside the burst
@@ -116,7 +135,9 @@ describe('concurrent sends to one conversation (coalesced into shared transactio
     expect(byKey.size).toBe(members.length * 8)
     for (const entry of byKey.values()) expect(entry).toMatchObject({ ids: expect.any(Set), fresh: 1 })
     expect([...byKey.values()].every((e) => e.ids.size === 1)).toBe(true)
-    const seqs = responses.flatMap((r) => (r.data?.sendMessage.deduplicated === false ? [r.data.sendMessage.message.seq] : [])).sort((a, b) => a - b)
+    const seqs = responses
+      .flatMap((r) => (r.data?.sendMessage.deduplicated === false ? [r.data.sendMessage.message.seq] : []))
+      .sort((a, b) => a - b)
     expect(seqs).toEqual(Array.from({ length: members.length * 8 }, (_, i) => start + 1 + i))
     expect(await lastSeqOf(owner!, group.id)).toBe(start + members.length * 8)
     // Fewer commits than messages: concurrent sends shared transactions.

@@ -32,7 +32,13 @@ async function silentSubscriber(wsUrl: string, user: TestUser, conversationId: s
   await once(socket, 'open')
   socket.send(JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${user.token}` } }))
   await once(socket, 'message')
-  socket.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query: print(ConversationEvents), variables: { conversationId } } }))
+  socket.send(
+    JSON.stringify({
+      id: '1',
+      type: 'subscribe',
+      payload: { query: print(ConversationEvents), variables: { conversationId } },
+    }),
+  )
   ;(socket as unknown as { _socket: NodeJS.ReadableStream })._socket.pause()
   return socket
 }
@@ -47,7 +53,9 @@ describe('shutdown', () => {
     // Headers and a tenth of the body it announced, then nothing.
     const half = connect(Number(new URL(instance.url).port), '127.0.0.1')
     half.on('error', () => {})
-    half.write('POST /graphql HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"query":')
+    half.write(
+      'POST /graphql HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"query":',
+    )
 
     // Senders run until the instance refuses or is gone; each records what it was told is stored.
     const acknowledged: { sender: TestUser; clientMessageId: string; id: string }[] = []
@@ -83,7 +91,9 @@ describe('shutdown', () => {
     // Every send answered with success is stored: sent again, each is recognised as a duplicate of itself.
     expect(acknowledged.length).toBeGreaterThanOrEqual(20)
     for (const { sender, clientMessageId, id } of acknowledged) {
-      const again = await sender.run(SendMessage, { input: { conversationId: group.id, clientMessageId, content: { text: { text: clientMessageId } } } })
+      const again = await sender.run(SendMessage, {
+        input: { conversationId: group.id, clientMessageId, content: { text: { text: clientMessageId } } },
+      })
       expect(again.sendMessage).toMatchObject({ deduplicated: true, message: { id } })
     }
   })

@@ -15,11 +15,18 @@ describe('subscriptions over Server-Sent Events', () => {
     const [owner, member] = await newUsers(2)
     const group = await createGroup(owner!, [member!])
     const missed = await sendText(owner!, group.id, 'missed')
-    const stream = subscribeSse(instance.server.url, member!.token, ConversationEvents, { conversationId: group.id, sincePts: group.lastPts })
+    const stream = subscribeSse(instance.server.url, member!.token, ConversationEvents, {
+      conversationId: group.id,
+      sincePts: group.lastPts,
+    })
     expect(messageIds(await stream.waitFor(1))).toEqual([missed.message.id])
     const live = await sendText(owner!, group.id, 'live')
     expect(messageIds(await stream.waitFor(2))).toEqual([missed.message.id, live.message.id])
-    expect(stream.events[1]!.conversationEvents).toMatchObject({ __typename: 'MessageEvent', kind: 'ADDED', pts: live.message.pts })
+    expect(stream.events[1]!.conversationEvents).toMatchObject({
+      __typename: 'MessageEvent',
+      kind: 'ADDED',
+      pts: live.message.pts,
+    })
     stream.dispose()
   })
 
@@ -29,7 +36,10 @@ describe('subscriptions over Server-Sent Events', () => {
     const inbox = subscribeSse(instance.server.url, member!.token, InboxEvents)
     await waitForSubscriptions(instance.server.app, member!, 1)
     const sent = await sendText(owner!, group.id, 'to the inbox')
-    expect((await inbox.waitFor(1))[0]!.inboxEvents).toMatchObject({ __typename: 'MessageEvent', message: { id: sent.message.id } })
+    expect((await inbox.waitFor(1))[0]!.inboxEvents).toMatchObject({
+      __typename: 'MessageEvent',
+      message: { id: sent.message.id },
+    })
     inbox.dispose()
   })
 
@@ -40,7 +50,10 @@ describe('subscriptions over Server-Sent Events', () => {
       [stranger!.token, 'NOT_FOUND'],
       [null, 'UNAUTHENTICATED'],
     ] as const) {
-      const stream = subscribeSse(instance.server.url, token, ConversationEvents, { conversationId: group.id, sincePts: 0 })
+      const stream = subscribeSse(instance.server.url, token, ConversationEvents, {
+        conversationId: group.id,
+        sincePts: 0,
+      })
       await stream.ended()
       expect(stream.errors.map((e) => e.extensions?.code)).toEqual([code])
       expect(stream.events).toEqual([])
@@ -52,14 +65,20 @@ describe('subscriptions over Server-Sent Events', () => {
     const group = await createGroup(owner!, [member!])
     const first = await sendText(owner!, group.id, 'first')
     const doomed = await startInstance(createRealtime())
-    const stream = subscribeSse(doomed.url, member!.token, ConversationEvents, { conversationId: group.id, sincePts: group.lastPts })
+    const stream = subscribeSse(doomed.url, member!.token, ConversationEvents, {
+      conversationId: group.id,
+      sincePts: group.lastPts,
+    })
     await stream.waitFor(1)
     await doomed.close()
     await stream.ended()
     expect(stream.errors).toEqual([])
 
     const later = await sendText(owner!, group.id, 'while away')
-    const resumed = subscribeSse(instance.server.url, member!.token, ConversationEvents, { conversationId: group.id, sincePts: first.message.pts })
+    const resumed = subscribeSse(instance.server.url, member!.token, ConversationEvents, {
+      conversationId: group.id,
+      sincePts: first.message.pts,
+    })
     expect(messageIds(await resumed.waitFor(1))).toEqual([later.message.id])
     resumed.dispose()
   })

@@ -7,11 +7,18 @@ import { createGroup, SendMessage, sendText } from './support/operations.ts'
 
 let counter = 0
 async function send(user: TestUser, conversationId: string, content: MessageContentInput) {
-  return (await user.run(SendMessage, { input: { conversationId, clientMessageId: `st-${process.pid}-${++counter}`, content } })).sendMessage.message
+  return (
+    await user.run(SendMessage, {
+      input: { conversationId, clientMessageId: `st-${process.pid}-${++counter}`, content },
+    })
+  ).sendMessage.message
 }
 const image = (url: string): MessageContentInput => ({ image: { url } })
-const sticker = (url: string, label?: string): MessageContentInput => ({ sticker: { stickerId: `s-${url}`, url, label } })
-const stickers = async (user: TestUser, first?: number, after?: string | null) => (await user.run(Stickers, { first, after })).viewer.stickers
+const sticker = (url: string, label?: string): MessageContentInput => ({
+  sticker: { stickerId: `s-${url}`, url, label },
+})
+const stickers = async (user: TestUser, first?: number, after?: string | null) =>
+  (await user.run(Stickers, { first, after })).viewer.stickers
 
 describe('saved stickers', () => {
   it('saves from IMAGE and STICKER messages, newest first, once per url, and removes them', async () => {
@@ -70,7 +77,9 @@ describe('saved stickers', () => {
       `INSERT INTO saved_stickers (user_id, url) SELECT $1, 'https://example.com/seed/' || g || '.png' FROM generate_series(1, 298) g`,
       BigInt(userKey(alice!.id)),
     )
-    const racers = await Promise.all(Array.from({ length: 5 }, (_, i) => send(alice!, group.id, image(`https://example.com/race/${i}.png`))))
+    const racers = await Promise.all(
+      Array.from({ length: 5 }, (_, i) => send(alice!, group.id, image(`https://example.com/race/${i}.png`))),
+    )
     const results = await Promise.all(racers.map((m) => alice!.try(SaveSticker, { messageId: m.id })))
     expect(results.map(codes).filter((c) => c.length === 0)).toHaveLength(2)
     expect(results.map(codes).filter((c) => c[0] === 'LIMIT_REACHED')).toHaveLength(3)

@@ -16,14 +16,26 @@ describe('constraint violations', () => {
     const sent = (await sendText(alice!, group.id, 'first', 'taken-key')).message
     const conversationId = parseId(group.id, 'Conversation')
     const draft = (clientMessageId: string): MessageDraft => ({
-      senderType: 'USER', senderId: parseId(alice!.id, 'User'), kind: 'TEXT', clientMessageId, content: { text: 'again' },
-      quotedSeq: null, mentionUserIds: [], mentionAll: false, visibleTo: [],
+      senderType: 'USER',
+      senderId: parseId(alice!.id, 'User'),
+      kind: 'TEXT',
+      clientMessageId,
+      content: { text: 'again' },
+      quotedSeq: null,
+      mentionUserIds: [],
+      mentionAll: false,
+      visibleTo: [],
     })
-    const append = (last: { lastSeq: number; lastPts: number }, key: string) => testApp().db.$transaction((tx) => appendMessages(tx, conversationId, last, [draft(key)]))
+    const append = (last: { lastSeq: number; lastPts: number }, key: string) =>
+      testApp().db.$transaction((tx) => appendMessages(tx, conversationId, last, [draft(key)]))
 
-    await expect(append({ lastSeq: sent.seq, lastPts: sent.pts }, 'taken-key')).rejects.toBeInstanceOf(DuplicateIdempotencyKey)
+    await expect(append({ lastSeq: sent.seq, lastPts: sent.pts }, 'taken-key')).rejects.toBeInstanceOf(
+      DuplicateIdempotencyKey,
+    )
     // A seq already taken violates the primary key: not an idempotency conflict.
-    const otherConstraint = await append({ lastSeq: sent.seq - 1, lastPts: sent.pts }, 'fresh-key').catch((error: unknown) => error)
+    const otherConstraint = await append({ lastSeq: sent.seq - 1, lastPts: sent.pts }, 'fresh-key').catch(
+      (error: unknown) => error,
+    )
     expect(otherConstraint).toBeInstanceOf(Error)
     expect(otherConstraint).not.toBeInstanceOf(DuplicateIdempotencyKey)
     expect(await lastSeqOf(alice!, group.id)).toBe(sent.seq)

@@ -12,7 +12,10 @@ type Item = { n: number; rows: number[] }
 describe('runsThenLive', () => {
   it('hands out the replayed runs in order, then the live items', async () => {
     async function* replay() {
-      yield [{ n: 1, rows: [] }, { n: 2, rows: [] }]
+      yield [
+        { n: 1, rows: [] },
+        { n: 2, rows: [] },
+      ]
       yield [{ n: 3, rows: [] }]
     }
     const live = [{ n: 4, rows: [] }, null]

@@ -7,7 +7,15 @@ import { AUTH_SECRET, countStatements, newUser, newUsers, testApp, type TestUser
 import { createRealtime } from '../src/realtime/pubsub.ts'
 import { liveServer, post, startInstance, subscribeWs, waitForSubscriptions, wsClient } from './support/server.ts'
 import { DeleteForMe, EditMessage, RecallMessage, SetFavorite } from './support/lifecycle.ts'
-import { ConversationEventBatches, ConversationEvents, InboxEvents, Position, RenamedConversationEvents, SendTyping, textOf } from './support/live.ts'
+import {
+  ConversationEventBatches,
+  ConversationEvents,
+  InboxEvents,
+  Position,
+  RenamedConversationEvents,
+  SendTyping,
+  textOf,
+} from './support/live.ts'
 import { AddMembers, createGroup, MarkRead, RemoveMember, SendMessage, sendText } from './support/operations.ts'
 
 // Variable names unlike the argument names, and a literal: the subscribe resolver must get the field's arguments.
@@ -22,7 +30,10 @@ const lastPtsOf = async (user: TestUser, id: string) => (await user.run(Position
  */
 async function follow(user: TestUser, conversationId: string) {
   const open = instance.server.app.hub.stats(parseId(user.id, 'User')).subscriptions
-  const stream = subscribeWs(connect(user), ConversationEvents, { conversationId, sincePts: await lastPtsOf(user, conversationId) })
+  const stream = subscribeWs(connect(user), ConversationEvents, {
+    conversationId,
+    sincePts: await lastPtsOf(user, conversationId),
+  })
   await waitForSubscriptions(instance.server.app, user, open + 1)
   return stream
 }
@@ -39,10 +50,22 @@ describe('conversationEvents', () => {
 
     const events = await stream.waitFor(4)
     expect(events.map((e) => e.conversationEvents)).toMatchObject([
-      { __typename: 'MessageEvent', kind: 'ADDED', message: { id: first.message.id, sender: { id: owner!.id }, conversation: { id: group.id } } },
+      {
+        __typename: 'MessageEvent',
+        kind: 'ADDED',
+        message: { id: first.message.id, sender: { id: owner!.id }, conversation: { id: group.id } },
+      },
       { __typename: 'MessageEvent', kind: 'ADDED', message: { id: second.message.id } },
-      { __typename: 'MessageEvent', kind: 'EDITED', message: { id: first.message.id, status: 'EDITED', content: { text: 'one, edited' } } },
-      { __typename: 'MessageEvent', kind: 'RECALLED', message: { id: second.message.id, status: 'RECALLED', content: null } },
+      {
+        __typename: 'MessageEvent',
+        kind: 'EDITED',
+        message: { id: first.message.id, status: 'EDITED', content: { text: 'one, edited' } },
+      },
+      {
+        __typename: 'MessageEvent',
+        kind: 'RECALLED',
+        message: { id: second.message.id, status: 'RECALLED', content: null },
+      },
     ])
     const pts = events.map((e) => (e.conversationEvents.__typename === 'MessageEvent' ? e.conversationEvents.pts : 0))
     expect(pts).toEqual([group.lastPts + 1, group.lastPts + 2, group.lastPts + 3, group.lastPts + 4])
@@ -86,7 +109,8 @@ describe('conversationEvents', () => {
     const [owner, member] = await newUsers(2)
     const group = await createGroup(owner!, [member!])
     const shortLived = await signToken(AUTH_SECRET, member!.handle, { expiresIn: '3s' })
-    const expiresAt = (JSON.parse(Buffer.from(shortLived.split('.')[1]!, 'base64url').toString()) as { exp: number }).exp * 1000
+    const expiresAt =
+      (JSON.parse(Buffer.from(shortLived.split('.')[1]!, 'base64url').toString()) as { exp: number }).exp * 1000
     const client = instance.connect(shortLived)
     // The first subscription keeps the socket open (the client closes an idle one).
     const first = subscribeWs(client, ConversationEvents, { conversationId: group.id })
@@ -111,12 +135,19 @@ describe('conversationEvents', () => {
     await waitForSubscriptions(instance.server.app, late!, 1)
 
     const directed = await owner!.run(SendMessage, {
-      input: { conversationId: group.id, clientMessageId: 'directed', content: { text: { text: 'only for you' } }, visibleToUserIds: [audience!.id] },
+      input: {
+        conversationId: group.id,
+        clientMessageId: 'directed',
+        content: { text: { text: 'only for you' } },
+        visibleToUserIds: [audience!.id],
+      },
     })
     const everyone = await sendText(owner!, group.id, 'for everyone')
 
-    const seen = async (stream: ReturnType<typeof subscribeWs<{ conversationEvents: { __typename: string } }, never>>, count: number) =>
-      (await stream.waitFor(count)).map((e) => (e.conversationEvents as { message?: { id: string } }).message?.id)
+    const seen = async (
+      stream: ReturnType<typeof subscribeWs<{ conversationEvents: { __typename: string } }, never>>,
+      count: number,
+    ) => (await stream.waitFor(count)).map((e) => (e.conversationEvents as { message?: { id: string } }).message?.id)
     expect(await seen(audienceStream, 2)).toEqual([directed.sendMessage.message.id, everyone.message.id])
     expect(await seen(otherStream, 1)).toEqual([everyone.message.id])
     const lateIds = await seen(lateStream, 2) // the MEMBERS_ADDED system message, then the broadcast
@@ -136,13 +167,18 @@ describe('conversationEvents', () => {
     expect((await typist!.run(SendTyping, { id: group.id })).sendTyping).toBe(true)
     // Within the interval: answered true, nothing published.
     expect((await typist!.run(SendTyping, { id: group.id })).sendTyping).toBe(true)
-    expect((await stranger!.try(SendTyping, { id: group.id })).errors?.map((e) => e.extensions?.code)).toEqual(['NOT_FOUND'])
+    expect((await stranger!.try(SendTyping, { id: group.id })).errors?.map((e) => e.extensions?.code)).toEqual([
+      'NOT_FOUND',
+    ])
     expect((await typist!.run(Position, { id: group.id })).conversation).toEqual(before)
     // A message after the typing calls: everything before it in the stream is what typing published.
     const sent = await sendText(typist!, group.id, 'typed')
 
     const events = (await readerStream.waitFor(2)).map((e) => e.conversationEvents)
-    expect(events).toMatchObject([{ __typename: 'TypingEvent', conversationId: group.id, user: { id: typist!.id } }, { __typename: 'MessageEvent' }])
+    expect(events).toMatchObject([
+      { __typename: 'TypingEvent', conversationId: group.id, user: { id: typist!.id } },
+      { __typename: 'MessageEvent' },
+    ])
     const typing = events[0] as { expiresAt: string }
     expect(new Date(typing.expiresAt).getTime()).toBeGreaterThan(Date.now())
     // The typist's own stream has the message only.
@@ -168,13 +204,17 @@ describe('conversationEvents', () => {
     const marker = await sendText(owner!, elsewhere.id, 'marker in another group')
 
     const staysEvents = await staysStream.waitFor(2) // MEMBER_REMOVED, then the message
-    expect(staysEvents.map((e) => (e.conversationEvents as { message: { id: string } }).message.id)[1]).toBe(after.message.id)
+    expect(staysEvents.map((e) => (e.conversationEvents as { message: { id: string } }).message.id)[1]).toBe(
+      after.message.id,
+    )
     // The marker comes after the group message on the bus; the inbox got it but not the group message.
     const inbox = await removedInbox.waitFor(1)
     const inboxIds = inbox.map((e) => (e.inboxEvents as { message?: { id: string } }).message?.id)
     expect(inboxIds).toContain(marker.message.id)
     expect(inboxIds).not.toContain(after.message.id)
-    expect(removedStream.events.map((e) => (e.conversationEvents as { message?: { id: string } }).message?.id)).not.toContain(after.message.id)
+    expect(
+      removedStream.events.map((e) => (e.conversationEvents as { message?: { id: string } }).message?.id),
+    ).not.toContain(after.message.id)
     removedInbox.dispose()
     staysStream.dispose()
   })
@@ -230,10 +270,16 @@ describe('inboxEvents', () => {
       { __typename: 'MessageEvent', message: { id: a.message.id, conversation: { id: first.id } } },
       { __typename: 'MessageEvent', message: { id: b.message.id, conversation: { id: second.id } } },
       { __typename: 'MessageActionEvent', messageId: a.message.id, favorite: true, deletedForMe: false },
-      { __typename: 'ConversationJoinedEvent', conversation: { id: third.id, title: 'joined later', viewerMember: { role: 'MEMBER' } } },
+      {
+        __typename: 'ConversationJoinedEvent',
+        conversation: { id: third.id, title: 'joined later', viewerMember: { role: 'MEMBER' } },
+      },
     ])
     const c = await sendText(friend!, third.id, 'in the joined one')
-    expect((await inbox.waitFor(5))[4]!.inboxEvents).toMatchObject({ __typename: 'MessageEvent', message: { id: c.message.id, content: { text: 'in the joined one' } } })
+    expect((await inbox.waitFor(5))[4]!.inboxEvents).toMatchObject({
+      __typename: 'MessageEvent',
+      message: { id: c.message.id, content: { text: 'in the joined one' } },
+    })
     expect(textOf(events[0] as never)).toBe('in the first')
 
     // A message deleted for the viewer still reports its state to their devices.
@@ -241,10 +287,22 @@ describe('inboxEvents', () => {
     // The reminder scheduler publishes this on the owner's topic (its firing is tested with the scheduler).
     const remindAt = new Date().toISOString()
     testApp().app.realtime.publish([
-      { type: 'reminderDue', userId: parseId(viewer!.id, 'User'), conversationId: parseId(first.id, 'Conversation'), seq: a.message.seq, remindAt },
+      {
+        type: 'reminderDue',
+        userId: parseId(viewer!.id, 'User'),
+        conversationId: parseId(first.id, 'Conversation'),
+        seq: a.message.seq,
+        remindAt,
+      },
     ])
     expect((await inbox.waitFor(7)).slice(5).map((e) => e.inboxEvents)).toMatchObject([
-      { __typename: 'MessageActionEvent', messageId: b.message.id, deletedForMe: true, favorite: false, remindAt: null },
+      {
+        __typename: 'MessageActionEvent',
+        messageId: b.message.id,
+        deletedForMe: true,
+        favorite: false,
+        remindAt: null,
+      },
       { __typename: 'ReminderDueEvent', message: { id: a.message.id }, dueAt: remindAt },
     ])
     inbox.dispose()
@@ -265,7 +323,10 @@ describe('delivery cost', () => {
       await Promise.all(streams.map((s) => s.waitFor(1)))
     })
     for (const s of streams) {
-      expect(s.events[0]!.conversationEvents).toMatchObject({ __typename: 'MessageEvent', message: { sender: { id: owner.id }, content: { text: 'fan out' } } })
+      expect(s.events[0]!.conversationEvents).toMatchObject({
+        __typename: 'MessageEvent',
+        message: { sender: { id: owner.id }, content: { text: 'fan out' } },
+      })
       s.dispose()
     }
     return count
@@ -297,13 +358,19 @@ describe('unsubscribing', () => {
         }),
       )
       for (const member of members) await waitForSubscriptions(server.app, member, 6)
-      const sent = await post(server.url, owner!.token, SendMessage, { input: { conversationId: group.id, clientMessageId: 'freed', content: { text: { text: 'to all' } } } })
+      const sent = await post(server.url, owner!.token, SendMessage, {
+        input: { conversationId: group.id, clientMessageId: 'freed', content: { text: { text: 'to all' } } },
+      })
       const messageId = sent.data!.sendMessage.message.id
       // Each has delivered (and so parked after) a live event.
-      await Promise.all(streams.map((stream) => stream.waitUntil((events) => JSON.stringify(events).includes(messageId))))
+      await Promise.all(
+        streams.map((stream) => stream.waitUntil((events) => JSON.stringify(events).includes(messageId))),
+      )
 
       // The first socket of each member completes its subscriptions and stays open; the second closes.
-      clients.forEach((client, i) => (i % 2 ? client.dispose() : streams.slice(i * 3, i * 3 + 3).forEach((stream) => stream.dispose())))
+      clients.forEach((client, i) =>
+        i % 2 ? client.dispose() : streams.slice(i * 3, i * 3 + 3).forEach((stream) => stream.dispose()),
+      )
       for (const member of members) await waitForSubscriptions(server.app, member, 0)
       expect(server.app.hub.open.size).toBe(0)
       expect(server.app.hub.stats()).toEqual({ subscriptions: 0, conversationTopics: 0, userTopics: 0 })

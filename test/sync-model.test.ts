@@ -2,7 +2,16 @@ import { describe, expect, it } from 'vitest'
 import { newUsers, type TestUser } from './support/harness.ts'
 import { AddReaction, PinMessage } from './support/interactions.ts'
 import { DeleteForMe, EditMessage, RecallMessage, RestoreForMe, SetFavorite, SetReminder } from './support/lifecycle.ts'
-import { AddMembers, createGroup, LeaveConversation, MarkRead, OpenPrivate, RemoveMember, SendMessage, SetTitle } from './support/operations.ts'
+import {
+  AddMembers,
+  createGroup,
+  LeaveConversation,
+  MarkRead,
+  OpenPrivate,
+  RemoveMember,
+  SendMessage,
+  SetTitle,
+} from './support/operations.ts'
 import { seededRandom as random } from './support/random.ts'
 import { SaveDraft, UpdateSettings } from './support/settings.ts'
 import { Device, freshViewOf } from './support/sync.ts'
@@ -25,7 +34,11 @@ async function scenario(seed: number) {
   const [viewer, a, b] = (await newUsers(3, 'sync-model')) as [TestUser, TestUser, TestUser]
   const owners = new Map<string, TestUser>()
   const groups: string[] = []
-  for (const [owner, members] of [[a, [viewer, b]], [b, [viewer, a]], [a, [b]]] as const) {
+  for (const [owner, members] of [
+    [a, [viewer, b]],
+    [b, [viewer, a]],
+    [a, [b]],
+  ] as const) {
     const g = await createGroup(owner, [...members])
     owners.set(g.id, owner)
     groups.push(g.id)
@@ -40,7 +53,9 @@ async function scenario(seed: number) {
     async send() {
       const conversationId = rnd.pick(conversations)!
       const sender = conversationId === direct ? rnd.pick([viewer, a])! : rnd.pick([viewer, a, b])!
-      const response = await sender.try(SendMessage, { input: { conversationId, clientMessageId: `m-${seed}-${Math.random()}`, content: { text: { text: 'model' } } } })
+      const response = await sender.try(SendMessage, {
+        input: { conversationId, clientMessageId: `m-${seed}-${Math.random()}`, content: { text: { text: 'model' } } },
+      })
       if (response.data) sent.push({ id: response.data.sendMessage.message.id, conversationId, sender })
     },
     edit: async () => {
@@ -76,17 +91,30 @@ async function scenario(seed: number) {
     // The viewer's second device: reads, favourites, reminders, delete-for-me.
     read: () => viewer.try(MarkRead, { conversationId: rnd.pick(conversations)! }),
     settings: () => {
-      const input = rnd.pick([{ archived: rnd.chance(0.5) }, { pinned: rnd.chance(0.5) }, { markedUnread: rnd.chance(0.5) }, { doNotDisturbUntil: rnd.chance(0.5) ? new Date(Date.now() + 3_600_000).toISOString() : null }])!
+      const input = rnd.pick([
+        { archived: rnd.chance(0.5) },
+        { pinned: rnd.chance(0.5) },
+        { markedUnread: rnd.chance(0.5) },
+        { doNotDisturbUntil: rnd.chance(0.5) ? new Date(Date.now() + 3_600_000).toISOString() : null },
+      ])!
       return viewer.try(UpdateSettings, { id: rnd.pick(conversations)!, input })
     },
-    draft: () => viewer.try(SaveDraft, { id: rnd.pick(conversations)!, draft: rnd.chance(0.7) ? { text: `draft ${rnd.int(100)}` } : null }),
+    draft: () =>
+      viewer.try(SaveDraft, {
+        id: rnd.pick(conversations)!,
+        draft: rnd.chance(0.7) ? { text: `draft ${rnd.int(100)}` } : null,
+      }),
     favorite: async () => {
       const m = rnd.pick(sent)
       if (m) await viewer.try(SetFavorite, { messageId: m.id, favorite: rnd.chance(0.7) })
     },
     remind: async () => {
       const m = rnd.pick(sent)
-      if (m) await viewer.try(SetReminder, { messageId: m.id, remindAt: rnd.chance(0.7) ? new Date(Date.now() + 3_600_000 + rnd.int(1000)).toISOString() : null })
+      if (m)
+        await viewer.try(SetReminder, {
+          messageId: m.id,
+          remindAt: rnd.chance(0.7) ? new Date(Date.now() + 3_600_000 + rnd.int(1000)).toISOString() : null,
+        })
     },
     delete: async () => {
       const m = rnd.pick(sent)
@@ -97,7 +125,30 @@ async function scenario(seed: number) {
       if (m) await viewer.try(RestoreForMe, { ids: [m.id] })
     },
   }
-  const weighted = ['send', 'send', 'send', 'edit', 'recall', 'add', 'add', 'remove', 'leave', 'title', 'react', 'pin', 'read', 'read', 'settings', 'settings', 'draft', 'favorite', 'favorite', 'remind', 'delete', 'restore']
+  const weighted = [
+    'send',
+    'send',
+    'send',
+    'edit',
+    'recall',
+    'add',
+    'add',
+    'remove',
+    'leave',
+    'title',
+    'react',
+    'pin',
+    'read',
+    'read',
+    'settings',
+    'settings',
+    'draft',
+    'favorite',
+    'favorite',
+    'remind',
+    'delete',
+    'restore',
+  ]
 
   for (let step = 0; step < STEPS; step++) {
     let syncing = true

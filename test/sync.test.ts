@@ -6,7 +6,8 @@ import { SetFavorite, conversationKey, userKey } from './support/lifecycle.ts'
 import { createGroup, RemoveMember, sendText } from './support/operations.ts'
 import { Device, Sync, SyncToken, freshViewOf } from './support/sync.ts'
 
-const tokenOf = async (user: Awaited<ReturnType<typeof newUsers>>[number]) => (await user.run(SyncToken)).viewer.syncToken
+const tokenOf = async (user: Awaited<ReturnType<typeof newUsers>>[number]) =>
+  (await user.run(SyncToken)).viewer.syncToken
 const encode = (body: unknown) => Buffer.from(JSON.stringify(body)).toString('base64url')
 const decode = (token: string) => JSON.parse(Buffer.from(token, 'base64url').toString('utf8'))
 
@@ -14,7 +15,12 @@ const decode = (token: string) => JSON.parse(Buffer.from(token, 'base64url').toS
  * A writer whose transaction holds its id (allocated first) and commits last: markConversationRead's
  * store write, paused once its id is taken; `commit()` lets it write and waits for its commit.
  */
-async function pausedReadPosition(db: Db, conversationId: string, userId: string, seq: number): Promise<{ commit(): Promise<void> }> {
+async function pausedReadPosition(
+  db: Db,
+  conversationId: string,
+  userId: string,
+  seq: number,
+): Promise<{ commit(): Promise<void> }> {
   let release!: () => void
   const gate = new Promise<void>((resolve) => (release = resolve))
   let began!: () => void
@@ -37,23 +43,30 @@ async function pausedReadPosition(db: Db, conversationId: string, userId: string
 describe('Query.sync', () => {
   it('returns the same token when nothing changed, and the changes after it in batches of `first`', async () => {
     const [viewer, other] = await newUsers(2)
-    const groups = [await createGroup(other!, [viewer!]), await createGroup(other!, [viewer!]), await createGroup(other!, [viewer!])]
+    const groups = [
+      await createGroup(other!, [viewer!]),
+      await createGroup(other!, [viewer!]),
+      await createGroup(other!, [viewer!]),
+    ]
     const device = new Device(viewer!)
     await device.load()
     const token = device.token
-    expect((await viewer!.run(Sync, { since: token })).sync).toEqual({ token, hasMore: false, conversations: [], removedConversationIds: [], messageStates: [] })
+    expect((await viewer!.run(Sync, { since: token })).sync).toEqual({
+      token,
+      hasMore: false,
+      conversations: [],
+      removedConversationIds: [],
+      messageStates: [],
+    })
 
     const sent = []
     for (const g of groups) sent.push(await sendText(other!, g.id, 'for the batches'))
     await viewer!.run(SetFavorite, { messageId: sent[0]!.message.id, favorite: true })
     const batches = await device.sync(1)
     expect(batches.map((b) => b.hasMore)).toEqual([true, true, true, false])
-    expect(batches.map((b) => [...b.conversations.map((c) => c.id), ...b.messageStates.map((s) => s.messageId)])).toEqual([
-      [groups[0]!.id],
-      [groups[1]!.id],
-      [groups[2]!.id],
-      [sent[0]!.message.id],
-    ])
+    expect(
+      batches.map((b) => [...b.conversations.map((c) => c.id), ...b.messageStates.map((s) => s.messageId)]),
+    ).toEqual([[groups[0]!.id], [groups[1]!.id], [groups[2]!.id], [sent[0]!.message.id]])
     expect(batches[0]!.conversations[0]!.lastPts).toBe(sent[0]!.message.pts)
     expect(device.view()).toEqual(await freshViewOf(viewer!))
     // Everything delivered: the final token syncs nothing, and answers itself.
@@ -75,11 +88,19 @@ describe('Query.sync', () => {
     const mine = await tokenOf(viewer!)
     const theirs = await tokenOf(other!)
     const { u, s } = decode(mine)
-    for (const since of ['', 'not a token', encode({ v: 1, u, s: 'x:y:' }), encode({ v: 2, u, s }), encode({ v: 1, u, s: '20:10:' }), theirs]) {
+    for (const since of [
+      '',
+      'not a token',
+      encode({ v: 1, u, s: 'x:y:' }),
+      encode({ v: 2, u, s }),
+      encode({ v: 1, u, s: '20:10:' }),
+      theirs,
+    ]) {
       expect(codes(await viewer!.try(Sync, { since }))).toEqual(['BAD_USER_INPUT'])
     }
     expect((await viewer!.try(Sync, { since: theirs })).errors![0]!.message).toBe('since belongs to another user')
-    for (const first of [0, 501]) expect(codes(await viewer!.try(Sync, { since: mine, first }))).toEqual(['BAD_USER_INPUT'])
+    for (const first of [0, 501])
+      expect(codes(await viewer!.try(Sync, { since: mine, first }))).toEqual(['BAD_USER_INPUT'])
     const ahead = encode({ v: 1, u, s: '9000000000000000:9000000000000001:' })
     expect(codes(await viewer!.try(Sync, { since: ahead }))).toEqual(['RESYNC_REQUIRED'])
   })
@@ -93,7 +114,11 @@ describe('Query.sync', () => {
     const { sync } = await viewer!.run(Sync, { since })
     expect(sync).toMatchObject({ conversations: [], removedConversationIds: [group.id], hasMore: false })
     await sendText(owner!, group.id, 'later still')
-    expect((await viewer!.run(Sync, { since: sync.token })).sync).toMatchObject({ token: sync.token, conversations: [], removedConversationIds: [] })
+    expect((await viewer!.run(Sync, { since: sync.token })).sync).toMatchObject({
+      token: sync.token,
+      conversations: [],
+      removedConversationIds: [],
+    })
   })
 
   it('delivers a change that took its transaction id before the token but committed after it', async () => {
@@ -115,7 +140,11 @@ describe('Query.sync', () => {
     const { db } = testApp()
     const [viewer, other] = await newUsers(2)
     const slow = await createGroup(other!, [viewer!])
-    const fast = [await createGroup(other!, [viewer!]), await createGroup(other!, [viewer!]), await createGroup(other!, [viewer!])]
+    const fast = [
+      await createGroup(other!, [viewer!]),
+      await createGroup(other!, [viewer!]),
+      await createGroup(other!, [viewer!]),
+    ]
     const seq = (await sendText(other!, slow.id, 'to read')).message.seq
     const device = new Device(viewer!)
     await device.load()
@@ -128,7 +157,12 @@ describe('Query.sync', () => {
     await device.apply(first)
     await slowWrite.commit()
     const batches = [first, ...(await device.sync(1))]
-    expect(batches.map((b) => b.conversations.map((c) => c.id))).toEqual([[fast[0]!.id], [fast[1]!.id], [fast[2]!.id], [slow.id]])
+    expect(batches.map((b) => b.conversations.map((c) => c.id))).toEqual([
+      [fast[0]!.id],
+      [fast[1]!.id],
+      [fast[2]!.id],
+      [slow.id],
+    ])
     expect(batches.map((b) => b.hasMore)).toEqual([true, true, true, false])
     expect(device.view()).toEqual(await freshViewOf(viewer!))
   })

@@ -22,8 +22,19 @@ function topicsRefusing(refused: Set<string>) {
 describe('joining many conversation feeds at once', () => {
   it('resolves with each feed’s start position and shares a feed between subscribers', async () => {
     const { topics } = topicsRefusing(new Set())
-    expect(await topics.joinConversations('a', [1, 2, 3])).toEqual(new Map([[1, 10], [2, 20], [3, 30]]))
-    expect(await topics.joinConversations('b', [3, 4])).toEqual(new Map([[3, 30], [4, 40]]))
+    expect(await topics.joinConversations('a', [1, 2, 3])).toEqual(
+      new Map([
+        [1, 10],
+        [2, 20],
+        [3, 30],
+      ]),
+    )
+    expect(await topics.joinConversations('b', [3, 4])).toEqual(
+      new Map([
+        [3, 30],
+        [4, 40],
+      ]),
+    )
     expect(topics.counts.conversationTopics).toBe(4)
     for (const id of [1, 2, 3]) topics.leaveConversation('a', id)
     expect(topics.counts.conversationTopics).toBe(2)

@@ -24,13 +24,20 @@ afterAll(async () => {
 })
 
 const parentOf = (span: ReadableSpan) => span.parentSpanContext?.spanId
-const childrenOf = (spans: ReadableSpan[], parent: ReadableSpan) => spans.filter((s) => parentOf(s) === parent.spanContext().spanId)
+const childrenOf = (spans: ReadableSpan[], parent: ReadableSpan) =>
+  spans.filter((s) => parentOf(s) === parent.spanContext().spanId)
 function descendantsOf(spans: ReadableSpan[], root: ReadableSpan): ReadableSpan[] {
   const children = childrenOf(spans, root)
   return [...children, ...children.flatMap((c) => descendantsOf(spans, c))]
 }
 
-async function send(token: string, conversationId: string, clientMessageId: string, text: string, headers: Record<string, string> = {}) {
+async function send(
+  token: string,
+  conversationId: string,
+  clientMessageId: string,
+  text: string,
+  headers: Record<string, string> = {},
+) {
   const response = await fetch(server.url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, ...headers },
@@ -50,7 +57,9 @@ describe('traces', () => {
     exporter.reset()
     const traceId = 'a'.repeat(32)
     const secret = `secret-text-${Date.now()}`
-    const result = await send(alice!.token, group.id, 'trace-1', secret, { traceparent: `00-${traceId}-${'b'.repeat(16)}-01` })
+    const result = await send(alice!.token, group.id, 'trace-1', secret, {
+      traceparent: `00-${traceId}-${'b'.repeat(16)}-01`,
+    })
     expect(result.errors).toBeUndefined()
 
     const spans = exporter.getFinishedSpans().filter((s) => s.spanContext().traceId === traceId)
@@ -62,7 +71,9 @@ describe('traces', () => {
     const [action] = childrenOf(spans, operation)
     expect(action?.name).toBe('Mutation.sendMessage')
     const underAction = descendantsOf(spans, action!)
-    const statements = underAction.filter((s) => s.name === 'prisma:client:db_query').map((s) => String(s.attributes['db.query.text']))
+    const statements = underAction
+      .filter((s) => s.name === 'prisma:client:db_query')
+      .map((s) => String(s.attributes['db.query.text']))
     expect(statements.some((sql) => /FOR UPDATE/.test(sql))).toBe(true)
     expect(statements.some((sql) => /^INSERT/i.test(sql.trim()) || /INSERT INTO/i.test(sql))).toBe(true)
     expect(statements.join('\n')).not.toContain(secret)
@@ -82,13 +93,18 @@ describe('traces', () => {
       headers: { 'content-type': 'application/json', authorization: `Bearer ${bob!.token}` },
       body: JSON.stringify({ query: print(History), operationName: 'History', variables: { id: group.id, last: 10 } }),
     })
-    expect(((await response.json()) as { data: { conversation: { messages: { edges: unknown[] } } } }).data.conversation.messages.edges.length).toBeGreaterThan(0)
+    expect(
+      ((await response.json()) as { data: { conversation: { messages: { edges: unknown[] } } } }).data.conversation
+        .messages.edges.length,
+    ).toBeGreaterThan(0)
 
     const spans = exporter.getFinishedSpans()
     const operation = spans.find((s) => s.name === 'query History')!
     const [field] = childrenOf(spans, operation)
     expect(field?.name).toBe('Query.conversation')
-    const statements = descendantsOf(spans, field!).filter((s) => s.name === 'parley.db_query').map((s) => String(s.attributes['db.query.text']))
+    const statements = descendantsOf(spans, field!)
+      .filter((s) => s.name === 'parley.db_query')
+      .map((s) => String(s.attributes['db.query.text']))
     expect(statements).toHaveLength(1)
     expect(statements[0]).toMatch(/WITH page AS/)
     expect(statements[0]).not.toContain(secret)

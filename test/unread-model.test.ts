@@ -2,7 +2,15 @@ import { describe, expect, it } from 'vitest'
 import { messageGlobalId, parseId } from '../src/domain/core/ids.ts'
 import { newUsers, type TestUser } from './support/harness.ts'
 import { DeleteForMe, RecallMessage, RestoreForMe } from './support/lifecycle.ts'
-import { AddMembers, createGroup, MarkRead, OpenPrivate, RemoveMember, SendMessage, SetTitle } from './support/operations.ts'
+import {
+  AddMembers,
+  createGroup,
+  MarkRead,
+  OpenPrivate,
+  RemoveMember,
+  SendMessage,
+  SetTitle,
+} from './support/operations.ts'
 import { ModelCounts, ModelReaders, Receipts } from './support/readViews.ts'
 import { UpdateSettings } from './support/settings.ts'
 import { ConversationModel, random, SETTINGS_OFF, type ModelMember, type ModelMessage } from './support/unreadModel.ts'
@@ -69,7 +77,8 @@ async function runScenario(seed: number) {
     if (rand.chance(0.6)) member.archived = input.archived = rand.chance(0.8)
     await users[u]!.run(UpdateSettings, { id: c.id, input })
   }
-  const messageId = (c: ConversationModel, m: ModelMessage) => messageGlobalId({ conversationId: parseId(c.id, 'Conversation'), seq: m.seq })
+  const messageId = (c: ConversationModel, m: ModelMessage) =>
+    messageGlobalId({ conversationId: parseId(c.id, 'Conversation'), seq: m.seq })
   const deleteOrRestore = async (c: ConversationModel, restore: boolean) => {
     const user = rand.pick(c.current())!
     const candidates = c.messages.filter((m) => c.sees(user, m, true) && c.isDeleted(user, m) === restore)
@@ -103,15 +112,29 @@ async function runScenario(seed: number) {
   const addMember = async () => {
     const newcomer = rand.pick([1, 2, 3, 4, 5].filter((u) => !group.members.get(u)?.current))
     if (newcomer === undefined) return
-    await systemMessage(async () => (await users[owner]!.run(AddMembers, { conversationId: group.id, userIds: [users[newcomer]!.id] })).addGroupMembers.lastSeq)
+    await systemMessage(
+      async () =>
+        (await users[owner]!.run(AddMembers, { conversationId: group.id, userIds: [users[newcomer]!.id] }))
+          .addGroupMembers.lastSeq,
+    )
     // A returning member keeps their read position; JOINED history starts at the "added" message.
     const before = group.members.get(newcomer)
-    group.members.set(newcomer, { ...SETTINGS_OFF, ...before, current: true, pos: before?.pos ?? 0, visibleFrom: joinedHistory ? group.lastSeq : 1 })
+    group.members.set(newcomer, {
+      ...SETTINGS_OFF,
+      ...before,
+      current: true,
+      pos: before?.pos ?? 0,
+      visibleFrom: joinedHistory ? group.lastSeq : 1,
+    })
   }
   const removeMember = async () => {
     const leaving = rand.pick(group.current().filter((u) => u !== owner))
     if (leaving === undefined) return
-    await systemMessage(async () => (await users[owner]!.run(RemoveMember, { conversationId: group.id, userId: users[leaving]!.id })).removeGroupMember.lastSeq)
+    await systemMessage(
+      async () =>
+        (await users[owner]!.run(RemoveMember, { conversationId: group.id, userId: users[leaving]!.id }))
+          .removeGroupMember.lastSeq,
+    )
     group.members.get(leaving)!.current = false
   }
 
@@ -124,7 +147,12 @@ async function runScenario(seed: number) {
     else if (roll < 73) await deleteOrRestore(c, false)
     else if (roll < 77) await deleteOrRestore(c, true)
     else if (roll < 83) await recall(c)
-    else if (roll < 88) await systemMessage(async () => (await users[owner]!.run(SetTitle, { conversationId: group.id, title: `t${step}` })).setConversationTitle.lastSeq)
+    else if (roll < 88)
+      await systemMessage(
+        async () =>
+          (await users[owner]!.run(SetTitle, { conversationId: group.id, title: `t${step}` })).setConversationTitle
+            .lastSeq,
+      )
     else if (roll < 91) await addMember()
     else if (roll < 95) await changeSettings(c)
     else await removeMember()
@@ -141,11 +169,25 @@ async function runScenario(seed: number) {
       const mine = [group, direct].filter((c) => c.members.get(u)?.current)
       const listed = mine.filter((c) => !c.members.get(u)!.archived)
       const settings = (m: ModelMember) => ({ doNotDisturb: m.dnd, markedUnread: m.markedUnread })
-      const expected = listed.map((c) => ({ id: c.id, ...c.unread(u), viewerMember: { lastReadSeq: c.members.get(u)!.pos }, viewerSettings: settings(c.members.get(u)!) }))
+      const expected = listed.map((c) => ({
+        id: c.id,
+        ...c.unread(u),
+        viewerMember: { lastReadSeq: c.members.get(u)!.pos },
+        viewerSettings: settings(c.members.get(u)!),
+      }))
       const { viewer } = await user.run(ModelCounts)
-      expect(viewer.conversations.edges.map((e) => e.node).sort(byId), `user ${u} after step ${step}`).toEqual(expected.sort(byId))
-      expect(viewer.archived.edges.map((e) => e.node.id).sort(), `archived of user ${u} after step ${step}`).toEqual(mine.filter((c) => c.members.get(u)!.archived).map((c) => c.id).sort())
-      expect(viewer.unreadTotal, `total of user ${u} after step ${step}`).toBe(mine.reduce((sum, c) => sum + c.totalShare(u), 0))
+      expect(viewer.conversations.edges.map((e) => e.node).sort(byId), `user ${u} after step ${step}`).toEqual(
+        expected.sort(byId),
+      )
+      expect(viewer.archived.edges.map((e) => e.node.id).sort(), `archived of user ${u} after step ${step}`).toEqual(
+        mine
+          .filter((c) => c.members.get(u)!.archived)
+          .map((c) => c.id)
+          .sort(),
+      )
+      expect(viewer.unreadTotal, `total of user ${u} after step ${step}`).toBe(
+        mine.reduce((sum, c) => sum + c.totalShare(u), 0),
+      )
       for (const c of mine) await checkReceipts(c, u, user, opts.readers)
     }
   }
@@ -165,7 +207,8 @@ async function runScenario(seed: number) {
         unreadCount: model.notRead.length,
       })
       if (!withReaders) continue
-      const { readers, notRead } = (await user.run(ModelReaders, { id: c.id, seq: m.seq })).conversation!.message!.receipt!
+      const { readers, notRead } = (await user.run(ModelReaders, { id: c.id, seq: m.seq })).conversation!.message!
+        .receipt!
       const ids = (list: number[]) => list.map((i) => users[i]!.id).sort()
       expect(readers.edges.map((e) => e.node.id).sort()).toEqual(ids(model.readers))
       expect(notRead.edges.map((e) => e.node.id).sort()).toEqual(ids(model.notRead))
@@ -178,7 +221,8 @@ async function runScenario(seed: number) {
  * carries its seed, and a failure prints how to replay it.
  */
 const replaying = process.env.UNREAD_MODEL_SEED
-if (replaying !== undefined && !Number.isSafeInteger(Number(replaying))) throw new Error(`UNREAD_MODEL_SEED must be an integer, not "${replaying}"`)
+if (replaying !== undefined && !Number.isSafeInteger(Number(replaying)))
+  throw new Error(`UNREAD_MODEL_SEED must be an integer, not "${replaying}"`)
 const seeds = replaying ? [Number(replaying)] : [1, 2, 3, Date.now() % 1_000_000]
 
 describe('unread counts and receipts against a brute-force model', () => {
@@ -187,7 +231,9 @@ describe('unread counts and receipts against a brute-force model', () => {
       try {
         await runScenario(seed)
       } catch (error) {
-        console.error(`unread model: scenario ${seed} failed; replay it with UNREAD_MODEL_SEED=${seed} npx vitest run test/unread-model.test.ts`)
+        console.error(
+          `unread model: scenario ${seed} failed; replay it with UNREAD_MODEL_SEED=${seed} npx vitest run test/unread-model.test.ts`,
+        )
         throw error
       }
     })

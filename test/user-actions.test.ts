@@ -2,9 +2,25 @@ import { describe, expect, it } from 'vitest'
 import { messageGlobalId } from '../src/domain/core/ids.ts'
 import { userTopic } from '../src/realtime/events.ts'
 import { codes, countStatements, newUsers, testApp, type TestUser } from './support/harness.ts'
-import { conversationKey, DeleteForMe, listen, messageKey, readMessage, RecallMessage, RestoreForMe, SetFavorite, SetReminder, userKey } from './support/lifecycle.ts'
+import {
+  conversationKey,
+  DeleteForMe,
+  listen,
+  messageKey,
+  readMessage,
+  RecallMessage,
+  RestoreForMe,
+  SetFavorite,
+  SetReminder,
+  userKey,
+} from './support/lifecycle.ts'
 import { createGroup, sendText } from './support/operations.ts'
-import { UserActionsFavorites, UserActionsHistoryWithState, UserActionsReminders, UserActionsViews } from './support/readViews.ts'
+import {
+  UserActionsFavorites,
+  UserActionsHistoryWithState,
+  UserActionsReminders,
+  UserActionsViews,
+} from './support/readViews.ts'
 
 /** Which of `seqs` each view shows `user` (history, around, lastMessage, message(seq), changes). */
 async function views(user: TestUser, conversationId: string, seq: number) {
@@ -18,7 +34,8 @@ async function views(user: TestUser, conversationId: string, seq: number) {
   }
 }
 
-const favoriteIds = async (user: TestUser) => (await user.run(UserActionsFavorites, { first: 100 })).viewer.favorites.edges.map((e) => e.node.id)
+const favoriteIds = async (user: TestUser) =>
+  (await user.run(UserActionsFavorites, { first: 100 })).viewer.favorites.edges.map((e) => e.node.id)
 const reminderIds = async (user: TestUser, dueBefore?: string) =>
   (await user.run(UserActionsReminders, { first: 100, dueBefore })).viewer.reminders.edges.map((e) => e.node.id)
 
@@ -33,7 +50,9 @@ describe('deleteMessagesForMe / restoreMessagesForMe', () => {
     expect(all.history.slice(-2)).toEqual([a.seq, b.seq])
 
     // Duplicates are answered once.
-    expect((await alice!.run(DeleteForMe, { ids: [b.id, a.id, b.id] })).deleteMessagesForMe.sort()).toEqual([a.id, b.id].sort())
+    expect((await alice!.run(DeleteForMe, { ids: [b.id, a.id, b.id] })).deleteMessagesForMe.sort()).toEqual(
+      [a.id, b.id].sort(),
+    )
     const hidden = await views(alice!, group.id, b.seq)
     expect(hidden.lastMessage).toBe(1) // the CONVERSATION_CREATED message
     expect(hidden.message).toBeNull()
@@ -55,7 +74,10 @@ describe('deleteMessagesForMe / restoreMessagesForMe', () => {
     const theirs = (await sendText(outsider!, other.id, 'not for alice')).message
     const missing = messageGlobalId({ conversationId: conversationKey(group.id), seq: mine.seq + 1000 })
 
-    for (const ids of [[mine.id, theirs.id], [mine.id, missing]]) {
+    for (const ids of [
+      [mine.id, theirs.id],
+      [mine.id, missing],
+    ]) {
       expect(codes(await alice!.try(DeleteForMe, { ids }))).toEqual(['NOT_FOUND'])
       expect((await views(alice!, group.id, mine.seq)).message).toBe(mine.seq)
     }
@@ -64,9 +86,13 @@ describe('deleteMessagesForMe / restoreMessagesForMe', () => {
     expect((await views(alice!, group.id, mine.seq)).message).toBeNull()
 
     expect(codes(await alice!.try(DeleteForMe, { ids: [] }))).toEqual(['BAD_USER_INPUT'])
-    expect(codes(await alice!.try(DeleteForMe, { ids: Array.from({ length: 101 }, () => mine.id) }))).toEqual(['BAD_USER_INPUT'])
+    expect(codes(await alice!.try(DeleteForMe, { ids: Array.from({ length: 101 }, () => mine.id) }))).toEqual([
+      'BAD_USER_INPUT',
+    ])
     expect(codes(await alice!.try(RestoreForMe, { ids: ['garbage'] }))).toEqual(['BAD_USER_INPUT'])
-    expect((await alice!.run(RestoreForMe, { ids: Array.from({ length: 100 }, () => mine.id) })).restoreMessagesForMe).toEqual([mine.id])
+    expect(
+      (await alice!.run(RestoreForMe, { ids: Array.from({ length: 100 }, () => mine.id) })).restoreMessagesForMe,
+    ).toEqual([mine.id])
   })
 })
 
@@ -79,7 +105,10 @@ describe('favourites', () => {
     const m2 = (await sendText(bob!, g2.id, 'two')).message
     const m3 = (await sendText(alice!, g1.id, 'three')).message
     for (const m of [m2, m1, m3]) {
-      expect((await alice!.run(SetFavorite, { messageId: m.id, favorite: true })).setFavorite.viewerState).toEqual({ favorite: true, remindAt: null })
+      expect((await alice!.run(SetFavorite, { messageId: m.id, favorite: true })).setFavorite.viewerState).toEqual({
+        favorite: true,
+        remindAt: null,
+      })
     }
     expect(await favoriteIds(alice!)).toEqual([m3.id, m1.id, m2.id])
     // Favouriting again keeps the place; un- and re-favouriting moves it to the top.
@@ -121,10 +150,13 @@ describe('reminders', () => {
     expect(await reminderIds(alice!, at(25))).toEqual([b!.id, c!.id])
     const firstPage = (await alice!.run(UserActionsReminders, { first: 2 })).viewer.reminders
     expect(firstPage.pageInfo.hasNextPage).toBe(true)
-    const rest = (await alice!.run(UserActionsReminders, { first: 2, after: firstPage.pageInfo.endCursor })).viewer.reminders
+    const rest = (await alice!.run(UserActionsReminders, { first: 2, after: firstPage.pageInfo.endCursor })).viewer
+      .reminders
     expect(rest.edges.map((e) => e.node.id)).toEqual([a!.id])
 
-    expect((await alice!.run(SetReminder, { messageId: c!.id, remindAt: null })).setReminder.viewerState.remindAt).toBeNull()
+    expect(
+      (await alice!.run(SetReminder, { messageId: c!.id, remindAt: null })).setReminder.viewerState.remindAt,
+    ).toBeNull()
     expect(await reminderIds(alice!)).toEqual([b!.id, a!.id])
     expect(await reminderIds(bob!)).toEqual([])
   })
@@ -147,10 +179,17 @@ describe('marks after recall and delete-for-me', () => {
     await alice!.run(DeleteForMe, { ids: [deleted.id] })
     expect(await favoriteIds(alice!)).toEqual([])
     expect(await reminderIds(alice!)).toEqual([])
-    expect((await readMessage(alice!, group.id, recalled.seq)).message!.viewerState).toEqual({ favorite: false, remindAt: null })
-    expect(codes(await alice!.try(SetFavorite, { messageId: recalled.id, favorite: true }))).toEqual(['MESSAGE_RECALLED'])
+    expect((await readMessage(alice!, group.id, recalled.seq)).message!.viewerState).toEqual({
+      favorite: false,
+      remindAt: null,
+    })
+    expect(codes(await alice!.try(SetFavorite, { messageId: recalled.id, favorite: true }))).toEqual([
+      'MESSAGE_RECALLED',
+    ])
     expect(codes(await alice!.try(SetReminder, { messageId: recalled.id, remindAt }))).toEqual(['MESSAGE_RECALLED'])
-    expect((await alice!.run(SetFavorite, { messageId: recalled.id, favorite: false })).setFavorite.viewerState.favorite).toBe(false)
+    expect(
+      (await alice!.run(SetFavorite, { messageId: recalled.id, favorite: false })).setFavorite.viewerState.favorite,
+    ).toBe(false)
     // Marks need a message the viewer can see: deleted-for-me ones are NOT_FOUND until restored.
     expect(codes(await alice!.try(SetFavorite, { messageId: deleted.id, favorite: false }))).toEqual(['NOT_FOUND'])
 
@@ -167,12 +206,14 @@ describe('viewerState and edits on a history page', () => {
     for (let i = 0; i < 30; i++) {
       const m = (await sendText(alice!, group.id, `m${i}`)).message
       if (i % 3 === 0) await alice!.run(SetFavorite, { messageId: m.id, favorite: true })
-      if (i % 4 === 0) await alice!.run(SetReminder, { messageId: m.id, remindAt: new Date(Date.now() + 3_600_000).toISOString() })
+      if (i % 4 === 0)
+        await alice!.run(SetReminder, { messageId: m.id, remindAt: new Date(Date.now() + 3_600_000).toISOString() })
     }
     const small = await countStatements(() => alice!.run(UserActionsHistoryWithState, { id: group.id, last: 3 }))
     const large = await countStatements(() => alice!.run(UserActionsHistoryWithState, { id: group.id, last: 30 }))
     expect(large).toBe(small)
-    const page = (await alice!.run(UserActionsHistoryWithState, { id: group.id, last: 30 })).conversation!.messages.edges
+    const page = (await alice!.run(UserActionsHistoryWithState, { id: group.id, last: 30 })).conversation!.messages
+      .edges
     expect(page.filter((e) => e.node.viewerState.favorite)).toHaveLength(10)
     expect(page.filter((e) => e.node.viewerState.remindAt)).toHaveLength(8)
   })

@@ -16,18 +16,74 @@ describe('bad input to sendMessage', () => {
     const before = await lastSeqOf(alice!, group.id)
     const text = (t: string) => ({ text: { text: t } })
     const cases: [name: string, variables: { input: Record<string, unknown> }, code: string][] = [
-      ['malformed conversation id', { input: { conversationId: 'not-an-id', clientMessageId: 'a', content: text('x') } }, 'BAD_USER_INPUT'],
-      ['a user id where a conversation id belongs', { input: { conversationId: bob!.id, clientMessageId: 'a', content: text('x') } }, 'BAD_USER_INPUT'],
-      ['unknown conversation', { input: { conversationId: encodeGlobalId('Conversation', 8_999_999_999), clientMessageId: 'a', content: text('x') } }, 'NOT_FOUND'],
-      ['clientMessageId over 128 characters', { input: { conversationId: group.id, clientMessageId: 'k'.repeat(129), content: text('x') } }, 'BAD_USER_INPUT'],
-      ['empty clientMessageId', { input: { conversationId: group.id, clientMessageId: '', content: text('x') } }, 'BAD_USER_INPUT'],
-      ['empty text', { input: { conversationId: group.id, clientMessageId: 'b', content: text('') } }, 'BAD_USER_INPUT'],
-      ['whitespace-only text', { input: { conversationId: group.id, clientMessageId: 'c', content: text(' \n\t ') } }, 'BAD_USER_INPUT'],
-      ['text over 10,000 characters', { input: { conversationId: group.id, clientMessageId: 'd', content: text('x'.repeat(10_001)) } }, 'BAD_USER_INPUT'],
+      [
+        'malformed conversation id',
+        { input: { conversationId: 'not-an-id', clientMessageId: 'a', content: text('x') } },
+        'BAD_USER_INPUT',
+      ],
+      [
+        'a user id where a conversation id belongs',
+        { input: { conversationId: bob!.id, clientMessageId: 'a', content: text('x') } },
+        'BAD_USER_INPUT',
+      ],
+      [
+        'unknown conversation',
+        {
+          input: {
+            conversationId: encodeGlobalId('Conversation', 8_999_999_999),
+            clientMessageId: 'a',
+            content: text('x'),
+          },
+        },
+        'NOT_FOUND',
+      ],
+      [
+        'clientMessageId over 128 characters',
+        { input: { conversationId: group.id, clientMessageId: 'k'.repeat(129), content: text('x') } },
+        'BAD_USER_INPUT',
+      ],
+      [
+        'empty clientMessageId',
+        { input: { conversationId: group.id, clientMessageId: '', content: text('x') } },
+        'BAD_USER_INPUT',
+      ],
+      [
+        'empty text',
+        { input: { conversationId: group.id, clientMessageId: 'b', content: text('') } },
+        'BAD_USER_INPUT',
+      ],
+      [
+        'whitespace-only text',
+        { input: { conversationId: group.id, clientMessageId: 'c', content: text(' \n\t ') } },
+        'BAD_USER_INPUT',
+      ],
+      [
+        'text over 10,000 characters',
+        { input: { conversationId: group.id, clientMessageId: 'd', content: text('x'.repeat(10_001)) } },
+        'BAD_USER_INPUT',
+      ],
       ['no content kind', { input: { conversationId: group.id, clientMessageId: 'e', content: {} } }, 'BAD_USER_INPUT'],
-      ['two content kinds', { input: { conversationId: group.id, clientMessageId: 'f', content: { ...text('x'), sticker: { stickerId: 's', url: 'https://x.test/s.png' } } } }, 'BAD_USER_INPUT'],
-      ['malformed mention id', { input: { conversationId: group.id, clientMessageId: 'g', content: text('x'), mentionUserIds: ['???'] } }, 'BAD_USER_INPUT'],
-      ['empty quoted message id', { input: { conversationId: group.id, clientMessageId: 'h', content: text('x'), quotedMessageId: '' } }, 'BAD_USER_INPUT'],
+      [
+        'two content kinds',
+        {
+          input: {
+            conversationId: group.id,
+            clientMessageId: 'f',
+            content: { ...text('x'), sticker: { stickerId: 's', url: 'https://x.test/s.png' } },
+          },
+        },
+        'BAD_USER_INPUT',
+      ],
+      [
+        'malformed mention id',
+        { input: { conversationId: group.id, clientMessageId: 'g', content: text('x'), mentionUserIds: ['???'] } },
+        'BAD_USER_INPUT',
+      ],
+      [
+        'empty quoted message id',
+        { input: { conversationId: group.id, clientMessageId: 'h', content: text('x'), quotedMessageId: '' } },
+        'BAD_USER_INPUT',
+      ],
     ]
     for (const [name, variables, code] of cases) {
       const response = await alice!.try(SendMessage, variables as never)
@@ -48,7 +104,10 @@ describe('a document that fails validation', () => {
     const answers = []
     for (let i = 0; i < 3; i++) {
       answers.push(await request(alice!.token, invalid))
-      expect((await request<{ viewer: { user: { handle: string } } }, never>(alice!.token, '{ viewer { user { handle } } }')).data?.viewer.user.handle).toBe(alice!.handle)
+      expect(
+        (await request<{ viewer: { user: { handle: string } } }, never>(alice!.token, '{ viewer { user { handle } } }'))
+          .data?.viewer.user.handle,
+      ).toBe(alice!.handle)
     }
     for (const answer of answers) expect(codes(answer)).toEqual(['GRAPHQL_VALIDATION_FAILED'])
     expect(answers[0]!.errors![0]!.message).toMatch(/Cannot query field "nope"/)

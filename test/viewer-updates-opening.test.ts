@@ -4,7 +4,14 @@ import { userKey } from './support/lifecycle.ts'
 import { InboxEvents } from './support/live.ts'
 import { createGroup } from './support/operations.ts'
 import { seededRandom as random } from './support/random.ts'
-import { sendVia, subscribeWs, testRedisUrl, twoInstances, waitForSubscriptions, type Received } from './support/server.ts'
+import {
+  sendVia,
+  subscribeWs,
+  testRedisUrl,
+  twoInstances,
+  waitForSubscriptions,
+  type Received,
+} from './support/server.ts'
 import { SyncToken, ViewerUpdates } from './support/sync.ts'
 
 /**
@@ -36,7 +43,9 @@ beforeAll(async () => {
 
 /** The conversation an event is about, and the pts it brings the device to. */
 const reached = (event: Record<string, any>): [string, number] =>
-  event.__typename === 'MessageEvent' ? [event.message.conversation.id, event.pts] : [event.conversation.id, event.conversation.lastPts]
+  event.__typename === 'MessageEvent'
+    ? [event.message.conversation.id, event.pts]
+    : [event.conversation.id, event.conversation.lastPts]
 
 /**
  * Resumes viewerUpdates on B from `since` while three senders commit through both instances until
@@ -62,7 +71,9 @@ async function openDuringSends(round: number, since: string) {
   opened = true
   await Promise.all(sends)
   for (const group of groups) newest.set(group.id, (await sendVia(instances.a, owner, group.id, 'last')).pts)
-  await updates.waitUntil((events) => [...newest].every(([id, pts]) => events.some((u) => reached(u.viewerUpdates.event).join() === [id, pts].join())))
+  await updates.waitUntil((events) =>
+    [...newest].every(([id, pts]) => events.some((u) => reached(u.viewerUpdates.event).join() === [id, pts].join())),
+  )
   expect(updates.errors).toEqual([])
   await client.dispose()
   await waitForSubscriptions(instances.b.app, viewer, 0)
@@ -79,7 +90,8 @@ describe(`viewerUpdates' opening (instances through ${testRedisUrl ? 'Redis' : '
       const { events, newest } = await openDuringSends(round, since)
       for (const { event } of events) {
         const [id, pts] = reached(event)
-        if (event.__typename === 'MessageEvent') expect(pts, `round ${round}: MessageEvent in ${id} after ${covered.get(id)}`).toBe(covered.get(id)! + 1)
+        if (event.__typename === 'MessageEvent')
+          expect(pts, `round ${round}: MessageEvent in ${id} after ${covered.get(id)}`).toBe(covered.get(id)! + 1)
         else expect(pts, `round ${round}: ConversationUpdatedEvent of ${id}`).toBeGreaterThan(covered.get(id)!)
         covered.set(id, pts)
       }

@@ -30,7 +30,8 @@ async function sendToAll(sender: TestUser, conversationIds: number[]): Promise<v
     testApp().db.$executeRaw`
       INSERT INTO messages (conversation_id, seq, pts, sender_type, sender_id, kind, client_message_id, content, sent_at)
       SELECT c, 1, 1, 'USER', ${userKey(sender.id)}, 'TEXT', 'page', jsonb_build_object('text', 'page'), now() FROM unnest(${keys}::bigint[]) c`,
-    testApp().db.$executeRaw`UPDATE conversations SET last_seq = 1, last_pts = 1, last_activity_at = now() WHERE id = ANY(${keys}::bigint[])`,
+    testApp().db
+      .$executeRaw`UPDATE conversations SET last_seq = 1, last_pts = 1, last_activity_at = now() WHERE id = ANY(${keys}::bigint[])`,
   ])
 }
 
@@ -49,7 +50,9 @@ describe('viewerUpdates across difference pages', () => {
     let favourited = 0
     const apply = (event: Record<string, any>) => {
       if (event.__typename === 'ConversationUpdatedEvent') {
-        expect(event.conversation.lastPts, `ConversationUpdatedEvent of ${event.conversation.id}`).toBeGreaterThan(known.get(event.conversation.id)!)
+        expect(event.conversation.lastPts, `ConversationUpdatedEvent of ${event.conversation.id}`).toBeGreaterThan(
+          known.get(event.conversation.id)!,
+        )
         known.set(event.conversation.id, event.conversation.lastPts)
       } else if (event.__typename === 'MessageEvent') {
         const id = event.message.conversation.id
@@ -65,7 +68,9 @@ describe('viewerUpdates across difference pages', () => {
       let connected!: (socket: WebSocket) => void
       const socket = new Promise<WebSocket>((resolve) => (connected = resolve))
       const client = wsClient(live.server.wsUrl, viewer.token, { on: { connected: (s) => connected(s as WebSocket) } })
-      const updates = subscribeWs(client, ViewerUpdates, { since: token }) as ReturnType<typeof subscribeWs<Update, unknown>>
+      const updates = subscribeWs(client, ViewerUpdates, { since: token }) as ReturnType<
+        typeof subscribeWs<Update, unknown>
+      >
       await during()
       await updates.waitUntil(until)
       ;(await socket).terminate()
@@ -79,8 +84,14 @@ describe('viewerUpdates across difference pages', () => {
     // Cut early (the first read is 100), then, resumed there, past the next read of 1,000, with a live
     // send while the difference streams; then resumed again.
     expect(await session((events) => events.length >= 50)).toBeLessThan(CONVERSATIONS)
-    expect(await session((events) => events.length >= 1_200, () => sendVia(live.server, owner, ids.at(-1)!, 'while resuming'))).toBeLessThan(CONVERSATIONS)
-    const done = () => ids.every((id, i) => known.get(id) === (i === 0 || i === CONVERSATIONS - 1 ? 2 : 1)) && favourited === 1
+    expect(
+      await session(
+        (events) => events.length >= 1_200,
+        () => sendVia(live.server, owner, ids.at(-1)!, 'while resuming'),
+      ),
+    ).toBeLessThan(CONVERSATIONS)
+    const done = () =>
+      ids.every((id, i) => known.get(id) === (i === 0 || i === CONVERSATIONS - 1 ? 2 : 1)) && favourited === 1
     await session((events) => {
       const [before, count] = [new Map(known), favourited]
       for (const u of events) apply(u.viewerUpdates.event)
@@ -91,6 +102,11 @@ describe('viewerUpdates across difference pages', () => {
     })
     expect(done(), JSON.stringify([...known].filter(([, pts]) => pts !== 1))).toBe(true)
     // The last token knows everything: a sync from it answers it again, empty.
-    expect((await viewer.run(Sync, { since: token })).sync).toMatchObject({ token, hasMore: false, conversations: [], messageStates: [] })
+    expect((await viewer.run(Sync, { since: token })).sync).toMatchObject({
+      token,
+      hasMore: false,
+      conversations: [],
+      messageStates: [],
+    })
   }, 60_000)
 })

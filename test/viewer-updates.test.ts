@@ -6,7 +6,15 @@ import { SetFavorite } from './support/lifecycle.ts'
 import { createGroup, RemoveMember } from './support/operations.ts'
 import { seededRandom as random } from './support/random.ts'
 import { SaveDraft } from './support/settings.ts'
-import { post, sendVia, subscribeWs, testRedisUrl, twoInstances, waitForSubscriptions, type TestServer } from './support/server.ts'
+import {
+  post,
+  sendVia,
+  subscribeWs,
+  testRedisUrl,
+  twoInstances,
+  waitForSubscriptions,
+  type TestServer,
+} from './support/server.ts'
 import { FreshState, Sync, SyncToken, ViewerUpdates } from './support/sync.ts'
 
 /** Subscription.viewerUpdates on two instances sharing one database and (with TEST_REDIS_URL) Redis. */
@@ -33,7 +41,9 @@ describe(`viewerUpdates (instances through ${testRedisUrl ? 'Redis' : 'a shared 
     await viewer.run(SetFavorite, { messageId: missed.id, favorite: true })
     await owner.run(RemoveMember, { conversationId: left.id, userId: viewer.id })
 
-    const updates = subscribeWs(connect(instances.b, viewer).client, ViewerUpdates, { since }) as ReturnType<typeof subscribeWs<Update, unknown>>
+    const updates = subscribeWs(connect(instances.b, viewer).client, ViewerUpdates, { since }) as ReturnType<
+      typeof subscribeWs<Update, unknown>
+    >
     await updates.waitFor(3)
     await waitForSubscriptions(instances.b.app, viewer, 1)
     expect(updates.events.map((u) => u.viewerUpdates.event)).toEqual([
@@ -44,7 +54,14 @@ describe(`viewerUpdates (instances through ${testRedisUrl ? 'Redis' : 'a shared 
     await send(instances.a, owner, left.id)
     const live = await send(instances.a, owner, kept.id)
     await updates.waitFor(4)
-    expect(updates.events.slice(3).map((u) => u.viewerUpdates.event)).toEqual([{ __typename: 'MessageEvent', kind: 'ADDED', pts: live.pts, message: { id: live.id, conversation: { id: kept.id } } }])
+    expect(updates.events.slice(3).map((u) => u.viewerUpdates.event)).toEqual([
+      {
+        __typename: 'MessageEvent',
+        kind: 'ADDED',
+        pts: live.pts,
+        message: { id: live.id, conversation: { id: kept.id } },
+      },
+    ])
     updates.dispose()
   })
 
@@ -52,7 +69,9 @@ describe(`viewerUpdates (instances through ${testRedisUrl ? 'Redis' : 'a shared 
     const [viewer, owner] = (await newUsers(2)) as [TestUser, TestUser]
     const [first, second] = [await createGroup(owner, [viewer]), await createGroup(owner, [viewer])]
     await send(instances.a, owner, first.id)
-    const updates = subscribeWs(connect(instances.a, viewer).client, ViewerUpdates, {}) as ReturnType<typeof subscribeWs<Update, unknown>>
+    const updates = subscribeWs(connect(instances.a, viewer).client, ViewerUpdates, {}) as ReturnType<
+      typeof subscribeWs<Update, unknown>
+    >
     await waitForSubscriptions(instances.a.app, viewer, 1)
     const live = await send(instances.b, owner, first.id)
     const [update] = await updates.waitFor(1)
@@ -67,11 +86,19 @@ describe(`viewerUpdates (instances through ${testRedisUrl ? 'Redis' : 'a shared 
   it('carries a draft saved on another device as a ConversationUpdatedEvent whose token syncs nothing more', async () => {
     const [viewer, owner] = (await newUsers(2)) as [TestUser, TestUser]
     const group = await createGroup(owner, [viewer])
-    const updates = subscribeWs(connect(instances.a, viewer).client, ViewerUpdates, {}) as ReturnType<typeof subscribeWs<Update, unknown>>
+    const updates = subscribeWs(connect(instances.a, viewer).client, ViewerUpdates, {}) as ReturnType<
+      typeof subscribeWs<Update, unknown>
+    >
     await waitForSubscriptions(instances.a.app, viewer, 1)
-    expect((await post(instances.b.url, viewer.token, SaveDraft, { id: group.id, draft: { text: 'from the laptop' } })).errors).toBeUndefined()
+    expect(
+      (await post(instances.b.url, viewer.token, SaveDraft, { id: group.id, draft: { text: 'from the laptop' } }))
+        .errors,
+    ).toBeUndefined()
     const [update] = await updates.waitFor(1)
-    expect(update!.viewerUpdates.event).toMatchObject({ __typename: 'ConversationUpdatedEvent', conversation: { id: group.id } })
+    expect(update!.viewerUpdates.event).toMatchObject({
+      __typename: 'ConversationUpdatedEvent',
+      conversation: { id: group.id },
+    })
     updates.dispose()
     const { sync } = await viewer.run(Sync, { since: update!.viewerUpdates.token })
     expect(sync).toMatchObject({ token: update!.viewerUpdates.token, conversations: [] })
@@ -80,7 +107,11 @@ describe(`viewerUpdates (instances through ${testRedisUrl ? 'Redis' : 'a shared 
   it('resumed after abrupt disconnects, alternating instances while writers run, delivers every change exactly once', async () => {
     const rnd = random(15)
     const [viewer, x, y] = (await newUsers(3)) as [TestUser, TestUser, TestUser]
-    const groups = [await createGroup(x, [viewer, y]), await createGroup(y, [viewer, x]), await createGroup(x, [viewer, y])].map((g) => g.id)
+    const groups = [
+      await createGroup(x, [viewer, y]),
+      await createGroup(y, [viewer, x]),
+      await createGroup(x, [viewer, y]),
+    ].map((g) => g.id)
     const { viewer: start } = await viewer.run(FreshState)
     const known = new Map(start.conversations.edges.map((e) => [e.node.id, e.node.lastPts]))
     const favourited = new Map<string, number>()
@@ -119,7 +150,9 @@ describe(`viewerUpdates (instances through ${testRedisUrl ? 'Redis' : 'a shared 
     let token = start.syncToken
     const session = async (server: TestServer, until: (events: Update[]) => boolean) => {
       const { client, cut } = connect(server, viewer)
-      const updates = subscribeWs(client, ViewerUpdates, { since: token }) as ReturnType<typeof subscribeWs<Update, unknown>>
+      const updates = subscribeWs(client, ViewerUpdates, { since: token }) as ReturnType<
+        typeof subscribeWs<Update, unknown>
+      >
       await updates.waitUntil(until)
       await cut()
       await updates.ended()
@@ -128,12 +161,15 @@ describe(`viewerUpdates (instances through ${testRedisUrl ? 'Redis' : 'a shared 
       return updates.events.length
     }
     let delivered = 0
-    for (let i = 0; i < 10; i++) delivered += await session(i % 2 ? instances.a : instances.b, (events) => events.length >= 4 + rnd.int(8))
+    for (let i = 0; i < 10; i++)
+      delivered += await session(i % 2 ? instances.a : instances.b, (events) => events.length >= 4 + rnd.int(8))
     writing = false
     await Promise.all(writers)
 
     const final = (await viewer.run(FreshState)).viewer
-    const done = () => final.conversations.edges.every((e) => known.get(e.node.id) === e.node.lastPts) && [...favourited.values()].every((n) => n === 1)
+    const done = () =>
+      final.conversations.edges.every((e) => known.get(e.node.id) === e.node.lastPts) &&
+      [...favourited.values()].every((n) => n === 1)
     // The last session catches up on what the cuts left unsent; its events are checked like the others.
     const caughtUp = (events: Update[]) => {
       const before = new Map(known)
@@ -145,7 +181,9 @@ describe(`viewerUpdates (instances through ${testRedisUrl ? 'Redis' : 'a shared 
       return ok
     }
     delivered += await session(instances.a, caughtUp)
-    expect(done(), JSON.stringify({ known: [...known], final: final.conversations.edges.map((e) => e.node) })).toBe(true)
+    expect(done(), JSON.stringify({ known: [...known], final: final.conversations.edges.map((e) => e.node) })).toBe(
+      true,
+    )
     expect(delivered).toBeGreaterThan(20)
   }, 60_000)
 })

@@ -4,7 +4,10 @@ import { AddMembers, createGroup, History, lastSeqOf, SendMessage } from './supp
 import { VisOverview } from './support/views.ts'
 import { buildVisibilityMatrix, sendAs } from './support/visibility.ts'
 
-type Page = { edges: { cursor: string; node: { seq: number } }[]; pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor?: string | null; endCursor?: string | null } }
+type Page = {
+  edges: { cursor: string; node: { seq: number } }[]
+  pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor?: string | null; endCursor?: string | null }
+}
 const seqsOf = (page: Page) => page.edges.map((e) => e.node.seq)
 
 /** Walks the whole history two at a time in one direction; checks that the walk ends exactly at both ends. */
@@ -25,11 +28,18 @@ async function walk(user: TestUser, id: string, direction: 'forward' | 'backward
 /** message(seq) with its quote, and messagesAround(seq), for every seq, in one request (aliases). */
 async function perSeq(user: TestUser, id: string, lastSeq: number, count: number) {
   const fields = Array.from({ length: lastSeq }, (_, i) => i + 1).map(
-    (s) => `m${s}: message(seq: ${s}) { seq quoted { seq } } a${s}: messagesAround(seq: ${s}, count: ${count}) { edges { node { seq } } }`,
+    (s) =>
+      `m${s}: message(seq: ${s}) { seq quoted { seq } } a${s}: messagesAround(seq: ${s}, count: ${count}) { edges { node { seq } } }`,
   )
-  const response = await request<{ conversation: Record<string, unknown> }, never>(user.token, `{ conversation(id: "${id}") { ${fields.join(' ')} } }`)
+  const response = await request<{ conversation: Record<string, unknown> }, never>(
+    user.token,
+    `{ conversation(id: "${id}") { ${fields.join(' ')} } }`,
+  )
   expect(response.errors).toBeUndefined()
-  return response.data!.conversation as Record<string, { seq: number; quoted: { seq: number } | null } | { edges: { node: { seq: number } }[] } | null>
+  return response.data!.conversation as Record<
+    string,
+    { seq: number; quoted: { seq: number } | null } | { edges: { node: { seq: number } }[] } | null
+  >
 }
 
 /** node(id) for every message id in one request; the hidden ones are NOT_FOUND errors at their alias. */
@@ -37,7 +47,9 @@ async function nodes(user: TestUser, ids: Map<number, string>) {
   const fields = [...ids].map(([seq, id]) => `n${seq}: node(id: "${id}") { id }`)
   const response = await request<Record<string, { id: string } | null>, never>(user.token, `{ ${fields.join(' ')} }`)
   const found = [...ids.keys()].filter((seq) => response.data?.[`n${seq}`])
-  const notFound = (response.errors ?? []).map((e) => (e.extensions?.code === 'NOT_FOUND' ? Number(String(e.path?.[0]).slice(1)) : -1))
+  const notFound = (response.errors ?? []).map((e) =>
+    e.extensions?.code === 'NOT_FOUND' ? Number(String(e.path?.[0]).slice(1)) : -1,
+  )
   return { found, notFound: notFound.sort((a, b) => a - b) }
 }
 
@@ -47,10 +59,10 @@ describe('the visibility matrix', () => {
     expect(await lastSeqOf(alice, group.id)).toBe(lastSeq)
 
     // Alice sees every message, so her history names every id.
-    const all = await request<{ conversation: { messages: { edges: { node: { id: string; seq: number } }[] } } }, never>(
-      alice.token,
-      `{ conversation(id: "${group.id}") { messages(first: 100) { edges { node { id seq } } } } }`,
-    )
+    const all = await request<
+      { conversation: { messages: { edges: { node: { id: string; seq: number } }[] } } },
+      never
+    >(alice.token, `{ conversation(id: "${group.id}") { messages(first: 100) { edges { node { id seq } } } } }`)
     const ids = new Map(all.data!.conversation.messages.edges.map(({ node }) => [node.seq, node.id]))
 
     const around = 4
@@ -61,7 +73,10 @@ describe('the visibility matrix', () => {
       expect(overview.newest.pageInfo, `${who} newest pageInfo`).toEqual({ hasNextPage: false, hasPreviousPage: false })
       expect(seqsOf(overview.oldest as Page), `${who} oldest`).toEqual(seen)
       expect(overview.lastMessage?.seq, `${who} lastMessage`).toBe(seen.at(-1))
-      expect(overview.changes.messages.map((m) => m.seq), `${who} changes`).toEqual(seen)
+      expect(
+        overview.changes.messages.map((m) => m.seq),
+        `${who} changes`,
+      ).toEqual(seen)
       expect(await walk(user, group.id, 'forward'), `${who} forward walk`).toEqual(seen)
       expect(await walk(user, group.id, 'backward'), `${who} backward walk`).toEqual(seen)
 
@@ -70,9 +85,14 @@ describe('the visibility matrix', () => {
         const message = bySeq[`m${seq}`] as { seq: number; quoted: { seq: number } | null } | null
         expect(message?.seq ?? null, `${who} message(${seq})`).toBe(seen.includes(seq) ? seq : null)
         if (message && quotes[seq]) {
-          expect(message.quoted?.seq ?? null, `${who} quoted of ${seq}`).toBe(seen.includes(quotes[seq]!) ? quotes[seq] : null)
+          expect(message.quoted?.seq ?? null, `${who} quoted of ${seq}`).toBe(
+            seen.includes(quotes[seq]!) ? quotes[seq] : null,
+          )
         }
-        const window = [...seen.filter((s) => s < seq).slice(-around / 2), ...seen.filter((s) => s >= seq).slice(0, around / 2)]
+        const window = [
+          ...seen.filter((s) => s < seq).slice(-around / 2),
+          ...seen.filter((s) => s >= seq).slice(0, around / 2),
+        ]
         const got = (bySeq[`a${seq}`] as { edges: { node: { seq: number } }[] }).edges.map((e) => e.node.seq)
         expect(got, `${who} messagesAround(${seq})`).toEqual(window)
       }
@@ -82,11 +102,17 @@ describe('the visibility matrix', () => {
     }
 
     // The forward is a snapshot Bob chose to share: Carol reads it, though not its sources.
-    const forward = await request<{ conversation: { message: { content: { items: { content: { text: string } }[] } } } }, never>(
+    const forward = await request<
+      { conversation: { message: { content: { items: { content: { text: string } }[] } } } },
+      never
+    >(
       carol.token,
       `{ conversation(id: "${group.id}") { message(seq: 7) { content { ... on ForwardContent { items { content { ... on TextContent { text } } } } } } } }`,
     )
-    expect(forward.data!.conversation.message.content.items.map((i) => i.content.text)).toEqual(['before carol', 'for bob'])
+    expect(forward.data!.conversation.message.content.items.map((i) => i.content.text)).toEqual([
+      'before carol',
+      'for bob',
+    ])
 
     // Forward sources and quotes go through the same rule: what the sender cannot see is NOT_FOUND, and nothing is stored.
     const attempts: [TestUser, { forward?: string[]; quoted?: string }][] = [
@@ -98,8 +124,15 @@ describe('the visibility matrix', () => {
     ]
     for (const [i, [user, extra]] of attempts.entries()) {
       const content = extra.forward ? { forward: { messageIds: extra.forward } } : { text: { text: 'x' } }
-      const input = { conversationId: group.id, clientMessageId: `vis-attempt-${i}`, content, quotedMessageId: extra.quoted }
-      expect(codes(await user.try(SendMessage, { input })), `${user.handle} ${JSON.stringify(extra)}`).toEqual(['NOT_FOUND'])
+      const input = {
+        conversationId: group.id,
+        clientMessageId: `vis-attempt-${i}`,
+        content,
+        quotedMessageId: extra.quoted,
+      }
+      expect(codes(await user.try(SendMessage, { input })), `${user.handle} ${JSON.stringify(extra)}`).toEqual([
+        'NOT_FOUND',
+      ])
     }
     expect(await lastSeqOf(alice, group.id)).toBe(lastSeq)
   })

@@ -14,7 +14,10 @@ async function outsideTransaction() {
   const pid: number = (await client.query('SELECT pg_backend_pid() AS pid')).rows[0].pid
   const blockedBehind = async (pids: readonly number[]): Promise<number> => {
     for (;;) {
-      const { rows } = await client.query(`SELECT pid FROM pg_stat_activity WHERE pg_blocking_pids(pid) && $1::int[] AND NOT pid = ANY($1::int[])`, [pids])
+      const { rows } = await client.query(
+        `SELECT pid FROM pg_stat_activity WHERE pg_blocking_pids(pid) && $1::int[] AND NOT pid = ANY($1::int[])`,
+        [pids],
+      )
       if (rows[0]) return rows[0].pid
     }
   }
@@ -40,16 +43,25 @@ describe('a write PostgreSQL aborts to break a deadlock', () => {
     const other = await outsideTransaction()
     try {
       await other.client.query(`SET LOCAL deadlock_timeout = '20s'`)
-      await other.client.query('UPDATE conversation_settings SET marked_unread = marked_unread WHERE conversation_id = $1 AND user_id = $2', [conversationId, userId])
+      await other.client.query(
+        'UPDATE conversation_settings SET marked_unread = marked_unread WHERE conversation_id = $1 AND user_id = $2',
+        [conversationId, userId],
+      )
       const read = viewer.try(MarkRead, { conversationId: group.id })
       await other.blockedBehind([other.pid])
       // Waits for the read's member row until PostgreSQL aborts the read.
-      await other.client.query('UPDATE conversation_members SET left_at = left_at WHERE conversation_id = $1 AND user_id = $2', [conversationId, userId])
+      await other.client.query(
+        'UPDATE conversation_members SET left_at = left_at WHERE conversation_id = $1 AND user_id = $2',
+        [conversationId, userId],
+      )
       await other.client.query('COMMIT')
 
       const answer = await read
       expect(answer.errors).toBeUndefined()
-      expect(answer.data!.markConversationRead).toMatchObject({ lastReadSeq: group.lastSeq + 1, conversation: { unreadCount: 0 } })
+      expect(answer.data!.markConversationRead).toMatchObject({
+        lastReadSeq: group.lastSeq + 1,
+        conversation: { unreadCount: 0 },
+      })
       expect((await viewer.run(ViewerSettings, { id: group.id })).conversation!.viewerSettings.markedUnread).toBe(false)
     } finally {
       await other.client.end()
@@ -69,8 +81,13 @@ describe("one user's read and send at the same time", () => {
     // the waiters then take the row in the order they came.)
     const other = await outsideTransaction()
     try {
-      await other.client.query('SELECT FROM conversation_members WHERE conversation_id = $1 AND user_id = $2 FOR UPDATE', [conversationId, userId])
-      const send = viewer.try(SendMessage, { input: { conversationId: group.id, clientMessageId: 'with-read', content: { text: { text: 'sent' } } } })
+      await other.client.query(
+        'SELECT FROM conversation_members WHERE conversation_id = $1 AND user_id = $2 FOR UPDATE',
+        [conversationId, userId],
+      )
+      const send = viewer.try(SendMessage, {
+        input: { conversationId: group.id, clientMessageId: 'with-read', content: { text: { text: 'sent' } } },
+      })
       const sender = await other.blockedBehind([other.pid])
       const read = viewer.try(MarkRead, { conversationId: group.id })
       await other.blockedBehind([other.pid, sender])

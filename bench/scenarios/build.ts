@@ -36,7 +36,11 @@ export async function build(host: DatabaseHost, client: LoadClient): Promise<Fig
     const tsx = await start('tsx')
     const compiled = await start('compiled')
     const calls = Array.from({ length: REQUESTS }, () => call)
-    const [tsxCpu, compiledCpu] = await pairedMedians(RUNS, serverCpuPerCall(client, tsx.server, calls), serverCpuPerCall(client, compiled.server, calls))
+    const [tsxCpu, compiledCpu] = await pairedMedians(
+      RUNS,
+      serverCpuPerCall(client, tsx.server, calls),
+      serverCpuPerCall(client, compiled.server, calls),
+    )
     return [
       {
         scenario: '8 server CPU per history page of 50, compiled build (npm start)',

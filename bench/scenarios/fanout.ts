@@ -64,7 +64,14 @@ export async function fanout(host: DatabaseHost, client: LoadClient): Promise<Fi
     /** Sends the conversation's first message (the one its subscriptions replay), unless it is there already. */
     const sendFirst = (parley: ParleyProcess, conversationId: number) => {
       const id = encodeGlobalId('Conversation', conversationId)
-      return client.request({ endpoint: parley.endpoint, call: { token: tokens[0]!, query: SEND, variables: { input: { conversationId: id, clientMessageId: 'first', content: { text: { text: 'first' } } } } } })
+      return client.request({
+        endpoint: parley.endpoint,
+        call: {
+          token: tokens[0]!,
+          query: SEND,
+          variables: { input: { conversationId: id, clientMessageId: 'first', content: { text: { text: 'first' } } } },
+        },
+      })
     }
 
     /**
@@ -75,9 +82,22 @@ export async function fanout(host: DatabaseHost, client: LoadClient): Promise<Fi
       const id = encodeGlobalId('Conversation', conversationId)
       const wsUrl = parley.endpoint.replace(/^http/, 'ws')
       await sendFirst(parley, conversationId)
-      const calls = Array.from({ length: count }, (_, i) => ({ token: tokens[Math.floor(i / perSocket) % tokens.length]!, query: EVENTS, variables: { id } }))
+      const calls = Array.from({ length: count }, (_, i) => ({
+        token: tokens[Math.floor(i / perSocket) % tokens.length]!,
+        query: EVENTS,
+        variables: { id },
+      }))
       await client.openSubscribers({ wsUrl, calls, perSocket })
-      return (text: string) => client.deliver({ endpoint: parley.endpoint, text, send: { token: tokens[0]!, query: SEND, variables: { input: { conversationId: id, clientMessageId: text, content: { text: { text } } } } } })
+      return (text: string) =>
+        client.deliver({
+          endpoint: parley.endpoint,
+          text,
+          send: {
+            token: tokens[0]!,
+            query: SEND,
+            variables: { input: { conversationId: id, clientMessageId: text, content: { text: { text } } } },
+          },
+        })
     }
 
     /**
@@ -97,7 +117,14 @@ export async function fanout(host: DatabaseHost, client: LoadClient): Promise<Fi
         const opened = rssMiB(parley)
         const open = await settledRss(parley)
         await client.closeSubscribers()
-        return { started, atRest, opened, open, perSubscriptionKiB: ((open - atRest) * KIB) / IDLE, openedKiB: ((opened - served) * KIB) / IDLE }
+        return {
+          started,
+          atRest,
+          opened,
+          open,
+          perSubscriptionKiB: ((open - atRest) * KIB) / IDLE,
+          openedKiB: ((opened - served) * KIB) / IDLE,
+        }
       } finally {
         await parley.close()
       }
@@ -136,7 +163,11 @@ export async function fanout(host: DatabaseHost, client: LoadClient): Promise<Fi
           met: true,
           note: `server RSS at rest ${rssAtRest.toFixed(0)} MiB, at most ${many.rssPeak.toFixed(0)} MiB during the ${SENDS} sends to ${MEMBERS.toLocaleString('en')} subscribers`,
         },
-        memoryFigure('on as many sockets', single.perSubscriptionKiB, `server RSS ${single.started.toFixed(0)} MiB started, ${single.atRest.toFixed(0)} MiB at rest after its first request (settled), ${single.open.toFixed(0)} MiB with ${IDLE.toLocaleString('en')} idle subscriptions on as many sockets once settled (${single.opened.toFixed(0)} MiB, ${single.openedKiB.toFixed(1)} KiB each, read as they opened)`),
+        memoryFigure(
+          'on as many sockets',
+          single.perSubscriptionKiB,
+          `server RSS ${single.started.toFixed(0)} MiB started, ${single.atRest.toFixed(0)} MiB at rest after its first request (settled), ${single.open.toFixed(0)} MiB with ${IDLE.toLocaleString('en')} idle subscriptions on as many sockets once settled (${single.opened.toFixed(0)} MiB, ${single.openedKiB.toFixed(1)} KiB each, read as they opened)`,
+        ),
         memoryFigure(
           `${PER_SOCKET} per socket`,
           multiplexed.perSubscriptionKiB,

@@ -35,26 +35,52 @@ export async function historyDepth(host: DatabaseHost, client: LoadClient): Prom
     const conversationId = database.fixture
     const token = await tokenFor('reader-0')
     const parley = await startParleyProcess(database.url)
-    const reader = await withClient(database.url, async (pg) => Number((await pg.query(`SELECT id FROM users WHERE handle = 'reader-0'`)).rows[0].id))
+    const reader = await withClient(database.url, async (pg) =>
+      Number((await pg.query(`SELECT id FROM users WHERE handle = 'reader-0'`)).rows[0].id),
+    )
     const floor = await startBareServer('bare-history.ts', [database.url, String(conversationId), String(reader)])
     const pool = new pg.Pool({ connectionString: database.url, max: 2 })
     try {
       const id = encodeGlobalId('Conversation', conversationId)
       const deepCursor = Buffer.from(`seq:${PAGE + 1}`).toString('base64url') // the page 1..50, under 1M newer messages
       // Latencies measured in the load client; the first call checks that the deep page is the oldest one.
-      const pages = (count: number, before: string | null) => client.latencies({ endpoint: parley.endpoint, count, call: { token, query: HISTORY, variables: { id, before } } })
-      const check = await client.request({ endpoint: parley.endpoint, call: { token, query: HISTORY, variables: { id, before: deepCursor } } })
+      const pages = (count: number, before: string | null) =>
+        client.latencies({
+          endpoint: parley.endpoint,
+          count,
+          call: { token, query: HISTORY, variables: { id, before } },
+        })
+      const check = await client.request({
+        endpoint: parley.endpoint,
+        call: { token, query: HISTORY, variables: { id, before: deepCursor } },
+      })
       if (check.conversation.messages.edges[0].node.seq !== 1) throw new Error('deep page does not start at seq 1')
       // Rounds of SAMPLES requests, newest page and deep page alternating, so drift hits both alike.
-      const [shallow, deep] = await pairedMedians(RUNS, async () => median(await pages(SAMPLES, null)), async () => median(await pages(SAMPLES, deepCursor)))
+      const [shallow, deep] = await pairedMedians(
+        RUNS,
+        async () => median(await pages(SAMPLES, null)),
+        async () => median(await pages(SAMPLES, deepCursor)),
+      )
       const offsetSql = `SELECT conversation_id, seq, content, sent_at FROM messages WHERE conversation_id = $1 ORDER BY seq DESC OFFSET $2 LIMIT ${PAGE}`
       await pool.query(offsetSql, [conversationId, MESSAGES - PAGE])
-      const offset = median(await latencies(Math.min(SAMPLES, 10), () => pool.query(offsetSql, [conversationId, MESSAGES - PAGE])))
+      const offset = median(
+        await latencies(Math.min(SAMPLES, 10), () => pool.query(offsetSql, [conversationId, MESSAGES - PAGE])),
+      )
       const rates = async (before: string | null, beforeSeq: number, depth: string, withFloor = false) => {
         const call = { token, query: README_HISTORY, variables: { id, before } }
         // The floor answers the same query with the same JSON (bench/bare-history.ts).
         const others = withFloor ? [{ server: floor, call, rows: parleyPageRows }] : []
-        return historyThroughput({ client, server: parley, call, databaseUrl: database.url, conversationId, beforeSeq, page: PAGE, depth, others })
+        return historyThroughput({
+          client,
+          server: parley,
+          call,
+          databaseUrl: database.url,
+          conversationId,
+          beforeSeq,
+          page: PAGE,
+          depth,
+          others,
+        })
       }
       const newest = await rates(null, MESSAGES + 1, 'newest page', true)
       const deepest = await rates(deepCursor, PAGE + 1, `depth ${MESSAGES.toLocaleString('en')}`)

@@ -33,14 +33,20 @@ type RawRow = { seq: string; text: string; handle: string }
 
 /** The rows of the README's history query's response (oldest first in a `last:` page), newest first. */
 export const parleyPageRows = (data: any): string[] =>
-  (data.conversation.messages.edges as Edge[]).map((e) => `${e.node.seq} ${e.node.sender?.handle} ${e.node.content?.text}`).reverse()
+  (data.conversation.messages.edges as Edge[])
+    .map((e) => `${e.node.seq} ${e.node.sender?.handle} ${e.node.content?.text}`)
+    .reverse()
 
 /** CPU microseconds per page of each process a round ran on (the machine's 2 cores are shared by all). */
 export type CpuPerPage = Record<string, number>
 
-const medianSplit = (rounds: CpuPerPage[]): CpuPerPage => Object.fromEntries(Object.keys(rounds[0]!).map((k) => [k, median(rounds.map((r) => r[k]!))]))
+const medianSplit = (rounds: CpuPerPage[]): CpuPerPage =>
+  Object.fromEntries(Object.keys(rounds[0]!).map((k) => [k, median(rounds.map((r) => r[k]!))]))
 const total = (split: CpuPerPage) => Object.values(split).reduce((a, b) => a + b, 0)
-export const described = (split: CpuPerPage) => Object.entries(split).map(([k, v]) => `${k} ${v.toFixed(0)}`).join(', ')
+export const described = (split: CpuPerPage) =>
+  Object.entries(split)
+    .map(([k, v]) => `${k} ${v.toFixed(0)}`)
+    .join(', ')
 
 /**
  * Pages per second of one history page through Parley's HTTP API, `concurrency` clients over
@@ -71,12 +77,18 @@ export async function historyThroughput(opts: {
   await accounting.connect()
   const database = new URL(opts.databaseUrl).pathname.slice(1)
   try {
-    const raw = () => pool.query<RawRow>({ name: 'bench_history_page', text: RAW_PAGE, values: [opts.conversationId, opts.beforeSeq, opts.page] })
+    const raw = () =>
+      pool.query<RawRow>({
+        name: 'bench_history_page',
+        text: RAW_PAGE,
+        values: [opts.conversationId, opts.beforeSeq, opts.page],
+      })
     const rawRows = (await raw()).rows.map((r) => `${r.seq} ${r.handle} ${r.text}`).join('\n')
     const sides = [{ server: opts.server, call: opts.call, rows: parleyPageRows }, ...others]
     for (const [i, side] of sides.entries()) {
       const rows = side.rows(await client.request({ endpoint: side.server.endpoint, call: side.call }))
-      if (rows.join('\n') !== rawRows) throw new Error(`the raw page differs from ${i ? `${side.server.endpoint}'s` : "Parley's"} page`)
+      if (rows.join('\n') !== rawRows)
+        throw new Error(`the raw page differs from ${i ? `${side.server.endpoint}'s` : "Parley's"} page`)
     }
     const cpu = sides.map(() => [] as CpuPerPage[])
     const rawCpu: CpuPerPage[] = []
@@ -88,18 +100,26 @@ export async function historyThroughput(opts: {
         client.throughput({ endpoint: side.server.endpoint, concurrency: CONCURRENCY, calls }),
       )
       const perPage = (seconds: number) => (seconds * 1e6) / PARLEY_PAGES
-      into.push({ server: perPage(side.server.cpuSeconds() - server0), database: perPage(databaseSeconds), 'load client': perPage(processCpuSeconds(client.pid) - client0) })
+      into.push({
+        server: perPage(side.server.cpuSeconds() - server0),
+        database: perPage(databaseSeconds),
+        'load client': perPage(processCpuSeconds(client.pid) - client0),
+      })
       return result
     }
     const rawRound = async () => {
       const own = process.cpuUsage()
-      const { result, databaseSeconds } = await withDatabaseCpu(accounting, database, () => throughput(RAW_PAGES, CONCURRENCY, raw))
+      const { result, databaseSeconds } = await withDatabaseCpu(accounting, database, () =>
+        throughput(RAW_PAGES, CONCURRENCY, raw),
+      )
       const { user, system } = process.cpuUsage(own)
       rawCpu.push({ database: (databaseSeconds * 1e6) / RAW_PAGES, 'pg client': (user + system) / RAW_PAGES })
       return result
     }
     const [parleyRound, ...otherRounds] = sides.map((side, i) => httpRound(side, cpu[i]!))
-    const samples = await alternatingSamples(RUNS, [parleyRound!, rawRound, ...otherRounds], { reverseEveryOther: true })
+    const samples = await alternatingSamples(RUNS, [parleyRound!, rawRound, ...otherRounds], {
+      reverseEveryOther: true,
+    })
     const [parley, sql, ...rates] = samples.map(median) as [number, number, ...number[]]
     // The first round of each side is alternatingSamples' warm-up.
     const [parleyCpu, ...otherCpus] = cpu.map((rounds) => medianSplit(rounds.slice(1)))

@@ -26,7 +26,8 @@ const RUNS = 5
 const VERSION = '1'
 
 const FIELDS = `id title unreadCount lastMessage { seq sentAt sender { handle } content { ... on TextContent { text } } }`
-const inboxPage = (first: number) => `query Inbox { viewer { conversations(first: ${first}) { edges { node { ${FIELDS} } } } } }`
+const inboxPage = (first: number) =>
+  `query Inbox { viewer { conversations(first: ${first}) { edges { node { ${FIELDS} } } } } }`
 export const INBOX = inboxPage(50)
 export const UNREAD_TOTAL = `query Total { viewer { unreadTotal } }`
 /** Requests per round of the unreadTotal row (a sum over every conversation of the viewer: tens of ms for the big one). */
@@ -51,7 +52,10 @@ export async function inbox(host: DatabaseHost, client: LoadClient): Promise<Fig
       await checkKeptPlans(pg, [small!, big!])
       return walkedRows(pg, old!)
     })
-    const call = async (viewer: Viewer): Promise<GraphQLCall> => ({ token: await tokenFor(viewer.handle), query: INBOX })
+    const call = async (viewer: Viewer): Promise<GraphQLCall> => ({
+      token: await tokenFor(viewer.handle),
+      query: INBOX,
+    })
     const [bigCall, smallCall, oldCall] = await Promise.all([big!, small!, old!].map(call))
     const statements = await statementsOf(database.url, client, bigCall!)
     const parley = await startParleyProcess(database.url)
@@ -135,8 +139,12 @@ export async function inbox(host: DatabaseHost, client: LoadClient): Promise<Fig
 }
 
 /** The scenario's database (kept with BENCH_REUSE_FIXTURES=1) and its viewers: big, small, old. */
-export async function openInboxFixture(host: DatabaseHost): Promise<{ database: { url: string; drop(): Promise<void> }; viewers: Viewer[] }> {
-  const database = await createScenarioDatabase(host, `inbox_v${VERSION}`, { keep: process.env.BENCH_REUSE_FIXTURES === '1' })
+export async function openInboxFixture(
+  host: DatabaseHost,
+): Promise<{ database: { url: string; drop(): Promise<void> }; viewers: Viewer[] }> {
+  const database = await createScenarioDatabase(host, `inbox_v${VERSION}`, {
+    keep: process.env.BENCH_REUSE_FIXTURES === '1',
+  })
   return { database, viewers: await withClient(database.url, (pg) => fixture(pg)) }
 }
 
@@ -147,15 +155,24 @@ export async function openInboxFixture(host: DatabaseHost): Promise<{ database: 
  */
 async function fixture(pg: pg.Client): Promise<Viewer[]> {
   const handles = ['inbox-big', 'inbox-small', 'inbox-old']
-  const { rows: built } = await pg.query<{ id: string }>(`SELECT id FROM users WHERE handle = ANY($1) ORDER BY handle`, [handles])
+  const { rows: built } = await pg.query<{ id: string }>(
+    `SELECT id FROM users WHERE handle = ANY($1) ORDER BY handle`,
+    [handles],
+  )
   if (built.length) return viewersOf(pg, handles)
   const [other] = await insertUsers(pg, 'inbox-other', 1)
   const users: number[] = []
   for (const h of handles) {
-    const { rows } = await pg.query<{ id: string }>(`INSERT INTO users (handle, display_name) VALUES ($1, $1) RETURNING id`, [h])
+    const { rows } = await pg.query<{ id: string }>(
+      `INSERT INTO users (handle, display_name) VALUES ($1, $1) RETURNING id`,
+      [h],
+    )
     users.push(Number(rows[0]!.id))
   }
-  const [bigIds, smallIds] = [await insertGroups(pg, BIG, [users[0]!, other!]), await insertGroups(pg, SMALL, [users[1]!, other!])]
+  const [bigIds, smallIds] = [
+    await insertGroups(pg, BIG, [users[0]!, other!]),
+    await insertGroups(pg, SMALL, [users[1]!, other!]),
+  ]
   await insertGroups(pg, OTHERS, [other!])
   const oldIds = await insertGroups(pg, OLD, [users[2]!, other!])
   await pg.query(
@@ -163,7 +180,10 @@ async function fixture(pg: pg.Client): Promise<Viewer[]> {
      FROM (SELECT id, row_number() OVER (ORDER BY md5(id::text)) AS place FROM conversations WHERE id <> ALL($1)) r WHERE c.id = r.id`,
     [oldIds],
   )
-  await pg.query(`UPDATE conversations SET last_activity_at = now() - interval '1 day' - make_interval(secs => id) WHERE id = ANY($1)`, [oldIds])
+  await pg.query(
+    `UPDATE conversations SET last_activity_at = now() - interval '1 day' - make_interval(secs => id) WHERE id = ANY($1)`,
+    [oldIds],
+  )
   const mine = [...bigIds, ...smallIds, ...oldIds]
   await pg.query(
     `INSERT INTO messages (conversation_id, seq, pts, sender_type, sender_id, kind, client_message_id, content, sent_at)
@@ -189,7 +209,9 @@ async function viewersOf(pg: pg.Client, handles: string[]): Promise<Viewer[]> {
      WHERE u.handle = ANY($1) GROUP BY u.handle, u.id`,
     [handles],
   )
-  return handles.map((h) => rows.find((r) => r.handle === h)!).map((r) => ({ handle: r.handle, userId: Number(r.id), conversations: r.conversations.map(Number) }))
+  return handles
+    .map((h) => rows.find((r) => r.handle === h)!)
+    .map((r) => ({ handle: r.handle, userId: Number(r.id), conversations: r.conversations.map(Number) }))
 }
 
 /** The walk reads at most 500 index rows, and reads them once more to tell a short walk from the end of the list (decision 0150). */
@@ -220,7 +242,8 @@ async function checkPages(pg: pg.Client, viewer: Viewer): Promise<void> {
     after = { pinned: last.pinned, at: last.sortAt, id: Number(last.id) }
   }
   const want = expected.map((r) => r.id)
-  if (listed.slice(0, want.length).join() !== want.join()) throw new Error(`${viewer.handle}: the inbox pages differ from the plain sort`)
+  if (listed.slice(0, want.length).join() !== want.join())
+    throw new Error(`${viewer.handle}: the inbox pages differ from the plain sort`)
 }
 
 type Statement = { text: string; values: unknown[] }
@@ -232,9 +255,13 @@ type Statement = { text: string; values: unknown[] }
  */
 async function requireKeptPlan(pg: pg.Client, name: string, statements: Statement[], what: string): Promise<void> {
   for (const { text, values } of statements) for (let i = 0; i < 6; i++) await pg.query({ name, text, values })
-  const { rows } = await pg.query<{ custom: string; generic: string }>(`SELECT custom_plans AS custom, generic_plans AS generic FROM pg_prepared_statements WHERE name = $1`, [name])
+  const { rows } = await pg.query<{ custom: string; generic: string }>(
+    `SELECT custom_plans AS custom, generic_plans AS generic FROM pg_prepared_statements WHERE name = $1`,
+    [name],
+  )
   await pg.query(`DEALLOCATE "${name}"`)
-  if (Number(rows[0]!.generic) === 0) throw new Error(`${what} planned on every call (${rows[0]!.custom} custom plans, no generic one)`)
+  if (Number(rows[0]!.generic) === 0)
+    throw new Error(`${what} planned on every call (${rows[0]!.custom} custom plans, no generic one)`)
 }
 
 /** The statement a store read sends, taken from a stand-in connection (queryPooled sends through $queryRaw without a pool). */
@@ -283,9 +310,13 @@ async function checkKeptPlans(pg: pg.Client, viewers: Viewer[]): Promise<void> {
 /** Plan guard: the rows the old viewer's first page reads from conversations' activity index. */
 async function walkedRows(pg: pg.Client, viewer: Viewer): Promise<number> {
   const stmt = inboxStatement(viewer.userId, FIRST_PAGE)
-  const { rows } = await pg.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`EXPLAIN (ANALYZE, FORMAT JSON) ${stmt.text}`, stmt.values)
+  const { rows } = await pg.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
+    `EXPLAIN (ANALYZE, FORMAT JSON) ${stmt.text}`,
+    stmt.values,
+  )
   const walked = (node: PlanNode): number =>
-    (node['Index Name'] === 'conversations_last_activity_at_id_idx' ? node['Actual Rows'] * node['Actual Loops'] : 0) + (node.Plans ?? []).reduce((sum, p) => sum + walked(p), 0)
+    (node['Index Name'] === 'conversations_last_activity_at_id_idx' ? node['Actual Rows'] * node['Actual Loops'] : 0) +
+    (node.Plans ?? []).reduce((sum, p) => sum + walked(p), 0)
   return walked(rows[0]!['QUERY PLAN'][0].Plan)
 }
 

@@ -24,7 +24,9 @@ const POSTGRAPHILE_HISTORY = `query History($id: BigInt!) {
 
 type PostGraphileEdge = { node: { seq: string; userBySenderId: { handle: string } | null; content: { text?: string } } }
 const postGraphileRows = (data: any): string[] =>
-  (data.conversationByRowId.messagesByConversationId.edges as PostGraphileEdge[]).map((e) => `${e.node.seq} ${e.node.userBySenderId?.handle} ${e.node.content.text}`)
+  (data.conversationByRowId.messagesByConversationId.edges as PostGraphileEdge[]).map(
+    (e) => `${e.node.seq} ${e.node.userBySenderId?.handle} ${e.node.content.text}`,
+  )
 
 /** bench_send (send-throughput.ts's SEND_FUNCTION) as PostGraphile exposes it: a volatile function is a mutation. */
 const POSTGRAPHILE_SEND = `mutation Send($input: BenchSendInput!) { benchSend(input: $input) { result } }`
@@ -55,7 +57,12 @@ async function historyPeer(host: DatabaseHost, client: LoadClient): Promise<Figu
     })
     try {
       const variables = { id: encodeGlobalId('Conversation', conversationId), before: null }
-      const { parley: ours, raw, others, cpu } = await historyThroughput({
+      const {
+        parley: ours,
+        raw,
+        others,
+        cpu,
+      } = await historyThroughput({
         client,
         server: parley,
         call: { token: await tokenFor('reader-0'), query: README_HISTORY, variables },
@@ -65,7 +72,13 @@ async function historyPeer(host: DatabaseHost, client: LoadClient): Promise<Figu
         page: PAGE,
         depth: 'newest page',
         // PostGraphile reads no token in this setup; the load client's header is ignored.
-        others: [{ server: postgraphile, call: { token: '', query: POSTGRAPHILE_HISTORY, variables: { id: String(conversationId) } }, rows: postGraphileRows }],
+        others: [
+          {
+            server: postgraphile,
+            call: { token: '', query: POSTGRAPHILE_HISTORY, variables: { id: String(conversationId) } },
+            rows: postGraphileRows,
+          },
+        ],
       })
       const theirs = others[0]!
       const scenario = `11 history page of ${PAGE} at concurrency ${CONCURRENCY}, newest of ${MESSAGES.toLocaleString('en')} (HTTP)`
@@ -82,7 +95,16 @@ async function historyPeer(host: DatabaseHost, client: LoadClient): Promise<Figu
           met: true,
           note: `PostGraphile's CPU per page: ${described(theirs.cpu)} µs; ${unchecked}`,
         },
-        { scenario: `${scenario}: Parley`, metric: 'pages/s', value: ours.toFixed(0), baseline: rawBaseline, ratio: ours / raw, target: '≥ 0.25', met: ours / raw >= 0.25, note: `CPU per page: ${cpu.note}` },
+        {
+          scenario: `${scenario}: Parley`,
+          metric: 'pages/s',
+          value: ours.toFixed(0),
+          baseline: rawBaseline,
+          ratio: ours / raw,
+          target: '≥ 0.25',
+          met: ours / raw >= 0.25,
+          note: `CPU per page: ${cpu.note}`,
+        },
         {
           scenario: `${scenario}: Parley against PostGraphile 5`,
           metric: 'pages/s',
@@ -111,15 +133,29 @@ async function sendPeer(host: DatabaseHost, client: LoadClient): Promise<Figure[
   })
   try {
     const viaPostGraphile = async () => {
-      const { perSecond } = await fixture.viaGraphQL(postgraphile.endpoint, ({ conversationId, senderId, clientMessageId, i }) => ({
-        token: '',
-        query: POSTGRAPHILE_SEND,
-        variables: { input: { pConversation: String(conversationId), pSender: String(senderId), pClientMessageId: clientMessageId, pContent: { text: `hello ${i}` } } },
-      }))
+      const { perSecond } = await fixture.viaGraphQL(
+        postgraphile.endpoint,
+        ({ conversationId, senderId, clientMessageId, i }) => ({
+          token: '',
+          query: POSTGRAPHILE_SEND,
+          variables: {
+            input: {
+              pConversation: String(conversationId),
+              pSender: String(senderId),
+              pClientMessageId: clientMessageId,
+              pContent: { text: `hello ${i}` },
+            },
+          },
+        }),
+      )
       return perSecond
     }
     // Every second round in reverse order, so neither server always runs right after the same other run.
-    const [ours, theirs, oneCall] = (await alternatingMedians(SEND_RUNS, [async () => (await fixture.viaParley()).perSecond, viaPostGraphile, () => fixture.viaFunction()], { reverseEveryOther: true })) as [number, number, number]
+    const [ours, theirs, oneCall] = (await alternatingMedians(
+      SEND_RUNS,
+      [async () => (await fixture.viaParley()).perSecond, viaPostGraphile, () => fixture.viaFunction()],
+      { reverseEveryOther: true },
+    )) as [number, number, number]
     const scenario = `11 send throughput (1,000 conversations, ${SENDERS} senders, HTTP)`
     return [
       {

@@ -39,7 +39,13 @@ export async function replay(host: DatabaseHost, client: LoadClient): Promise<Fi
       const id = encodeGlobalId('Conversation', conversationId)
       const variables = { id, since: 0 }
       const perEvent = () => client.replay({ wsUrl, call: { token, query: EVENTS, variables }, events: CHANGES })
-      const inBatches = () => client.replay({ wsUrl, call: { token, query: BATCHES, variables }, events: CHANGES, batchField: 'conversationEventBatches' })
+      const inBatches = () =>
+        client.replay({
+          wsUrl,
+          call: { token, query: BATCHES, variables },
+          events: CHANGES,
+          batchField: 'conversationEventBatches',
+        })
       const viaSql = async () => {
         const started = performance.now()
         const { rowCount } = await pool.query(
@@ -97,7 +103,10 @@ export async function prepareAccountResume(databaseUrl: string, endpoint: string
        SELECT c, 1, 1, 'USER', $2, 'TEXT', 'changed', jsonb_build_object('text', 'changed'), now() FROM unnest($1::bigint[]) c`,
       [ids, sender],
     )
-    await pg.query(`UPDATE conversations SET last_seq = 1, last_pts = 1, last_activity_at = now() WHERE id = ANY($1::bigint[])`, [ids])
+    await pg.query(
+      `UPDATE conversations SET last_seq = 1, last_pts = 1, last_activity_at = now() WHERE id = ANY($1::bigint[])`,
+      [ids],
+    )
     await pg.query('COMMIT')
     await pg.query('VACUUM ANALYZE conversations, conversation_members')
     return rows[0].snapshot as string
@@ -112,7 +121,8 @@ async function accountReplay(databaseUrl: string, endpoint: string, client: Load
   pool.on('error', () => {})
   try {
     const wsUrl = endpoint.replace(/^http/, 'ws')
-    const viaParley = () => client.replay({ wsUrl, call: { token, query: UPDATES, variables: { since } }, events: CONVERSATIONS })
+    const viaParley = () =>
+      client.replay({ wsUrl, call: { token, query: UPDATES, variables: { since } }, events: CONVERSATIONS })
     const viaSql = async () => {
       const started = performance.now()
       const { rowCount } = await pool.query(

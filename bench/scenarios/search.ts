@@ -28,7 +28,10 @@ const ilikeSql = (reader: Reader, words: string[]) => Prisma.sql`
   SELECT v.* FROM conversation_members cm CROSS JOIN LATERAL (
     SELECT m.conversation_id, m.seq, m.sent_at, m.sender_id, m.content FROM messages m
     WHERE m.conversation_id = cm.conversation_id AND ${visibleTo(reader)} AND m.status <> 'RECALLED'
-      AND ${Prisma.join(words.map((w) => Prisma.sql`m.content->>'text' ILIKE ${`%${w}%`}`), ' AND ')}) v
+      AND ${Prisma.join(
+        words.map((w) => Prisma.sql`m.content->>'text' ILIKE ${`%${w}%`}`),
+        ' AND ',
+      )}) v
   WHERE cm.user_id = ${reader.userId} AND cm.left_at IS NULL
   ORDER BY v.sent_at DESC, v.conversation_id DESC, v.seq DESC LIMIT 20`
 
@@ -49,14 +52,21 @@ export async function search(host: DatabaseHost, client: LoadClient): Promise<Fi
   try {
     const token = await tokenFor('searcher-0')
     const figures: Figure[] = []
-    for (const [label, query] of [['2-character Chinese', '请假'], ['Latin word', 'budget'], ['two words', PLANTED.budget]] as const) {
+    for (const [label, query] of [
+      ['2-character Chinese', '请假'],
+      ['Latin word', 'budget'],
+      ['two words', PLANTED.budget],
+    ] as const) {
       const call = { token, query: SEARCH, variables: { query } }
       const baselineSql = ilikeSql(reader, query.split(' '))
       const baseline = () => pool.query(baselineSql.text, baselineSql.values)
       // Both must find the same newest 20 before either is timed.
       const found = await client.request({ endpoint: server.endpoint, call })
       const expected = (await baseline()).rows.map((r) => encodeGlobalId('Message', `${r.conversation_id}:${r.seq}`))
-      if (JSON.stringify(found.searchMessages.edges.map((e: { node: { id: string } }) => e.node.id)) !== JSON.stringify(expected)) {
+      if (
+        JSON.stringify(found.searchMessages.edges.map((e: { node: { id: string } }) => e.node.id)) !==
+        JSON.stringify(expected)
+      ) {
         throw new Error(`search "${query}" and its ILIKE baseline disagree`)
       }
       const [ilike, searched] = await pairedMedians(
@@ -65,7 +75,9 @@ export async function search(host: DatabaseHost, client: LoadClient): Promise<Fi
         async () => median(await client.latencies({ endpoint: server.endpoint, count: SAMPLES, call })),
       )
       const scenario = `7 searchMessages "${query}" (${label}), ${count(MESSAGES)} messages, viewer in ${VIEWER_CONVERSATIONS} of ${count(CONVERSATIONS)} conversations (HTTP)`
-      figures.push(p50Figure(scenario, searched, ilike, "raw SQL ILIKE over the viewer's conversations", { fasterBy: 20 }))
+      figures.push(
+        p50Figure(scenario, searched, ilike, "raw SQL ILIKE over the viewer's conversations", { fasterBy: 20 }),
+      )
     }
     await checkGenericPlan(parley.db, pool, reader)
     figures.push(await checkPlans(parley.db, reader))
@@ -92,7 +104,11 @@ async function checkPlans(db: Db, reader: Reader): Promise<Figure> {
     const rows = await db.$queryRaw<{ 'QUERY PLAN': string }[]>(Prisma.sql`EXPLAIN (ANALYZE, COSTS OFF) ${sql}`)
     const plan = rows.map((r) => r['QUERY PLAN']).join('\n')
     console.error(`[bench]   plan of "${query}":\n${plan}`)
-    if (/Bitmap Index Scan on message_search_(document|words)_idx/.test(plan) && !/Seq Scan on (messages|message_search)\b/.test(plan)) indexed.push(query)
+    if (
+      /Bitmap Index Scan on message_search_(document|words)_idx/.test(plan) &&
+      !/Seq Scan on (messages|message_search)\b/.test(plan)
+    )
+      indexed.push(query)
   }
   return {
     scenario: `7 search plans at ${count(MESSAGES)} messages (${queries.join(', ')})`,
@@ -128,13 +144,22 @@ const searchStatement = async (db: Db, reader: Reader, query: string) =>
 async function checkGenericPlan(db: Db, pool: pg.Pool, reader: Reader): Promise<void> {
   const client = await pool.connect()
   try {
-    for (const [statement, queries] of [['words', [PLANTED.budget, 'budget']], ['documents', ['请假', '假']]] as const) {
+    for (const [statement, queries] of [
+      ['words', [PLANTED.budget, 'budget']],
+      ['documents', ['请假', '假']],
+    ] as const) {
       const name = `search-plan-guard-${statement}`
       for (const query of queries) {
         const stmt = await searchStatement(db, reader, query)
         for (let i = 0; i < 6; i++) await client.query({ name, text: stmt.text, values: stmt.values })
-        const { rows } = await client.query<{ custom: string; generic: string }>(`SELECT custom_plans AS custom, generic_plans AS generic FROM pg_prepared_statements WHERE name = $1`, [name])
-        if (Number(rows[0]!.generic) === 0) throw new Error(`the search statement over the ${statement} is planned on every call after "${query}" (${rows[0]!.custom} custom plans, no generic one)`)
+        const { rows } = await client.query<{ custom: string; generic: string }>(
+          `SELECT custom_plans AS custom, generic_plans AS generic FROM pg_prepared_statements WHERE name = $1`,
+          [name],
+        )
+        if (Number(rows[0]!.generic) === 0)
+          throw new Error(
+            `the search statement over the ${statement} is planned on every call after "${query}" (${rows[0]!.custom} custom plans, no generic one)`,
+          )
       }
       await client.query(`DEALLOCATE "${name}"`)
     }
@@ -144,7 +169,12 @@ async function checkGenericPlan(db: Db, pool: pg.Pool, reader: Reader): Promise<
 }
 
 /** A lone sender's send with search documents on and off, alternating send by send. */
-async function sendCost(client: LoadClient, parley: Awaited<ReturnType<typeof startParley>>, token: string, conversationId: number): Promise<Figure> {
+async function sendCost(
+  client: LoadClient,
+  parley: Awaited<ReturnType<typeof startParley>>,
+  token: string,
+  conversationId: number,
+): Promise<Figure> {
   const settings = parley.app.settings
   const conversation = encodeGlobalId('Conversation', conversationId)
   let n = 0
@@ -152,7 +182,19 @@ async function sendCost(client: LoadClient, parley: Awaited<ReturnType<typeof st
     settings.searchIndexing = indexing
     // Mixed text like the fixture's, none of the searched words: sends with indexing off must not change what the searches find.
     const text = `明天上午开会讨论 roadmap notes ${++n}`
-    const calls = [{ token, query: SEND, variables: { input: { conversationId: conversation, clientMessageId: `search-send-${process.pid}-${n}`, content: { text: { text } } } } }]
+    const calls = [
+      {
+        token,
+        query: SEND,
+        variables: {
+          input: {
+            conversationId: conversation,
+            clientMessageId: `search-send-${process.pid}-${n}`,
+            content: { text: { text } },
+          },
+        },
+      },
+    ]
     return 1000 / (await client.throughput({ endpoint: parley.endpoint, concurrency: 1, calls }))
   }
   const on: number[] = []
@@ -168,9 +210,23 @@ async function sendCost(client: LoadClient, parley: Awaited<ReturnType<typeof st
 }
 
 /** A row comparing two p50 latencies: the measured one at most `atMost` times the baseline, or `fasterBy` times faster. */
-function p50Figure(scenario: string, measured: number, baseline: number, note: string, target: { atMost: number } | { fasterBy: number }): Figure {
+function p50Figure(
+  scenario: string,
+  measured: number,
+  baseline: number,
+  note: string,
+  target: { atMost: number } | { fasterBy: number },
+): Figure {
   const ratio = 'atMost' in target ? measured / baseline : baseline / measured
   const met = 'atMost' in target ? ratio <= target.atMost : ratio >= target.fasterBy
   const goal = 'atMost' in target ? `≤ ${target.atMost}` : `≥ ${target.fasterBy}× faster`
-  return { scenario, metric: 'p50 ms', value: measured.toFixed(2), baseline: `${baseline.toFixed(2)} (${note})`, ratio, target: goal, met }
+  return {
+    scenario,
+    metric: 'p50 ms',
+    value: measured.toFixed(2),
+    baseline: `${baseline.toFixed(2)} (${note})`,
+    ratio,
+    target: goal,
+    met,
+  }
 }

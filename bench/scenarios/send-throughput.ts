@@ -14,11 +14,18 @@ const LONE_SAMPLES = 300
 const SEND = `mutation Send($input: SendMessageInput!) { sendMessage(input: $input) { deduplicated message { seq } } }`
 
 /** The seed's send transaction as raw SQL: lock the conversation row, insert, bump the counters. */
-async function rawSend(pool: pg.Pool, conversationId: number, senderId: number, clientMessageId: string): Promise<void> {
+async function rawSend(
+  pool: pg.Pool,
+  conversationId: number,
+  senderId: number,
+  clientMessageId: string,
+): Promise<void> {
   const client = await pool.connect()
   try {
     await client.query('BEGIN')
-    const { rows } = await client.query('SELECT last_seq, last_pts FROM conversations WHERE id = $1 FOR UPDATE', [conversationId])
+    const { rows } = await client.query('SELECT last_seq, last_pts FROM conversations WHERE id = $1 FOR UPDATE', [
+      conversationId,
+    ])
     const seq = Number(rows[0].last_seq) + 1
     const pts = Number(rows[0].last_pts) + 1
     await client.query(
@@ -26,7 +33,10 @@ async function rawSend(pool: pg.Pool, conversationId: number, senderId: number, 
        VALUES ($1, $2, $3, 'USER', $4, 'TEXT', $5, $6)`,
       [conversationId, seq, pts, senderId, clientMessageId, JSON.stringify({ text: 'hello' })],
     )
-    await client.query('UPDATE conversations SET last_seq = $2, last_pts = $3, last_activity_at = now() WHERE id = $1', [conversationId, seq, pts])
+    await client.query(
+      'UPDATE conversations SET last_seq = $2, last_pts = $3, last_activity_at = now() WHERE id = $1',
+      [conversationId, seq, pts],
+    )
     await client.query('COMMIT')
   } finally {
     client.release()
@@ -84,9 +94,22 @@ export async function sendFixture(host: DatabaseHost, client: LoadClient, name: 
   let run = 0
   const pick = () => conversations[Math.floor(Math.random() * conversations.length)]!
   /** Sends through HTTP GraphQL from the load client to `endpoint`, each the call `call` makes of it; msgs/s and each send's ms. */
-  const viaGraphQL = (endpoint: string, call: (send: Send) => GraphQLCall, count = MESSAGES_PER_RUN, concurrency = SENDERS) => {
+  const viaGraphQL = (
+    endpoint: string,
+    call: (send: Send) => GraphQLCall,
+    count = MESSAGES_PER_RUN,
+    concurrency = SENDERS,
+  ) => {
     const r = ++run
-    const calls = Array.from({ length: count }, (_, i) => call({ conversationId: pick(), sender: i % SENDERS, senderId: senders[i % SENDERS]!, clientMessageId: `r${r}-${i}`, i }))
+    const calls = Array.from({ length: count }, (_, i) =>
+      call({
+        conversationId: pick(),
+        sender: i % SENDERS,
+        senderId: senders[i % SENDERS]!,
+        clientMessageId: `r${r}-${i}`,
+        i,
+      }),
+    )
     return client.load({ endpoint, concurrency, calls })
   }
   return {
@@ -94,22 +117,40 @@ export async function sendFixture(host: DatabaseHost, client: LoadClient, name: 
     viaGraphQL,
     /** Parley's sendMessage, to `server` (default: the fixture's); msgs/s and each send's ms. */
     viaParley: (count = MESSAGES_PER_RUN, concurrency = SENDERS, server: ParleyProcess = parley) =>
-      viaGraphQL(server.endpoint, ({ conversationId, sender, clientMessageId, i }) => ({
-        token: tokens[sender]!,
-        query: SEND,
-        variables: { input: { conversationId: encodeGlobalId('Conversation', conversationId), clientMessageId, content: { text: { text: `hello ${i}` } } } },
-      }), count, concurrency),
+      viaGraphQL(
+        server.endpoint,
+        ({ conversationId, sender, clientMessageId, i }) => ({
+          token: tokens[sender]!,
+          query: SEND,
+          variables: {
+            input: {
+              conversationId: encodeGlobalId('Conversation', conversationId),
+              clientMessageId,
+              content: { text: { text: `hello ${i}` } },
+            },
+          },
+        }),
+        count,
+        concurrency,
+      ),
     /** The same sends as separate statements through pg; msgs/s. */
     viaSql: (count = MESSAGES_PER_RUN, concurrency = SENDERS) => {
       const r = ++run
-      return onBaselinePool((pool) => throughput(count, concurrency, (i) => rawSend(pool, pick(), senders[i % SENDERS]!, `raw-r${r}-${i}`)))
+      return onBaselinePool((pool) =>
+        throughput(count, concurrency, (i) => rawSend(pool, pick(), senders[i % SENDERS]!, `raw-r${r}-${i}`)),
+      )
     },
     /** The same sends as one bench_send call each through pg; msgs/s. */
     viaFunction: (count = MESSAGES_PER_RUN, concurrency = SENDERS) => {
       const r = ++run
       return onBaselinePool((pool) =>
         throughput(count, concurrency, (i) =>
-          pool.query('SELECT bench_send($1, $2, $3, $4)', [pick(), senders[i % SENDERS]!, `fn-r${r}-${i}`, JSON.stringify({ text: `hello ${i}` })]),
+          pool.query('SELECT bench_send($1, $2, $3, $4)', [
+            pick(),
+            senders[i % SENDERS]!,
+            `fn-r${r}-${i}`,
+            JSON.stringify({ text: `hello ${i}` }),
+          ]),
         ),
       )
     },
@@ -167,17 +208,24 @@ const loneFigure = (scenario: string, [coalesced, uncoalesced]: [number, number]
  */
 export async function sendThroughput(host: DatabaseHost, client: LoadClient): Promise<Figure[]> {
   const fixture = await sendFixture(host, client, 'send', 1000)
-  const uncoalesced = await startParleyProcess(fixture.databaseUrl, { poolSize: SENDERS + 8, env: { SEND_COALESCING: 'false' } })
+  const uncoalesced = await startParleyProcess(fixture.databaseUrl, {
+    poolSize: SENDERS + 8,
+    env: { SEND_COALESCING: 'false' },
+  })
   try {
     const lone = await loneSender(fixture, uncoalesced)
     const p99 = { on: [] as number[], off: [] as number[] }
     // Every second round in reverse order, so no side always runs right after the same other.
-    const [statements, oneCall, measured, off] = (await alternatingMedians(RUNS, [
-      () => fixture.viaSql(),
-      () => fixture.viaFunction(),
-      measuredRun(fixture, fixture.parley, p99.on),
-      measuredRun(fixture, uncoalesced, p99.off),
-    ], { reverseEveryOther: true })) as [number, number, number, number]
+    const [statements, oneCall, measured, off] = (await alternatingMedians(
+      RUNS,
+      [
+        () => fixture.viaSql(),
+        () => fixture.viaFunction(),
+        measuredRun(fixture, fixture.parley, p99.on),
+        measuredRun(fixture, uncoalesced, p99.off),
+      ],
+      { reverseEveryOther: true },
+    )) as [number, number, number, number]
     // The first run of each is the warm-up.
     const [p99On, p99Off] = [median(p99.on.slice(1)), median(p99.off.slice(1))]
     const scenario = '1 send throughput (1,000 conversations, 32 senders, HTTP)'
@@ -236,7 +284,10 @@ export async function hotConversation(host: DatabaseHost, client: LoadClient): P
   const uncoalesced = await startParleyProcess(fixture.databaseUrl, { poolSize: 4, env: { SEND_COALESCING: 'false' } })
   try {
     const lone = await loneSender(fixture, uncoalesced)
-    const [baseline, measured] = (await alternatingMedians(RUNS, [() => fixture.viaSql(), async () => (await fixture.viaParley()).perSecond])) as [number, number]
+    const [baseline, measured] = (await alternatingMedians(RUNS, [
+      () => fixture.viaSql(),
+      async () => (await fixture.viaParley()).perSecond,
+    ])) as [number, number]
     return [
       {
         scenario: '2 hot conversation (1 conversation, 32 senders, HTTP)',

@@ -26,11 +26,23 @@ export async function stack(host: DatabaseHost, client: LoadClient): Promise<Fig
   try {
     const token = await tokenFor('stack-0')
     const calls = Array.from({ length: REQUESTS }, () => ({ token, query: '{ __typename }' }))
-    const [bareCpu, parleyCpu] = await pairedMedians(RUNS, serverCpuPerCall(client, bare, calls), serverCpuPerCall(client, parley, calls))
-    await withClient(database.url, (pg) => pg.query('CREATE TABLE bench_counter (id int PRIMARY KEY, n bigint NOT NULL); INSERT INTO bench_counter VALUES (1, 0)'))
-    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', path.join(BENCH, 'transaction-cost.ts'), database.url], {
-      env: { ...process.env, NODE_ENV: 'production' },
-    })
+    const [bareCpu, parleyCpu] = await pairedMedians(
+      RUNS,
+      serverCpuPerCall(client, bare, calls),
+      serverCpuPerCall(client, parley, calls),
+    )
+    await withClient(database.url, (pg) =>
+      pg.query(
+        'CREATE TABLE bench_counter (id int PRIMARY KEY, n bigint NOT NULL); INSERT INTO bench_counter VALUES (1, 0)',
+      ),
+    )
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['--import', 'tsx', path.join(BENCH, 'transaction-cost.ts'), database.url],
+      {
+        env: { ...process.env, NODE_ENV: 'production' },
+      },
+    )
     const transaction = JSON.parse(stdout) as { prisma: number; pg: number; prismaStatements: number }
     return [
       {
@@ -43,7 +55,8 @@ export async function stack(host: DatabaseHost, client: LoadClient): Promise<Fig
         met: true,
       },
       {
-        scenario: '10 CPU per send-shaped transaction (BEGIN, a row FOR UPDATE, an UPDATE, COMMIT), Prisma interactive transaction',
+        scenario:
+          '10 CPU per send-shaped transaction (BEGIN, a row FOR UPDATE, an UPDATE, COMMIT), Prisma interactive transaction',
         metric: 'CPU µs/transaction',
         value: transaction.prisma.toFixed(0),
         baseline: `${transaction.pg.toFixed(0)} (the same statements on a pg client)`,

@@ -16,7 +16,15 @@ const TOKEN = `query Token { viewer { syncToken } }`
 const SYNC = `query Sync($since: String!) { sync(since: $since) { token hasMore conversations { id lastPts unreadCount } removedConversationIds messageStates { messageId } } }`
 const SEND = `mutation Send($input: SendMessageInput!) { sendMessage(input: $input) { message { id } } }`
 /** Tables a send could write to; rows written = row versions whose xmin is the send's transaction. */
-const TABLES = ['messages', 'message_search', 'message_edits', 'message_user_actions', 'conversations', 'conversation_members', 'users']
+const TABLES = [
+  'messages',
+  'message_search',
+  'message_edits',
+  'message_user_actions',
+  'conversations',
+  'conversation_members',
+  'users',
+]
 
 /**
  * Scenario 9: Query.sync for a viewer in 10,000 conversations against one in 10, each with five
@@ -43,7 +51,17 @@ export async function syncScenario(host: DatabaseHost, client: LoadClient): Prom
       const [bigSince, smallSince] = [await since(bigToken!), await since(smallToken!)]
       let n = 0
       const send = (conversationId: number) =>
-        request({ token: senderToken!, query: SEND, variables: { input: { conversationId: encodeGlobalId('Conversation', conversationId), clientMessageId: `sync-${n++}`, content: { text: { text: 'changed' } } } } })
+        request({
+          token: senderToken!,
+          query: SEND,
+          variables: {
+            input: {
+              conversationId: encodeGlobalId('Conversation', conversationId),
+              clientMessageId: `sync-${n++}`,
+              content: { text: { text: 'changed' } },
+            },
+          },
+        })
       // Spread over the big viewer's list, so no index order happens to favour them.
       for (let i = 0; i < CHANGED; i++) await send(fixture.bigGroups[Math.floor(((i + 0.5) * BIG) / CHANGED)]!)
       for (let i = 0; i < CHANGED; i++) await send(fixture.smallGroups[i]!)
@@ -52,18 +70,29 @@ export async function syncScenario(host: DatabaseHost, client: LoadClient): Prom
       const smallCall = { token: smallToken!, query: SYNC, variables: { since: smallSince } }
       for (const call of [bigCall, smallCall]) {
         const batch = (await request(call)).sync
-        if (batch.conversations.length !== CHANGED || batch.hasMore) throw new Error(`expected ${CHANGED} changed conversations, got ${batch.conversations.length}`)
+        if (batch.conversations.length !== CHANGED || batch.hasMore)
+          throw new Error(`expected ${CHANGED} changed conversations, got ${batch.conversations.length}`)
       }
       const timed = (call: GraphQLCall) => client.latencies({ endpoint: parley.endpoint, count: SAMPLES, call })
       await timed(bigCall)
       await timed(smallCall)
-      const [smallMs, bigMs] = await pairedMedians(RUNS, async () => median(await timed(smallCall)), async () => median(await timed(bigCall)))
+      const [smallMs, bigMs] = await pairedMedians(
+        RUNS,
+        async () => median(await timed(smallCall)),
+        async () => median(await timed(bigCall)),
+      )
 
       await send(fixture.crowded)
       const rows = await withClient(database.url, async (pg) => {
-        const { rows: xid } = await pg.query(`SELECT (sync_xid::text::bigint % 4294967296)::text AS xid FROM conversations WHERE id = $1`, [fixture.crowded])
+        const { rows: xid } = await pg.query(
+          `SELECT (sync_xid::text::bigint % 4294967296)::text AS xid FROM conversations WHERE id = $1`,
+          [fixture.crowded],
+        )
         let total = 0
-        for (const table of TABLES) total += Number((await pg.query(`SELECT count(*) AS n FROM ${table} WHERE xmin::text = $1`, [xid[0].xid])).rows[0].n)
+        for (const table of TABLES)
+          total += Number(
+            (await pg.query(`SELECT count(*) AS n FROM ${table} WHERE xmin::text = $1`, [xid[0].xid])).rows[0].n,
+          )
         return total
       })
       return [

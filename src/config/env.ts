@@ -17,7 +17,9 @@ export function reportFailure(what: string, error: unknown): void {
 }
 
 const FLAG_VALUES = ['true', 'false', '1', '0', 'on', 'off'] as const
-const booleanFlag = z.enum(FLAG_VALUES, { error: `must be one of ${FLAG_VALUES.join(', ')}` }).transform((v) => ['true', '1', 'on'].includes(v))
+const booleanFlag = z
+  .enum(FLAG_VALUES, { error: `must be one of ${FLAG_VALUES.join(', ')}` })
+  .transform((v) => ['true', '1', 'on'].includes(v))
 
 /** A whole number in [min, max]; every way to miss says the same, with the range. */
 function wholeNumber(min: number, max?: number) {
@@ -34,48 +36,57 @@ function wholeNumber(min: number, max?: number) {
 export const DEFAULT_KEEP_ALIVE_MS = 65_000
 
 /** Every environment variable Parley reads, validated once at start-up (documented in README.md). */
-const Env = z.object({
-  NODE_ENV: z.string().default('development'),
-  PORT: wholeNumber(0, 65535).default(4000),
-  HOST: z.string().default('0.0.0.0'),
-  DATABASE_URL: z.url({ error: 'must be a URL such as postgresql://user:password@localhost:5432/parley' }).optional(),
-  DATA_DIR: z.string().default('.data'),
-  EMBEDDED_PG_PORT: wholeNumber(1, 65535).default(54329),
-  DATABASE_POOL_SIZE: wholeNumber(1, 500).default(20),
-  DATABASE_POOL_TIMEOUT_MS: wholeNumber(1).default(10_000),
-  AUTH_SECRET: z.string().min(32, { error: 'must be at least 32 characters (for example: openssl rand -base64 32)' }).optional(),
-  MAX_BODY_BYTES: wholeNumber(1024).default(1_000_000),
-  LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error'], { error: 'must be one of debug, info, warn, error' }).default('info'),
-  RECALL_WINDOW_SECONDS: wholeNumber(0).default(120),
-  READ_RECEIPTS_PRIVATE: booleanFlag.default(true),
-  READ_RECEIPTS_GROUP: booleanFlag.default(true),
-  SENSITIVE_WORDS_FILE: z.string().optional(),
-  REDIS_URL: z.string().optional(),
-  RESYNC_LIMIT: wholeNumber(1).default(1000),
-  SEND_COALESCING: booleanFlag.default(true),
-  PINNED_MESSAGES_LIMIT: wholeNumber(1, 1000).default(10),
-  REACTION_EMOJI_LIMIT: wholeNumber(1, 1000).default(20),
-  REACTIONS_PER_USER_LIMIT: wholeNumber(1, 1000).default(3),
-  PINNED_CONVERSATIONS_LIMIT: wholeNumber(0, 1000).default(5),
-  METRICS: booleanFlag.default(false),
-  METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
-  // Traces go out over OTLP/HTTP when either endpoint is set; the exporter reads the standard
-  // OTEL_EXPORTER_OTLP_* variables itself (headers, timeouts).
-  OTEL_EXPORTER_OTLP_ENDPOINT: z.url({ error: 'must be a URL such as http://localhost:4318' }).optional(),
-  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.url({ error: 'must be a URL such as http://localhost:4318/v1/traces' }).optional(),
-  OTEL_SERVICE_NAME: z.string().min(1).default('parley'),
-  TRUST_PROXY: booleanFlag.default(false),
-  SHUTDOWN_GRACE_MS: wholeNumber(0).default(10_000),
-  HTTP_KEEP_ALIVE_MS: wholeNumber(1).default(DEFAULT_KEEP_ALIVE_MS),
-  RATE_LIMITS: z.string().optional(),
-}).transform((env, ctx) => {
-  try {
-    return { ...env, RATE_LIMITS: parseRateLimits(env.RATE_LIMITS, env.TRUST_PROXY) }
-  } catch (error) {
-    ctx.addIssue({ code: 'custom', path: ['RATE_LIMITS'], message: (error as Error).message })
-    return z.NEVER
-  }
-})
+const Env = z
+  .object({
+    NODE_ENV: z.string().default('development'),
+    PORT: wholeNumber(0, 65535).default(4000),
+    HOST: z.string().default('0.0.0.0'),
+    DATABASE_URL: z.url({ error: 'must be a URL such as postgresql://user:password@localhost:5432/parley' }).optional(),
+    DATA_DIR: z.string().default('.data'),
+    EMBEDDED_PG_PORT: wholeNumber(1, 65535).default(54329),
+    DATABASE_POOL_SIZE: wholeNumber(1, 500).default(20),
+    DATABASE_POOL_TIMEOUT_MS: wholeNumber(1).default(10_000),
+    AUTH_SECRET: z
+      .string()
+      .min(32, { error: 'must be at least 32 characters (for example: openssl rand -base64 32)' })
+      .optional(),
+    MAX_BODY_BYTES: wholeNumber(1024).default(1_000_000),
+    LOG_LEVEL: z
+      .enum(['debug', 'info', 'warn', 'error'], { error: 'must be one of debug, info, warn, error' })
+      .default('info'),
+    RECALL_WINDOW_SECONDS: wholeNumber(0).default(120),
+    READ_RECEIPTS_PRIVATE: booleanFlag.default(true),
+    READ_RECEIPTS_GROUP: booleanFlag.default(true),
+    SENSITIVE_WORDS_FILE: z.string().optional(),
+    REDIS_URL: z.string().optional(),
+    RESYNC_LIMIT: wholeNumber(1).default(1000),
+    SEND_COALESCING: booleanFlag.default(true),
+    PINNED_MESSAGES_LIMIT: wholeNumber(1, 1000).default(10),
+    REACTION_EMOJI_LIMIT: wholeNumber(1, 1000).default(20),
+    REACTIONS_PER_USER_LIMIT: wholeNumber(1, 1000).default(3),
+    PINNED_CONVERSATIONS_LIMIT: wholeNumber(0, 1000).default(5),
+    METRICS: booleanFlag.default(false),
+    METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+    // Traces go out over OTLP/HTTP when either endpoint is set; the exporter reads the standard
+    // OTEL_EXPORTER_OTLP_* variables itself (headers, timeouts).
+    OTEL_EXPORTER_OTLP_ENDPOINT: z.url({ error: 'must be a URL such as http://localhost:4318' }).optional(),
+    OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z
+      .url({ error: 'must be a URL such as http://localhost:4318/v1/traces' })
+      .optional(),
+    OTEL_SERVICE_NAME: z.string().min(1).default('parley'),
+    TRUST_PROXY: booleanFlag.default(false),
+    SHUTDOWN_GRACE_MS: wholeNumber(0).default(10_000),
+    HTTP_KEEP_ALIVE_MS: wholeNumber(1).default(DEFAULT_KEEP_ALIVE_MS),
+    RATE_LIMITS: z.string().optional(),
+  })
+  .transform((env, ctx) => {
+    try {
+      return { ...env, RATE_LIMITS: parseRateLimits(env.RATE_LIMITS, env.TRUST_PROXY) }
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', path: ['RATE_LIMITS'], message: (error as Error).message })
+      return z.NEVER
+    }
+  })
 
 export type Config = z.infer<typeof Env>
 

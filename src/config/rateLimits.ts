@@ -9,8 +9,25 @@ export const TIERS: readonly Tier[] = ['user', 'agent', 'operator']
  * groups), other mutations and typing per user; subscribe operations per connection; GraphQL
  * operations without a valid token per IP.
  */
-export type RateRule = 'send' | 'sendSustained' | 'largeGroupSend' | 'largeGroupSendSustained' | 'mutation' | 'typing' | 'subscribe' | 'anonymous'
-export const RATE_RULES: readonly RateRule[] = ['send', 'sendSustained', 'largeGroupSend', 'largeGroupSendSustained', 'mutation', 'typing', 'subscribe', 'anonymous']
+export type RateRule =
+  | 'send'
+  | 'sendSustained'
+  | 'largeGroupSend'
+  | 'largeGroupSendSustained'
+  | 'mutation'
+  | 'typing'
+  | 'subscribe'
+  | 'anonymous'
+export const RATE_RULES: readonly RateRule[] = [
+  'send',
+  'sendSustained',
+  'largeGroupSend',
+  'largeGroupSendSustained',
+  'mutation',
+  'typing',
+  'subscribe',
+  'anonymous',
+]
 
 /** `points` per `seconds`, in fixed windows starting at the first use. */
 export type Rate = { points: number; seconds: number }
@@ -40,7 +57,10 @@ const userRates: Partial<Record<RateRule, Rate>> = {
 export const DEFAULT_RATE_LIMITS: RateLimitSettings = {
   tiers: {
     user: { rates: userRates, openSockets: 20 },
-    agent: { rates: { ...userRates, send: { points: 50, seconds: 1 }, sendSustained: { points: 1200, seconds: 60 } }, openSockets: 20 },
+    agent: {
+      rates: { ...userRates, send: { points: 50, seconds: 1 }, sendSustained: { points: 1200, seconds: 60 } },
+      openSockets: 20,
+    },
     operator: { rates: { ...userRates, mutation: { points: 300, seconds: 10 } }, openSockets: 20 },
   },
   largeGroupMembers: 100,
@@ -58,7 +78,10 @@ export function parseRateLimits(text: string | undefined, trustProxy = false): R
   const spec = text?.trim() ?? ''
   if (spec === 'off') return null
   const limits: RateLimitSettings = structuredClone({ ...DEFAULT_RATE_LIMITS, trustProxy })
-  for (const entry of spec.split(',').map((e) => e.trim()).filter(Boolean)) {
+  for (const entry of spec
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean)) {
     const [name = '', value = ''] = entry.split('=').map((s) => s.trim())
     const [tier, rule] = name.includes('.') ? (name.split('.', 2) as [string, string]) : [undefined, name]
     const fail = (why: string) => new Error(`has a bad entry "${entry}": ${why}`)
@@ -72,7 +95,8 @@ export function parseRateLimits(text: string | undefined, trustProxy = false): R
       for (const t of tiers) limits.tiers[t].openSockets = value === 'off' ? undefined : Number(value)
     } else if (RATE_RULES.includes(rule as RateRule)) {
       const match = RATE.exec(value)
-      if (value !== 'off' && (!match || Number(match[1]) < 1 || Number(match[2]) < 1)) throw fail('must be points/seconds (both at least 1) or off')
+      if (value !== 'off' && (!match || Number(match[1]) < 1 || Number(match[2]) < 1))
+        throw fail('must be points/seconds (both at least 1) or off')
       for (const t of tiers) {
         if (value === 'off') delete limits.tiers[t].rates[rule as RateRule]
         else limits.tiers[t].rates[rule as RateRule] = { points: Number(match![1]), seconds: Number(match![2]) }

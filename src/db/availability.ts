@@ -4,7 +4,17 @@ import { retryLater, type DomainError } from '../domain/core/index.ts'
 export const RETRY_AFTER_MS = 1_000
 
 /** Socket failures: the server is down, restarting, unreachable, or dropped the connection. */
-const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE'])
+const SOCKET_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EPIPE',
+])
 /** SQLSTATE: connection exceptions (08…), shutting down or starting up (57P01-57P03), no connection slot left (53300). */
 const SQLSTATE = /^(08[0-9A-Z]{3}|57P0[123]|53300)$/
 /** The driver adapter's names for the same failures. */
@@ -12,9 +22,19 @@ const ADAPTER_KINDS = new Set(['DatabaseNotReachable', 'ConnectionClosed', 'Sock
 /** Prisma's: cannot reach the server, timed out reaching it, the server closed the connection. */
 const PRISMA_CODES = new Set(['P1001', 'P1002', 'P1017'])
 /** node-postgres says a dropped connection in words only. */
-const PG_MESSAGES = /^(Connection terminated( unexpectedly)?|Client has encountered a connection error and is not queryable)$/
+const PG_MESSAGES =
+  /^(Connection terminated( unexpectedly)?|Client has encountered a connection error and is not queryable)$/
 
-type Inspectable = { code?: unknown; kind?: unknown; originalCode?: unknown; message?: unknown; cause?: unknown; originalError?: unknown; errors?: unknown; meta?: { driverAdapterError?: unknown } }
+type Inspectable = {
+  code?: unknown
+  kind?: unknown
+  originalCode?: unknown
+  message?: unknown
+  cause?: unknown
+  originalError?: unknown
+  errors?: unknown
+  meta?: { driverAdapterError?: unknown }
+}
 
 /**
  * Whether `error` means the database cannot be reached or is restarting: a temporary outage, not a
@@ -45,7 +65,9 @@ export type AvailabilityLog = { warn(message: string): void; info(message: strin
 
 const reasonOf = (error: unknown) => {
   const e = error as Inspectable
-  const found = [e, e.cause, (e.meta?.driverAdapterError as Inspectable | undefined)?.cause].find((x) => typeof (x as Inspectable)?.code === 'string') as Inspectable | undefined
+  const found = [e, e.cause, (e.meta?.driverAdapterError as Inspectable | undefined)?.cause].find(
+    (x) => typeof (x as Inspectable)?.code === 'string',
+  ) as Inspectable | undefined
   const message = error instanceof Error ? error.message.replace(/\s+/g, ' ').trim() : String(error)
   return found ? `${String(found.code)}: ${message}` : message
 }
@@ -89,7 +111,9 @@ export class DatabaseAvailability {
 
   private async runProbe(): Promise<void> {
     let timeout: NodeJS.Timeout | undefined
-    const gaveUp = new Promise<never>((_, reject) => (timeout = setTimeout(() => reject(new Error('probe timed out')), this.retryAfterMs * 5)))
+    const gaveUp = new Promise<never>(
+      (_, reject) => (timeout = setTimeout(() => reject(new Error('probe timed out')), this.retryAfterMs * 5)),
+    )
     try {
       await Promise.race([this.probe(), gaveUp])
       if (this.closed || this.current.available) return

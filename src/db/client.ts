@@ -35,9 +35,13 @@ export function statementName(sql: string): string {
  * pg-pool's errors when no connection was had within connectionTimeoutMillis: none came free, or a new
  * one did not connect in time (Prisma passes both through as they are).
  */
-const POOL_TIMEOUT_MESSAGES = new Set(['timeout exceeded when trying to connect', 'Connection terminated due to connection timeout'])
+const POOL_TIMEOUT_MESSAGES = new Set([
+  'timeout exceeded when trying to connect',
+  'Connection terminated due to connection timeout',
+])
 /** The request gave up waiting for a pooled connection. */
-export const isPoolTimeout = (error: unknown): boolean => error instanceof Error && POOL_TIMEOUT_MESSAGES.has(error.message)
+export const isPoolTimeout = (error: unknown): boolean =>
+  error instanceof Error && POOL_TIMEOUT_MESSAGES.has(error.message)
 
 /** Each client's pg pool, for the pool size/idle/waiting metrics. */
 const pools = new WeakMap<Db, pg.Pool>()
@@ -50,7 +54,10 @@ export const queryLogOf = (db: Db): ((sql: string) => void) | undefined => query
  * A Prisma client on a pg pool of `poolSize`; a query waits at most `poolTimeoutMs` for a free
  * connection, then fails (isPoolTimeout), so no request waits forever on an exhausted pool.
  */
-export function createDb(databaseUrl: string, opts: { poolSize?: number; poolTimeoutMs?: number; onQuery?: (sql: string) => void } = {}): Db {
+export function createDb(
+  databaseUrl: string,
+  opts: { poolSize?: number; poolTimeoutMs?: number; onQuery?: (sql: string) => void } = {},
+): Db {
   const pool = new pg.Pool({
     connectionString: databaseUrl,
     max: opts.poolSize ?? 20,
@@ -69,7 +76,10 @@ export function createDb(databaseUrl: string, opts: { poolSize?: number; poolTim
     // DATABASE_URL that sets `options` itself takes precedence.
     options: '-c jit=off -c enable_memoize=off',
   })
-  const adapter = new PrismaPg(pool, { statementNameGenerator: ({ sql }) => statementName(sql), disposeExternalPool: true })
+  const adapter = new PrismaPg(pool, {
+    statementNameGenerator: ({ sql }) => statementName(sql),
+    disposeExternalPool: true,
+  })
   const db = new PrismaClient({
     adapter,
     // The defaults (wait 2 s, run 5 s) are too tight when many sends queue on one conversation row.
@@ -79,7 +89,9 @@ export function createDb(databaseUrl: string, opts: { poolSize?: number; poolTim
   if (opts.onQuery) {
     const onQuery = opts.onQuery
     queryLogs.set(db, onQuery)
-    ;(db as unknown as { $on(e: 'query', cb: (ev: { query: string }) => void): void }).$on('query', (ev) => onQuery(ev.query))
+    ;(db as unknown as { $on(e: 'query', cb: (ev: { query: string }) => void): void }).$on('query', (ev) =>
+      onQuery(ev.query),
+    )
   }
   pools.set(db, pool)
   return db

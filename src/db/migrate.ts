@@ -6,7 +6,11 @@ import { PROJECT_ROOT } from '../lib/projectRoot.ts'
  * Runs a Prisma CLI command (offline, through the wasm schema-engine shim in prisma.config.ts).
  * Throws unless it exits with one of `okStatuses` (`migrate diff --exit-code` uses 2 for "differs").
  */
-export function runPrisma(args: string[], databaseUrl: string, okStatuses: number[] = [0]): { status: number; output: string } {
+export function runPrisma(
+  args: string[],
+  databaseUrl: string,
+  okStatuses: number[] = [0],
+): { status: number; output: string } {
   const cli = createRequire(import.meta.url).resolve('prisma/build/index.js')
   const result = spawnSync(process.execPath, [cli, ...args], {
     cwd: PROJECT_ROOT,
@@ -14,7 +18,8 @@ export function runPrisma(args: string[], databaseUrl: string, okStatuses: numbe
     encoding: 'utf8',
   })
   const output = `${result.stdout}${result.stderr}`
-  if (result.status === null || !okStatuses.includes(result.status)) throw new Error(`prisma ${args.join(' ')} failed:\n${output}`)
+  if (result.status === null || !okStatuses.includes(result.status))
+    throw new Error(`prisma ${args.join(' ')} failed:\n${output}`)
   return { status: result.status, output }
 }
 

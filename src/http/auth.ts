@@ -21,11 +21,19 @@ type Verifier = { key: KeyObject; verified: LRUCache<string, { identity: Identit
 const verifiers = new Map<string, Verifier>()
 const verifierFor = (secret: string) => {
   let v = verifiers.get(secret)
-  if (!v) verifiers.set(secret, (v = { key: createSecretKey(Buffer.from(secret, 'utf8')), verified: new LRUCache({ max: 10_000 }) }))
+  if (!v)
+    verifiers.set(
+      secret,
+      (v = { key: createSecretKey(Buffer.from(secret, 'utf8')), verified: new LRUCache({ max: 10_000 }) }),
+    )
   return v
 }
 
-export async function signToken(secret: string, handle: string, opts: { operator?: boolean; name?: string; expiresIn?: string } = {}): Promise<string> {
+export async function signToken(
+  secret: string,
+  handle: string,
+  opts: { operator?: boolean; name?: string; expiresIn?: string } = {},
+): Promise<string> {
   return new SignJWT({ ...(opts.operator ? { role: 'operator' } : {}), ...(opts.name ? { name: opts.name } : {}) })
     .setProtectedHeader({ alg: ALG })
     .setSubject(handle)
@@ -48,7 +56,8 @@ export async function authenticate(secret: string, authorization: string | null 
   try {
     const { payload } = await jwtVerify(token, key, { algorithms: [ALG] })
     // The handle and the name are stored on the user's first request.
-    if (typeof payload.sub !== 'string' || !payload.sub || payload.sub.length > 128 || !isStorable(payload.sub)) throw new Error('sub')
+    if (typeof payload.sub !== 'string' || !payload.sub || payload.sub.length > 128 || !isStorable(payload.sub))
+      throw new Error('sub')
     if (typeof payload.name === 'string' && !isStorable(payload.name)) throw new Error('name')
     // Cut at 128 UTF-16 units, never inside a surrogate pair.
     const name = typeof payload.name === 'string' ? payload.name.slice(0, 128).replace(/[\ud800-\udbff]$/, '') : null
@@ -65,7 +74,10 @@ export async function authenticate(secret: string, authorization: string | null 
  * AUTH_SECRET, or in development a secret created once in the data folder (so tokens survive
  * restarts). Production without AUTH_SECRET is refused.
  */
-export function resolveAuthSecret(config: { AUTH_SECRET?: string | undefined; NODE_ENV: string; DATA_DIR: string }, log: (m: string) => void = console.log): string {
+export function resolveAuthSecret(
+  config: { AUTH_SECRET?: string | undefined; NODE_ENV: string; DATA_DIR: string },
+  log: (m: string) => void = console.log,
+): string {
   if (config.AUTH_SECRET) return config.AUTH_SECRET
   if (config.NODE_ENV === 'production') throw new Error('AUTH_SECRET is required when NODE_ENV=production')
   const file = path.resolve(config.DATA_DIR, 'auth-secret')

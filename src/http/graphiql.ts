@@ -17,7 +17,14 @@ const DEFAULT_QUERY = `# Parley: press the run button (Ctrl-Enter). The docs and
 
 type Asset = { body: string | Uint8Array<ArrayBuffer>; contentType: string }
 /** GraphiQL's files by fingerprinted name, and the URLs the page needs. */
-type Bundle = { files: Map<string, Asset>; css: string; js: string; start: string; favicon: string; workers: Record<string, string> }
+type Bundle = {
+  files: Map<string, Asset>
+  css: string
+  js: string
+  start: string
+  favicon: string
+  workers: Record<string, string>
+}
 
 /**
  * Runs in the page after GraphiQL's bundle: Monaco starts its workers from Parley's own URLs, and the
@@ -41,7 +48,8 @@ export function parleyGraphiQL(opts: { graphqlPath: string; authSecret: string; 
   const base = `${opts.graphqlPath}/graphiql/`
   let bundle: Promise<Bundle> | undefined
   // Loaded on first use: 9 MB of strings that most processes (tests, API-only servers) never need.
-  const loadBundle = () => (bundle ??= import('@graphql-yoga/render-graphiql/graphiql').then((assets) => buildBundle(base, assets)))
+  const loadBundle = () =>
+    (bundle ??= import('@graphql-yoga/render-graphiql/graphiql').then((assets) => buildBundle(base, assets)))
 
   const options = async (): Promise<GraphiQLOptions> => {
     if (opts.production) return { title: 'Parley', defaultQuery: DEFAULT_QUERY }

@@ -67,8 +67,14 @@ const peerOf = (request: IncomingMessage): ClientPeer => ({
 
 /** A request arriving while the server drains: try another instance. */
 function refuseStopping(res: ServerResponse): void {
-  res.writeHead(503, { 'content-type': 'application/json', connection: 'close', 'retry-after': String(RETRY_AFTER_MS / 1000) })
-  res.end(JSON.stringify({ errors: [retryLater('UNAVAILABLE', 'this instance is shutting down; retry', RETRY_AFTER_MS)] }))
+  res.writeHead(503, {
+    'content-type': 'application/json',
+    connection: 'close',
+    'retry-after': String(RETRY_AFTER_MS / 1000),
+  })
+  res.end(
+    JSON.stringify({ errors: [retryLater('UNAVAILABLE', 'this instance is shutting down; retry', RETRY_AFTER_MS)] }),
+  )
 }
 
 export function createParleyServer(opts: ServerOptions): ParleyServer {
@@ -95,7 +101,12 @@ export function createParleyServer(opts: ServerOptions): ParleyServer {
   server.keepAliveTimeout = opts.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS
   // A request's headers may take as long as Node allows, and never less than an idle connection may wait.
   server.headersTimeout = Math.max(server.headersTimeout, server.keepAliveTimeout + 1_000)
-  const wss = new WebSocketServer({ server, path: GRAPHQL_PATH, maxPayload: opts.maxBodyBytes, WebSocket: Utf8WebSocket })
+  const wss = new WebSocketServer({
+    server,
+    path: GRAPHQL_PATH,
+    maxPayload: opts.maxBodyBytes,
+    WebSocket: Utf8WebSocket,
+  })
   if (opts.metrics) wss.on('connection', (socket) => opts.metrics!.trackWebSocket(socket))
 
   /** Errors graphql-ws answers before execution, counted like HTTP's (execution errors count in useMetrics). */
@@ -124,7 +135,10 @@ export function createParleyServer(opts: ServerOptions): ParleyServer {
         const release = opts.app.limits.openSocket(tier, identity.handle)
         if (!release) {
           // graphql-ws clients do not retry this code: another socket must close first.
-          ctx.extra.socket.close(TOO_MANY_SOCKETS, `RATE_LIMITED: at most ${opts.app.limits.socketLimit(tier)} open WebSockets per user`)
+          ctx.extra.socket.close(
+            TOO_MANY_SOCKETS,
+            `RATE_LIMITED: at most ${opts.app.limits.socketLimit(tier)} open WebSockets per user`,
+          )
           return false
         }
         ctx.extra.socket.once('close', release)
@@ -204,6 +218,5 @@ export function createParleyServer(opts: ServerOptions): ParleyServer {
       server.closeAllConnections()
       await Promise.all([wsClosed, closed])
     },
-
   }
 }

@@ -58,7 +58,8 @@ export class Utf8WebSocket extends BatchingWebSocket {
       }
       return super.emit(event, args[0].toString(), args[1])
     }
-    if (event === 'error' && String((args[0] as { code?: unknown } | undefined)?.code).startsWith('WS_ERR_')) return false
+    if (event === 'error' && String((args[0] as { code?: unknown } | undefined)?.code).startsWith('WS_ERR_'))
+      return false
     return super.emit(event, ...args)
   }
 }

@@ -2,7 +2,13 @@ import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor'
 import type { ServerResponse } from 'node:http'
 import { GraphQLError, type DocumentNode } from 'graphql'
 import { LRUCache } from 'lru-cache'
-import { createLogger, createYoga, handleStreamOrSingleExecutionResult, type Plugin, type YogaLogger } from 'graphql-yoga'
+import {
+  createLogger,
+  createYoga,
+  handleStreamOrSingleExecutionResult,
+  type Plugin,
+  type YogaLogger,
+} from 'graphql-yoga'
 import { authenticate } from './auth.ts'
 import type { Identity, Viewer } from '../domain/core/index.ts'
 import { isDatabaseOutage, RETRY_AFTER_MS, type DatabaseAvailability } from '../db/availability.ts'
@@ -43,7 +49,13 @@ export type YogaOptions = {
  * node request (its address); `requestId` the WebSocket's, or over HTTP the x-request-id header
  * server.ts set on the response `res`.
  */
-type ServerContext = { request?: Request; connectionParams?: Record<string, unknown>; req?: ClientPeer; res?: Pick<ServerResponse, 'getHeader'>; requestId?: string }
+type ServerContext = {
+  request?: Request
+  connectionParams?: Record<string, unknown>
+  req?: ClientPeer
+  res?: Pick<ServerResponse, 'getHeader'>
+  requestId?: string
+}
 
 export const GRAPHQL_PATH = '/graphql'
 
@@ -59,12 +71,20 @@ function maskError(logger: YogaLogger, availability: DatabaseAvailability | unde
     const refused = availability?.refuseIfOutage(original)
     if (refused) {
       // Keeps the field path, so a client sees which part of its operation could not be answered.
-      return error instanceof GraphQLError ? new GraphQLError(refused.message, { nodes: error.nodes, path: error.path, originalError: refused, extensions: refused.extensions }) : refused
+      return error instanceof GraphQLError
+        ? new GraphQLError(refused.message, {
+            nodes: error.nodes,
+            path: error.path,
+            originalError: refused,
+            extensions: refused.extensions,
+          })
+        : refused
     }
     // Parse, validation and input-coercion errors (graphql-js wraps some in a second GraphQLError).
     if (error instanceof GraphQLError && (!original || original instanceof GraphQLError)) {
       // Yoga's own request checks say BAD_REQUEST, which is not a contract code.
-      if (!error.extensions.code || error.extensions.code === 'BAD_REQUEST') (error.extensions as Record<string, unknown>).code = 'BAD_USER_INPUT'
+      if (!error.extensions.code || error.extensions.code === 'BAD_REQUEST')
+        (error.extensions as Record<string, unknown>).code = 'BAD_USER_INPUT'
       return error
     }
     // An exhausted pool is load, not a bug: the client is told to retry, and nothing is logged per request.
@@ -95,14 +115,19 @@ const withoutOutageErrors = (logger: YogaLogger): YogaLogger => ({
  * sees them, so the mask's log line names the request.
  */
 function useErrorRequestIds(): Plugin<Context> {
-  const tagAll = (requestId: string | undefined) => ({ result }: { result: { errors?: readonly GraphQLError[] } }) => {
-    for (const error of result.errors ?? []) tagWithRequest(error.originalError ?? error, requestId)
-  }
+  const tagAll =
+    (requestId: string | undefined) =>
+    ({ result }: { result: { errors?: readonly GraphQLError[] } }) => {
+      for (const error of result.errors ?? []) tagWithRequest(error.originalError ?? error, requestId)
+    }
   return {
-    onExecute: ({ args }) => ({ onExecuteDone: (payload) => handleStreamOrSingleExecutionResult(payload, tagAll(args.contextValue.requestId)) }),
+    onExecute: ({ args }) => ({
+      onExecuteDone: (payload) => handleStreamOrSingleExecutionResult(payload, tagAll(args.contextValue.requestId)),
+    }),
     onSubscribe: ({ args }) => ({
       onSubscribeResult: (payload) => handleStreamOrSingleExecutionResult(payload, tagAll(args.contextValue.requestId)),
-      onSubscribeError: ({ error }) => tagWithRequest((error as GraphQLError).originalError ?? error, args.contextValue.requestId),
+      onSubscribeError: ({ error }) =>
+        tagWithRequest((error as GraphQLError).originalError ?? error, args.contextValue.requestId),
     }),
   }
 }
@@ -112,9 +137,12 @@ function useBodyLimit(maxBytes: number): Plugin {
   return {
     onRequest({ request, endResponse, fetchAPI }) {
       const length = Number(request.headers.get('content-length') ?? 0)
-      const chunked = !request.headers.has('content-length') && request.headers.get('transfer-encoding')?.includes('chunked')
+      const chunked =
+        !request.headers.has('content-length') && request.headers.get('transfer-encoding')?.includes('chunked')
       if (length > maxBytes || chunked) {
-        const message = chunked ? 'request bodies must declare their Content-Length' : `request body is larger than ${maxBytes} bytes`
+        const message = chunked
+          ? 'request bodies must declare their Content-Length'
+          : `request body is larger than ${maxBytes} bytes`
         endResponse(
           new fetchAPI.Response(JSON.stringify({ errors: [{ message, extensions: { code: 'BAD_USER_INPUT' } }] }), {
             status: 413,
@@ -129,7 +157,11 @@ function useBodyLimit(maxBytes: number): Plugin {
 export function createYogaServer(opts: YogaOptions) {
   const resolveViewer = opts.resolveViewer ?? createViewerResolver(opts.app.db)
   const logger = opts.logger ?? createLogger(opts.production ? 'info' : 'warn')
-  const graphiql = parleyGraphiQL({ graphqlPath: GRAPHQL_PATH, authSecret: opts.authSecret, production: opts.production })
+  const graphiql = parleyGraphiQL({
+    graphqlPath: GRAPHQL_PATH,
+    authSecret: opts.authSecret,
+    production: opts.production,
+  })
   return createYoga<ServerContext, Context>({
     schema,
     graphqlEndpoint: GRAPHQL_PATH,
@@ -144,7 +176,10 @@ export function createYogaServer(opts: YogaOptions) {
     maxRequestBodySize: false,
     // Parsed documents by source as in Yoga's default, without its hour-long ttl, whose clock read
     // re-arms a timer on lookups; useValidationCache below caches validation without Yoga's per-request key.
-    parserAndValidationCache: { documentCache: new LRUCache<string, DocumentNode>({ max: 1024 }), validationCache: false },
+    parserAndValidationCache: {
+      documentCache: new LRUCache<string, DocumentNode>({ max: 1024 }),
+      validationCache: false,
+    },
     plugins: [
       graphiql.assets,
       useBodyLimit(opts.maxBodyBytes),
@@ -185,14 +220,15 @@ export function createYogaServer(opts: YogaOptions) {
   })
 
   async function contextOf({ request, connectionParams, req }: ServerContext): Promise<Context> {
-      const authorization = request?.headers.get('authorization') ?? (connectionParams?.authorization as string | undefined)
-      // Without a valid token the caller is counted by address, whether answered (the schema) or refused.
-      const identity = await authenticate(opts.authSecret, authorization).catch(async (error: unknown) => {
-        await limitAnonymous(opts.app, req)
-        throw error
-      })
-      if (!identity) await limitAnonymous(opts.app, req)
-      const viewer: Viewer | null = identity ? await resolveViewer(identity) : null
-      return { app: opts.app, viewer, loaders: createLoaders(opts.app.db, viewer) }
+    const authorization =
+      request?.headers.get('authorization') ?? (connectionParams?.authorization as string | undefined)
+    // Without a valid token the caller is counted by address, whether answered (the schema) or refused.
+    const identity = await authenticate(opts.authSecret, authorization).catch(async (error: unknown) => {
+      await limitAnonymous(opts.app, req)
+      throw error
+    })
+    if (!identity) await limitAnonymous(opts.app, req)
+    const viewer: Viewer | null = identity ? await resolveViewer(identity) : null
+    return { app: opts.app, viewer, loaders: createLoaders(opts.app.db, viewer) }
   }
 }

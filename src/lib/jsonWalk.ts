@@ -14,14 +14,18 @@ const pathOf = (entry: Entry): JsonPath => {
  * `isKey` true) and returns the path of the first one `stop` accepts, or null. A loop over an
  * explicit stack, not recursion: input nested 100,000 levels deep costs heap, never the call stack.
  */
-export function findInJson(root: unknown, stop: (value: unknown, depth: number, isKey: boolean) => boolean): JsonPath | null {
+export function findInJson(
+  root: unknown,
+  stop: (value: unknown, depth: number, isKey: boolean) => boolean,
+): JsonPath | null {
   const stack: Entry[] = [{ value: root, depth: 0, key: null, parent: null }]
   for (let entry = stack.pop(); entry; entry = stack.pop()) {
     const { value, depth } = entry
     if (stop(value, depth, false)) return pathOf(entry)
     if (typeof value !== 'object' || value === null) continue
     if (Array.isArray(value)) {
-      for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], depth: depth + 1, key: i, parent: entry })
+      for (let i = value.length - 1; i >= 0; i--)
+        stack.push({ value: value[i], depth: depth + 1, key: i, parent: entry })
       continue
     }
     for (const [key, child] of Object.entries(value)) {

@@ -23,7 +23,11 @@ export async function seedDemo(app: Parley): Promise<void> {
   const [alice, bob, carol, bot] = await upsertUsers(app, operator, DEMO_USERS)
   const as = (u: typeof alice): Viewer => ({ userId: u!.id, handle: u!.handle, kind: u!.kind, isOperator: false })
   const say = (from: typeof alice, conversationId: number, key: string, text: string) =>
-    sendMessage(app, as(from), { conversationId: encodeGlobalId('Conversation', conversationId), clientMessageId: `demo-${key}`, content: { text: { text } } })
+    sendMessage(app, as(from), {
+      conversationId: encodeGlobalId('Conversation', conversationId),
+      clientMessageId: `demo-${key}`,
+      content: { text: { text } },
+    })
 
   const privateId = await openPrivateConversation(app, as(alice), encodeGlobalId('User', bob!.id))
   await say(alice, privateId, 'p1', 'Hi Bob, is the release checklist ready?')

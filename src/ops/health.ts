@@ -24,7 +24,10 @@ function shippedMigrations(dir = MIGRATIONS_DIR): string[] {
  * During an outage the requests have seen (`availability`), it answers at once with since when, and
  * an outage this check meets first starts the same outage state.
  */
-export function databaseReadiness(db: Db, opts: { availability?: DatabaseAvailability; migrationsDir?: string } = {}): ReadinessCheck {
+export function databaseReadiness(
+  db: Db,
+  opts: { availability?: DatabaseAvailability; migrationsDir?: string } = {},
+): ReadinessCheck {
   const expected = shippedMigrations(opts.migrationsDir)
   let migrated = false
   const check = async () => {
@@ -32,7 +35,9 @@ export function databaseReadiness(db: Db, opts: { availability?: DatabaseAvailab
       await db.$queryRaw`SELECT 1`
       return null
     }
-    const rows = await db.$queryRaw<{ migration_name: string; finished_at: Date | null; rolled_back_at: Date | null }[]>`
+    const rows = await db.$queryRaw<
+      { migration_name: string; finished_at: Date | null; rolled_back_at: Date | null }[]
+    >`
       SELECT migration_name, finished_at, rolled_back_at FROM _prisma_migrations`
     const applied = new Set(rows.filter((r) => r.finished_at && !r.rolled_back_at).map((r) => r.migration_name))
     const failed = rows.filter((r) => !r.finished_at && !r.rolled_back_at).map((r) => r.migration_name)
@@ -75,7 +80,9 @@ const READINESS_TIMEOUT_MS = 2_000
 
 async function runCheck({ name, check }: ReadinessCheck): Promise<[string, string | null]> {
   let timer: NodeJS.Timeout | undefined
-  const timeout = new Promise<string>((resolve) => (timer = setTimeout(() => resolve(`no answer in ${READINESS_TIMEOUT_MS} ms`), READINESS_TIMEOUT_MS)))
+  const timeout = new Promise<string>(
+    (resolve) => (timer = setTimeout(() => resolve(`no answer in ${READINESS_TIMEOUT_MS} ms`), READINESS_TIMEOUT_MS)),
+  )
   try {
     return [name, await Promise.race([check(), timeout])]
   } catch (error) {

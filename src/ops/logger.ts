@@ -12,14 +12,18 @@ export type { Logger }
 const requestOfError = new WeakMap<object, string>()
 
 export function tagWithRequest(error: unknown, requestId: string | undefined): void {
-  if (requestId && typeof error === 'object' && error !== null && !requestOfError.has(error)) requestOfError.set(error, requestId)
+  if (requestId && typeof error === 'object' && error !== null && !requestOfError.has(error))
+    requestOfError.set(error, requestId)
 }
 
 /** The request id of an error or of the error a GraphQLError wraps. */
 export function requestIdOf(error: unknown): string | undefined {
   if (typeof error !== 'object' || error === null) return undefined
   const original = (error as { originalError?: unknown }).originalError
-  return requestOfError.get(error) ?? (typeof original === 'object' && original !== null ? requestOfError.get(original) : undefined)
+  return (
+    requestOfError.get(error) ??
+    (typeof original === 'object' && original !== null ? requestOfError.get(original) : undefined)
+  )
 }
 
 /** An incoming x-request-id when it is a sane token (a proxy's), else a fresh one. */
@@ -33,7 +37,8 @@ export function requestIdFrom(header: string | string[] | undefined): string {
  * (about 1 KiB), which the socket would keep for its life. An HTTP request's id lives as long as
  * the request, so it is not copied (the copy was about 1 % of the CPU of a `{ __typename }`).
  */
-export const connectionIdFrom = (header: string | string[] | undefined): string => Buffer.from(requestIdFrom(header), 'latin1').toString('latin1')
+export const connectionIdFrom = (header: string | string[] | undefined): string =>
+  Buffer.from(requestIdFrom(header), 'latin1').toString('latin1')
 
 /**
  * JSON lines on stdout, one object per event. Fields that could carry a token or message text are
@@ -59,7 +64,9 @@ export function yogaLogger(logger: Logger): YogaLogger {
       const [first, ...rest] = args
       const error = rest.find((a) => a instanceof Error) ?? (first instanceof Error ? first : undefined)
       const message = typeof first === 'string' ? first : error ? error.message : 'yoga'
-      const fields = rest.find((a): a is Record<string, unknown> => typeof a === 'object' && a !== null && !(a instanceof Error))
+      const fields = rest.find(
+        (a): a is Record<string, unknown> => typeof a === 'object' && a !== null && !(a instanceof Error),
+      )
       logger[name]({ ...fields, ...(error && { err: error }) }, message)
     }
   return { debug: level('debug'), info: level('info'), warn: level('warn'), error: level('error') }

@@ -31,28 +31,89 @@ export function createMetrics() {
   const seenOperations = new Set<string>()
   const metrics = {
     registry,
-    requests: new Counter({ name: 'parley_http_requests_total', help: 'GraphQL HTTP requests by operation name and status code', labelNames: ['operation', 'status'], registers }),
-    errors: new Counter({ name: 'parley_graphql_errors_total', help: 'GraphQL errors answered, by extensions.code', labelNames: ['code'], registers }),
-    resyncRequired: new Counter({ name: 'parley_resync_required_total', help: 'Subscriptions refused or ended with RESYNC_REQUIRED', registers }),
-    replayedEvents: new Counter({ name: 'parley_replayed_events_total', help: 'Changes replayed from the database to resuming subscriptions (sincePts)', registers }),
-    slowConsumerDrops: new Counter({ name: 'parley_slow_consumer_drops_total', help: 'Subscriptions ended because their queue overflowed (the client read too slowly)', registers }),
+    requests: new Counter({
+      name: 'parley_http_requests_total',
+      help: 'GraphQL HTTP requests by operation name and status code',
+      labelNames: ['operation', 'status'],
+      registers,
+    }),
+    errors: new Counter({
+      name: 'parley_graphql_errors_total',
+      help: 'GraphQL errors answered, by extensions.code',
+      labelNames: ['code'],
+      registers,
+    }),
+    resyncRequired: new Counter({
+      name: 'parley_resync_required_total',
+      help: 'Subscriptions refused or ended with RESYNC_REQUIRED',
+      registers,
+    }),
+    replayedEvents: new Counter({
+      name: 'parley_replayed_events_total',
+      help: 'Changes replayed from the database to resuming subscriptions (sincePts)',
+      registers,
+    }),
+    slowConsumerDrops: new Counter({
+      name: 'parley_slow_consumer_drops_total',
+      help: 'Subscriptions ended because their queue overflowed (the client read too slowly)',
+      registers,
+    }),
     sendDuration: new Histogram({
       name: 'parley_send_message_duration_seconds',
       help: 'sendMessage mutation execution time',
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
       registers,
     }),
-    sendBatchSize: new Histogram({ name: 'parley_send_batch_size', help: 'Sends committed together in one coalesced transaction', buckets: [1, 2, 4, 8, 16, 32, 64, 100], registers }),
+    sendBatchSize: new Histogram({
+      name: 'parley_send_batch_size',
+      help: 'Sends committed together in one coalesced transaction',
+      buckets: [1, 2, 4, 8, 16, 32, 64, 100],
+      registers,
+    }),
     webSockets: new Gauge({ name: 'parley_websockets_open', help: 'Open WebSocket connections', registers }),
-    subscriptions: new Gauge({ name: 'parley_subscriptions_open', help: 'Open GraphQL subscriptions by root field', labelNames: ['field'], registers }),
-    eventsPublished: new Counter({ name: 'parley_realtime_events_published_total', help: 'Realtime events published after commit, by type (reminderDue = reminders fired)', labelNames: ['type'], registers }),
-    redisPublished: new Counter({ name: 'parley_redis_published_total', help: 'Redis PUBLISH commands sent', registers }),
-    redisPublishFailures: new Counter({ name: 'parley_redis_publish_failures_total', help: 'Redis PUBLISH commands that failed', registers }),
-    redisReceived: new Counter({ name: 'parley_redis_received_total', help: 'Redis pub/sub messages received', registers }),
-    redisReconnects: new Counter({ name: 'parley_redis_reconnects_total', help: 'Redis connections re-established after a drop', registers }),
-    poolSize: poolGauge('parley_db_pool_connections', 'PostgreSQL pool connections (busy and idle)', (p) => p.totalCount),
+    subscriptions: new Gauge({
+      name: 'parley_subscriptions_open',
+      help: 'Open GraphQL subscriptions by root field',
+      labelNames: ['field'],
+      registers,
+    }),
+    eventsPublished: new Counter({
+      name: 'parley_realtime_events_published_total',
+      help: 'Realtime events published after commit, by type (reminderDue = reminders fired)',
+      labelNames: ['type'],
+      registers,
+    }),
+    redisPublished: new Counter({
+      name: 'parley_redis_published_total',
+      help: 'Redis PUBLISH commands sent',
+      registers,
+    }),
+    redisPublishFailures: new Counter({
+      name: 'parley_redis_publish_failures_total',
+      help: 'Redis PUBLISH commands that failed',
+      registers,
+    }),
+    redisReceived: new Counter({
+      name: 'parley_redis_received_total',
+      help: 'Redis pub/sub messages received',
+      registers,
+    }),
+    redisReconnects: new Counter({
+      name: 'parley_redis_reconnects_total',
+      help: 'Redis connections re-established after a drop',
+      registers,
+    }),
+    poolSize: poolGauge(
+      'parley_db_pool_connections',
+      'PostgreSQL pool connections (busy and idle)',
+      (p) => p.totalCount,
+    ),
     poolIdle: poolGauge('parley_db_pool_idle', 'PostgreSQL pool idle connections', (p) => p.idleCount),
-    poolWaiting: poolGauge('parley_db_pool_waiting', 'Queries waiting for a PostgreSQL pool connection', (p) => p.waitingCount),
+    poolWaiting: poolGauge(
+      'parley_db_pool_waiting',
+      'Queries waiting for a PostgreSQL pool connection',
+      (p) => p.waitingCount,
+    ),
 
     /** The label for a client-chosen operation name: bounded, so clients cannot grow the series without end. */
     operationLabel(name: string | null | undefined): string {
@@ -70,7 +131,10 @@ export function createMetrics() {
     /** Counts this app's sends, live delivery and pool through the observers the domain offers. */
     bindApp(app: Parley): void {
       app.sends.observer = { committed: (size) => metrics.sendBatchSize.observe(size) }
-      app.hub.observer = { replayed: (events) => metrics.replayedEvents.inc(events), slowConsumerDropped: () => metrics.slowConsumerDrops.inc() }
+      app.hub.observer = {
+        replayed: (events) => metrics.replayedEvents.inc(events),
+        slowConsumerDropped: () => metrics.slowConsumerDrops.inc(),
+      }
       const pool = poolOf(app.db)
       if (pool) pools.add(pool)
     },

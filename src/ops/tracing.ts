@@ -1,7 +1,12 @@
 import { SpanKind, trace } from '@opentelemetry/api'
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http'
 import { resourceFromAttributes } from '@opentelemetry/resources'
-import { BatchSpanProcessor, NodeTracerProvider, SimpleSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-node'
+import {
+  BatchSpanProcessor,
+  NodeTracerProvider,
+  SimpleSpanProcessor,
+  type SpanExporter,
+} from '@opentelemetry/sdk-trace-node'
 import { PrismaInstrumentation } from '@prisma/instrumentation'
 import type { Realtime } from '../realtime/pubsub.ts'
 
@@ -20,8 +25,13 @@ export type Tracing = { shutdown(): Promise<void> }
  * values. Process-wide by nature: OpenTelemetry's API and Prisma's hook are globals.
  */
 export function startTracing(opts: { serviceName: string; exporter?: SpanExporter }): Tracing {
-  const processor = opts.exporter ? new SimpleSpanProcessor(opts.exporter) : new BatchSpanProcessor(new OTLPTraceExporter())
-  const provider = new NodeTracerProvider({ resource: resourceFromAttributes({ 'service.name': opts.serviceName }), spanProcessors: [processor] })
+  const processor = opts.exporter
+    ? new SimpleSpanProcessor(opts.exporter)
+    : new BatchSpanProcessor(new OTLPTraceExporter())
+  const provider = new NodeTracerProvider({
+    resource: resourceFromAttributes({ 'service.name': opts.serviceName }),
+    spanProcessors: [processor],
+  })
   provider.register()
   const prisma = new PrismaInstrumentation()
   prisma.setTracerProvider(provider)
@@ -40,8 +50,10 @@ export function traceRealtime(realtime: Realtime): Realtime {
     ...realtime,
     publish(events) {
       // Ends when the bus has taken the events (Redis: the PUBLISH replies), not when they were handed over.
-      return tracer.startActiveSpan('parley.publish', { kind: SpanKind.PRODUCER, attributes: { 'parley.events': events.length } }, (span) =>
-        realtime.publish(events).finally(() => span.end()),
+      return tracer.startActiveSpan(
+        'parley.publish',
+        { kind: SpanKind.PRODUCER, attributes: { 'parley.events': events.length } },
+        (span) => realtime.publish(events).finally(() => span.end()),
       )
     },
   }

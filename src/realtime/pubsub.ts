@@ -77,7 +77,8 @@ export function createBus(
   // One target listener per (topic, listener), so unlisten finds the wrapper it registered.
   const wrappers = new Map<string, Map<Listener, (event: Event) => void>>()
   const closeHooks: (() => void)[] = []
-  const publishOne = opts.publish ?? (async (topic, event) => (target.dispatchEvent(new CustomEvent(topic, { detail: event })), true))
+  const publishOne =
+    opts.publish ?? (async (topic, event) => (target.dispatchEvent(new CustomEvent(topic, { detail: event })), true))
 
   const bus: Realtime = {
     subscriberBuffer: opts.subscriberBuffer ?? DEFAULT_SUBSCRIBER_BUFFER,

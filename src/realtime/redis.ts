@@ -26,7 +26,10 @@ export function createRedisRealtime(
   const publishClient = new Redis(url, { lazyConnect: false })
   publishClient.once('ready', () => (publishClient.options.enableOfflineQueue = false))
   const subscribeClient = new Redis(url, { lazyConnect: false })
-  for (const [name, client] of [['publish', publishClient], ['subscribe', subscribeClient]] as const) {
+  for (const [name, client] of [
+    ['publish', publishClient],
+    ['subscribe', subscribeClient],
+  ] as const) {
     let state: 'connecting' | 'up' | 'down' = 'connecting'
     client.on('ready', () => {
       if (state === 'down') log(`redis ${name} connection back`)
@@ -63,7 +66,11 @@ export function createRedisRealtime(
         () => (publishing = true),
         (error: unknown) => {
           opts.observer?.publishFailed()
-          if (publishing) log('redis publish failed; events are lost until Redis is back (conversation changes are read from the database then)', error)
+          if (publishing)
+            log(
+              'redis publish failed; events are lost until Redis is back (conversation changes are read from the database then)',
+              error,
+            )
           return (publishing = false)
         },
       )
@@ -86,7 +93,11 @@ export function createRedisRealtime(
  * offline queue, no resend), so while it is away each instance counts alone. Logged once each way.
  */
 export function createRateLimitRedis(url: string, log: (message: string) => void): Redis {
-  const redis = new Redis(url, { enableOfflineQueue: false, autoResendUnfulfilledCommands: false, maxRetriesPerRequest: 0 })
+  const redis = new Redis(url, {
+    enableOfflineQueue: false,
+    autoResendUnfulfilledCommands: false,
+    maxRetriesPerRequest: 0,
+  })
   let up = false
   redis.on('ready', () => {
     up = true

@@ -28,11 +28,20 @@ export class Topics<S> {
    * to listen, those leave again and the first failure is thrown, once the others are ready.
    */
   async joinConversations(subscriber: S, conversationIds: readonly number[]): Promise<Map<number, number>> {
-    const feeds = conversationIds.map((id) => this.add(this.conversations, id, subscriber, () => new ConversationFeed(this.realtime, id, this.emit, this.source)))
+    const feeds = conversationIds.map((id) =>
+      this.add(
+        this.conversations,
+        id,
+        subscriber,
+        () => new ConversationFeed(this.realtime, id, this.emit, this.source),
+      ),
+    )
     const settled = await Promise.allSettled(feeds.map((feed) => feed.ready))
     const failed = settled.findIndex((s) => s.status === 'rejected')
     if (failed >= 0) {
-      settled.forEach((s, i) => s.status === 'rejected' && this.leave(this.conversations, conversationIds[i]!, subscriber))
+      settled.forEach(
+        (s, i) => s.status === 'rejected' && this.leave(this.conversations, conversationIds[i]!, subscriber),
+      )
       throw (settled[failed] as PromiseRejectedResult).reason
     }
     return new Map(feeds.map((feed) => [feed.conversationId, feed.head]))
@@ -43,7 +52,12 @@ export class Topics<S> {
   }
 
   async joinUser(subscriber: S, userId: number): Promise<void> {
-    await this.enter(this.users, userId, subscriber, () => new Fanout(this.realtime, userTopic(userId), true, this.emit))
+    await this.enter(
+      this.users,
+      userId,
+      subscriber,
+      () => new Fanout(this.realtime, userTopic(userId), true, this.emit),
+    )
   }
 
   leaveUser(subscriber: S, userId: number): void {
@@ -52,7 +66,9 @@ export class Topics<S> {
 
   /** Every conversation feed reads what it may have missed (the bus was away); see ConversationFeed.catchUp. */
   catchUp(): Promise<void>[] {
-    return [...this.conversations.values()].map((feed) => feed.catchUp().catch((error: unknown) => this.source.log('could not catch up a live stream', error)))
+    return [...this.conversations.values()].map((feed) =>
+      feed.catchUp().catch((error: unknown) => this.source.log('could not catch up a live stream', error)),
+    )
   }
 
   get counts() {
@@ -60,7 +76,12 @@ export class Topics<S> {
   }
 
   /** Adds the subscriber to the topic's fan-out (started on first use); leaves again if listening fails. */
-  private async enter<F extends Fanout<S>>(map: Map<number, F>, key: number, subscriber: S, create: () => F): Promise<F> {
+  private async enter<F extends Fanout<S>>(
+    map: Map<number, F>,
+    key: number,
+    subscriber: S,
+    create: () => F,
+  ): Promise<F> {
     const fanout = this.add(map, key, subscriber, create)
     try {
       await fanout.ready

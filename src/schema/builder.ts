@@ -15,7 +15,8 @@ import type { AuthedContext, Context } from './context.ts'
  */
 const traceRootField = createOpenTelemetryWrapper(tracer, {
   includeArgs: false,
-  onSpan: (span, _options, _parent, _args, _context, info) => span.updateName(`${info.parentType.name}.${info.fieldName}`),
+  onSpan: (span, _options, _parent, _args, _context, info) =>
+    span.updateName(`${info.parentType.name}.${info.fieldName}`),
 })
 
 /** Only the builder: no types are defined here (they live next to their queries in this folder). */

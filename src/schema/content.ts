@@ -26,7 +26,8 @@ const TYPE_BY_KIND: Record<MessageKind, string> = {
 type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never
 type Fields = PothosSchemaTypes.ObjectFieldBuilder<Types, ContentShape>
 
-const content = <F extends FieldMap>(name: string, fields: (t: Fields) => F) => builder.objectRef<ContentShape>(name).implement({ fields })
+const content = <F extends FieldMap>(name: string, fields: (t: Fields) => F) =>
+  builder.objectRef<ContentShape>(name).implement({ fields })
 
 const str = (t: Fields, key: string, nullable = false) => t.string({ nullable, resolve: (c) => c.data[key] ?? null })
 const int = (t: Fields, key: string, nullable = true) => t.int({ nullable, resolve: (c) => c.data[key] ?? null })
@@ -39,7 +40,11 @@ const ImageContent = content('ImageContent', (t) => ({
   sizeBytes: int(t, 'sizeBytes'),
   thumbnailUrl: str(t, 'thumbnailUrl', true),
 }))
-const AudioContent = content('AudioContent', (t) => ({ url: str(t, 'url'), durationMs: int(t, 'durationMs', false), sizeBytes: int(t, 'sizeBytes') }))
+const AudioContent = content('AudioContent', (t) => ({
+  url: str(t, 'url'),
+  durationMs: int(t, 'durationMs', false),
+  sizeBytes: int(t, 'sizeBytes'),
+}))
 const VideoContent = content('VideoContent', (t) => ({
   url: str(t, 'url'),
   durationMs: int(t, 'durationMs', false),
@@ -48,17 +53,50 @@ const VideoContent = content('VideoContent', (t) => ({
   coverUrl: str(t, 'coverUrl', true),
   sizeBytes: int(t, 'sizeBytes'),
 }))
-const FileContent = content('FileContent', (t) => ({ url: str(t, 'url'), name: str(t, 'name'), sizeBytes: int(t, 'sizeBytes'), mimeType: str(t, 'mimeType', true) }))
-const StickerContent = content('StickerContent', (t) => ({ stickerId: str(t, 'stickerId'), url: str(t, 'url'), label: str(t, 'label', true) }))
-const CardContent = content('CardContent', (t) => ({ cardType: str(t, 'cardType'), data: t.field({ type: 'JSON', resolve: (c) => c.data.data }) }))
-const MaterialContent = content('MaterialContent', (t) => ({ title: str(t, 'title'), coverUrl: str(t, 'coverUrl', true), digest: str(t, 'digest', true), url: str(t, 'url') }))
+const FileContent = content('FileContent', (t) => ({
+  url: str(t, 'url'),
+  name: str(t, 'name'),
+  sizeBytes: int(t, 'sizeBytes'),
+  mimeType: str(t, 'mimeType', true),
+}))
+const StickerContent = content('StickerContent', (t) => ({
+  stickerId: str(t, 'stickerId'),
+  url: str(t, 'url'),
+  label: str(t, 'label', true),
+}))
+const CardContent = content('CardContent', (t) => ({
+  cardType: str(t, 'cardType'),
+  data: t.field({ type: 'JSON', resolve: (c) => c.data.data }),
+}))
+const MaterialContent = content('MaterialContent', (t) => ({
+  title: str(t, 'title'),
+  coverUrl: str(t, 'coverUrl', true),
+  digest: str(t, 'digest', true),
+  url: str(t, 'url'),
+}))
 
 export const SystemEventEnum = builder.enumType('SystemEvent', {
-  values: ['CONVERSATION_CREATED', 'MEMBERS_ADDED', 'MEMBER_REMOVED', 'MEMBER_LEFT', 'TITLE_CHANGED', 'ROLE_CHANGED', 'MEMBER_MUTED', 'CALL_STARTED', 'CALL_ENDED', 'MESSAGE_PINNED', 'MESSAGE_UNPINNED'] as const,
+  values: [
+    'CONVERSATION_CREATED',
+    'MEMBERS_ADDED',
+    'MEMBER_REMOVED',
+    'MEMBER_LEFT',
+    'TITLE_CHANGED',
+    'ROLE_CHANGED',
+    'MEMBER_MUTED',
+    'CALL_STARTED',
+    'CALL_ENDED',
+    'MESSAGE_PINNED',
+    'MESSAGE_UNPINNED',
+  ] as const,
 })
 const SystemContent = content('SystemContent', (t) => ({
   event: t.field({ type: SystemEventEnum, resolve: (c) => c.data.event }),
-  actor: t.field({ type: UserRef, nullable: true, resolve: (c, _a, ctx) => (c.data.actorId ? ctx.loaders.users.load(c.data.actorId) : null) }),
+  actor: t.field({
+    type: UserRef,
+    nullable: true,
+    resolve: (c, _a, ctx) => (c.data.actorId ? ctx.loaders.users.load(c.data.actorId) : null),
+  }),
   targets: t.field({
     type: [UserRef],
     resolve: (c, _a, ctx) => loadExisting(ctx.loaders.users, c.data.targetIds ?? []),
@@ -71,7 +109,11 @@ const SystemContent = content('SystemContent', (t) => ({
         system.actorId ? ctx.loaders.users.load(system.actorId) : null,
         loadExisting(ctx.loaders.users, system.targetIds ?? []),
       ])
-      return renderSystemText(system, actor?.displayName ?? null, targets.map((u) => u.displayName))
+      return renderSystemText(
+        system,
+        actor?.displayName ?? null,
+        targets.map((u) => u.displayName),
+      )
     },
   }),
 }))
@@ -85,7 +127,18 @@ const ForwardContent = content('ForwardContent', (t) => ({
 }))
 
 export const MessageContentUnion = builder.unionType('MessageContent', {
-  types: [TextContent, ImageContent, AudioContent, VideoContent, FileContent, StickerContent, CardContent, ForwardContent, MaterialContent, SystemContent],
+  types: [
+    TextContent,
+    ImageContent,
+    AudioContent,
+    VideoContent,
+    FileContent,
+    StickerContent,
+    CardContent,
+    ForwardContent,
+    MaterialContent,
+    SystemContent,
+  ],
   resolveType: (c) => TYPE_BY_KIND[c.kind],
 })
 
@@ -100,24 +153,55 @@ ForwardedItem.implement({
 
 const TextInput = builder.inputType('TextInput', { fields: (t) => ({ text: t.string({ required: true }) }) })
 const ImageInput = builder.inputType('ImageInput', {
-  fields: (t) => ({ url: t.string({ required: true }), width: t.int(), height: t.int(), sizeBytes: t.int(), thumbnailUrl: t.string() }),
+  fields: (t) => ({
+    url: t.string({ required: true }),
+    width: t.int(),
+    height: t.int(),
+    sizeBytes: t.int(),
+    thumbnailUrl: t.string(),
+  }),
 })
-const AudioInput = builder.inputType('AudioInput', { fields: (t) => ({ url: t.string({ required: true }), durationMs: t.int({ required: true }), sizeBytes: t.int() }) })
+const AudioInput = builder.inputType('AudioInput', {
+  fields: (t) => ({ url: t.string({ required: true }), durationMs: t.int({ required: true }), sizeBytes: t.int() }),
+})
 const VideoInput = builder.inputType('VideoInput', {
-  fields: (t) => ({ url: t.string({ required: true }), durationMs: t.int({ required: true }), width: t.int(), height: t.int(), coverUrl: t.string(), sizeBytes: t.int() }),
+  fields: (t) => ({
+    url: t.string({ required: true }),
+    durationMs: t.int({ required: true }),
+    width: t.int(),
+    height: t.int(),
+    coverUrl: t.string(),
+    sizeBytes: t.int(),
+  }),
 })
 const FileInput = builder.inputType('FileInput', {
-  fields: (t) => ({ url: t.string({ required: true }), name: t.string({ required: true }), sizeBytes: t.int({ required: true }), mimeType: t.string() }),
+  fields: (t) => ({
+    url: t.string({ required: true }),
+    name: t.string({ required: true }),
+    sizeBytes: t.int({ required: true }),
+    mimeType: t.string(),
+  }),
 })
-const StickerInput = builder.inputType('StickerInput', { fields: (t) => ({ stickerId: t.string({ required: true }), url: t.string({ required: true }), label: t.string() }) })
-const CardInput = builder.inputType('CardInput', { fields: (t) => ({ cardType: t.string({ required: true }), data: t.field({ type: 'JSON', required: true }) }) })
-const ForwardInput = builder.inputType('ForwardInput', { fields: (t) => ({ title: t.string(), messageIds: t.idList({ required: true }) }) })
+const StickerInput = builder.inputType('StickerInput', {
+  fields: (t) => ({ stickerId: t.string({ required: true }), url: t.string({ required: true }), label: t.string() }),
+})
+const CardInput = builder.inputType('CardInput', {
+  fields: (t) => ({ cardType: t.string({ required: true }), data: t.field({ type: 'JSON', required: true }) }),
+})
+const ForwardInput = builder.inputType('ForwardInput', {
+  fields: (t) => ({ title: t.string(), messageIds: t.idList({ required: true }) }),
+})
 const CopyInput = builder.inputType('CopyInput', {
   description: 'Forward one message as itself: a message the sender can see, not recalled, not SYSTEM; FORWARD allowed',
   fields: (t) => ({ messageId: t.id({ required: true }) }),
 })
 const MaterialInput = builder.inputType('MaterialInput', {
-  fields: (t) => ({ title: t.string({ required: true }), coverUrl: t.string(), digest: t.string(), url: t.string({ required: true }) }),
+  fields: (t) => ({
+    title: t.string({ required: true }),
+    coverUrl: t.string(),
+    digest: t.string(),
+    url: t.string({ required: true }),
+  }),
 })
 
 export const MessageContentInput = builder.inputType('MessageContentInput', {
@@ -132,6 +216,9 @@ export const MessageContentInput = builder.inputType('MessageContentInput', {
     card: t.field({ type: CardInput }),
     forward: t.field({ type: ForwardInput }),
     material: t.field({ type: MaterialInput }),
-    copy: t.field({ type: CopyInput, description: "The new message takes the original's kind and content (a snapshot) and names it in forwardedFrom" }),
+    copy: t.field({
+      type: CopyInput,
+      description: "The new message takes the original's kind and content (a snapshot) and names it in forwardedFrom",
+    }),
   }),
 })

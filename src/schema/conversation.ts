@@ -17,10 +17,17 @@ import { UserRef } from './user.ts'
 /** A conversation as one viewer sees it: the row plus the viewer's membership. */
 export const ConversationRef = builder.objectRef<ConversationAccess>('Conversation')
 export const ConversationMemberRef = builder.objectRef<MemberRecord>('ConversationMember')
-const ConversationMemberConnection = builder.connectionObject({ type: ConversationMemberRef, name: 'ConversationMemberConnection' })
+const ConversationMemberConnection = builder.connectionObject({
+  type: ConversationMemberRef,
+  name: 'ConversationMemberConnection',
+})
 
 /** Loads a conversation the viewer is a member of, else NOT_FOUND. `fresh` skips the request cache (after a write). */
-export async function loadConversation(ctx: Context, id: number, opts: { fresh?: boolean } = {}): Promise<ConversationAccess> {
+export async function loadConversation(
+  ctx: Context,
+  id: number,
+  opts: { fresh?: boolean } = {},
+): Promise<ConversationAccess> {
   if (opts.fresh) ctx.loaders.conversations.clear(id)
   return requireMember(await ctx.loaders.conversations.load(id))
 }
@@ -38,16 +45,29 @@ builder.node(ConversationRef, {
     title: t.string({ nullable: true, resolve: (c) => c.conversation.title }),
     historyVisibility: t.field({ type: HistoryVisibilityEnum, resolve: (c) => c.conversation.historyVisibility }),
     createdAt: t.field({ type: 'DateTime', resolve: (c) => c.conversation.createdAt }),
-    lastSeq: t.field({ type: 'SafeInt', description: 'Highest message seq allocated in this conversation', resolve: (c) => c.conversation.lastSeq }),
-    lastPts: t.field({ type: 'SafeInt', description: 'Highest change number (send, edit, recall and reaction change each take one)', resolve: (c) => c.conversation.lastPts }),
+    lastSeq: t.field({
+      type: 'SafeInt',
+      description: 'Highest message seq allocated in this conversation',
+      resolve: (c) => c.conversation.lastSeq,
+    }),
+    lastPts: t.field({
+      type: 'SafeInt',
+      description: 'Highest change number (send, edit, recall and reaction change each take one)',
+      resolve: (c) => c.conversation.lastPts,
+    }),
     lastActivityAt: t.field({ type: 'DateTime', resolve: (c) => c.conversation.lastActivityAt }),
     peer: t.field({
       type: UserRef,
       nullable: true,
       description: 'PRIVATE only: the other participant (null in an operator view)',
-      resolve: (c, _args, ctx) => (c.conversation.type === 'PRIVATE' && c.member ? ctx.loaders.peers.load(c.conversation.id) : null),
+      resolve: (c, _args, ctx) =>
+        c.conversation.type === 'PRIVATE' && c.member ? ctx.loaders.peers.load(c.conversation.id) : null,
     }),
-    viewerMember: t.field({ type: ConversationMemberRef, description: "The viewer's own membership and read position", resolve: (c) => viewerMembership(c) }),
+    viewerMember: t.field({
+      type: ConversationMemberRef,
+      description: "The viewer's own membership and read position",
+      resolve: (c) => viewerMembership(c),
+    }),
     members: t.field({
       type: ConversationMemberConnection,
       args: { first: t.arg.int(), after: t.arg.string() },
@@ -66,7 +86,8 @@ builder.node(ConversationMemberRef, {
     joinedAt: t.field({ type: 'DateTime', resolve: (m) => m.joinedAt }),
     lastReadSeq: t.field({
       type: 'SafeInt',
-      description: "Another member's position shows only where read receipts are on for this conversation type (else 0)",
+      description:
+        "Another member's position shows only where read receipts are on for this conversation type (else 0)",
       resolve: async (m, _a, ctx) => {
         if (m.userId === viewerOf(ctx).userId) return m.lastReadSeq
         const access = await ctx.loaders.conversations.load(m.conversationId)
@@ -78,8 +99,15 @@ builder.node(ConversationMemberRef, {
 })
 
 // The edge's node exposed, as MessageEdge's: graphql-jit reads it inline, one resolver call fewer per conversation of an inbox page.
-const ConversationEdge = builder.edgeObject({ type: ConversationRef, name: 'ConversationEdge', fields: (t) => ({ node: t.expose('node', { type: ConversationRef }) }) })
-export const ConversationConnection = builder.connectionObject({ type: ConversationRef, name: 'ConversationConnection' }, ConversationEdge)
+const ConversationEdge = builder.edgeObject({
+  type: ConversationRef,
+  name: 'ConversationEdge',
+  fields: (t) => ({ node: t.expose('node', { type: ConversationRef }) }),
+})
+export const ConversationConnection = builder.connectionObject(
+  { type: ConversationRef, name: 'ConversationConnection' },
+  ConversationEdge,
+)
 
 builder.queryField('conversation', (t) =>
   t.withAuth({ authenticated: true }).field({
@@ -91,7 +119,15 @@ builder.queryField('conversation', (t) =>
       const conversationId = parseId(id, 'Conversation')
       // A page of its messages asked for too: one statement for both (domain/history.ts).
       const messages = childField(info, 'messages')
-      if (messages) await prefetchMessages(ctx.app, viewerOf(ctx), ctx.loaders, conversationId, messages.args, pageFields(info.fragments, [messages.node]))
+      if (messages)
+        await prefetchMessages(
+          ctx.app,
+          viewerOf(ctx),
+          ctx.loaders,
+          conversationId,
+          messages.args,
+          pageFields(info.fragments, [messages.node]),
+        )
       return loadConversation(ctx, conversationId)
     },
   }),
@@ -114,22 +150,26 @@ builder.mutationFields((t) => {
       type: ConversationRef,
       description: 'Idempotent: the same pair gets the same conversation',
       args: { userId: t.arg.id({ required: true }) },
-      resolve: async (_r, { userId }, ctx) => returning(await conversations.openPrivateConversation(ctx.app, ctx.viewer, userId), ctx),
+      resolve: async (_r, { userId }, ctx) =>
+        returning(await conversations.openPrivateConversation(ctx.app, ctx.viewer, userId), ctx),
     }),
     createGroup: authed.field({
       type: ConversationRef,
       args: { input: t.arg({ type: CreateGroupInput, required: true }) },
-      resolve: async (_r, { input }, ctx) => returning(await conversations.createGroup(ctx.app, ctx.viewer, input), ctx),
+      resolve: async (_r, { input }, ctx) =>
+        returning(await conversations.createGroup(ctx.app, ctx.viewer, input), ctx),
     }),
     addGroupMembers: authed.field({
       type: ConversationRef,
       args: { conversationId: t.arg.id({ required: true }), userIds: t.arg.idList({ required: true }) },
-      resolve: async (_r, args, ctx) => returning(await conversations.addGroupMembers(ctx.app, ctx.viewer, args.conversationId, args.userIds), ctx),
+      resolve: async (_r, args, ctx) =>
+        returning(await conversations.addGroupMembers(ctx.app, ctx.viewer, args.conversationId, args.userIds), ctx),
     }),
     removeGroupMember: authed.field({
       type: ConversationRef,
       args: { conversationId: t.arg.id({ required: true }), userId: t.arg.id({ required: true }) },
-      resolve: async (_r, args, ctx) => returning(await conversations.removeGroupMember(ctx.app, ctx.viewer, args.conversationId, args.userId), ctx),
+      resolve: async (_r, args, ctx) =>
+        returning(await conversations.removeGroupMember(ctx.app, ctx.viewer, args.conversationId, args.userId), ctx),
     }),
     leaveConversation: authed.boolean({
       args: { conversationId: t.arg.id({ required: true }) },
@@ -137,19 +177,26 @@ builder.mutationFields((t) => {
     }),
     setMemberRole: authed.field({
       type: ConversationMemberRef,
-      args: { conversationId: t.arg.id({ required: true }), userId: t.arg.id({ required: true }), role: t.arg({ type: MemberRoleEnum, required: true }) },
-      resolve: (_r, args, ctx) => conversations.setMemberRole(ctx.app, ctx.viewer, args.conversationId, args.userId, args.role),
+      args: {
+        conversationId: t.arg.id({ required: true }),
+        userId: t.arg.id({ required: true }),
+        role: t.arg({ type: MemberRoleEnum, required: true }),
+      },
+      resolve: (_r, args, ctx) =>
+        conversations.setMemberRole(ctx.app, ctx.viewer, args.conversationId, args.userId, args.role),
     }),
     createChannel: authed.field({
       type: ConversationRef,
       description: 'Operators only',
       args: { title: t.arg.string({ required: true }) },
-      resolve: async (_r, { title }, ctx) => returning(await conversations.createChannel(ctx.app, ctx.viewer, title), ctx),
+      resolve: async (_r, { title }, ctx) =>
+        returning(await conversations.createChannel(ctx.app, ctx.viewer, title), ctx),
     }),
     subscribeChannel: authed.field({
       type: ConversationRef,
       args: { conversationId: t.arg.id({ required: true }) },
-      resolve: async (_r, args, ctx) => returning(await conversations.subscribeChannel(ctx.app, ctx.viewer, args.conversationId), ctx),
+      resolve: async (_r, args, ctx) =>
+        returning(await conversations.subscribeChannel(ctx.app, ctx.viewer, args.conversationId), ctx),
     }),
     unsubscribeChannel: authed.boolean({
       args: { conversationId: t.arg.id({ required: true }) },

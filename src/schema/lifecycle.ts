@@ -10,10 +10,14 @@ import { ConversationRef } from './conversation.ts'
 import { MessageRef } from './message.ts'
 
 const MessageEditRef = builder.objectRef<MessageEditRecord & { kind: MessageKind }>('MessageEdit').implement({
-  description: 'An earlier version of a message; editedAt is when that version was written (the first one: when it was sent)',
+  description:
+    'An earlier version of a message; editedAt is when that version was written (the first one: when it was sent)',
   fields: (t) => ({
     version: t.exposeInt('version'),
-    content: t.field({ type: MessageContentUnion, resolve: (e) => ({ kind: e.kind, data: e.content as Record<string, unknown> }) }),
+    content: t.field({
+      type: MessageContentUnion,
+      resolve: (e) => ({ kind: e.kind, data: e.content as Record<string, unknown> }),
+    }),
     editedAt: t.field({ type: 'DateTime', resolve: (e) => e.editedAt }),
   }),
 })
@@ -37,7 +41,8 @@ const ChangeBatchRef = builder.objectRef<ChangeBatch>('ChangeBatch').implement({
 builder.objectField(ConversationRef, 'changes', (t) =>
   t.field({
     type: ChangeBatchRef,
-    description: 'Gap-free catch-up: every message created, edited, recalled or reacted to after sincePts, once, in its latest state, ascending by pts. first is 1..100.',
+    description:
+      'Gap-free catch-up: every message created, edited, recalled or reacted to after sincePts, once, in its latest state, ascending by pts. first is 1..100.',
     args: { sincePts: t.arg({ type: 'SafeInt', required: true }), first: t.arg.int({ defaultValue: 100 }) },
     resolve: (c, args, ctx) => listConversationChanges(ctx.app, viewerOf(ctx), c.conversation, args),
   }),
@@ -54,7 +59,8 @@ builder.mutationFields((t) => {
     }),
     recallMessage: authed.field({
       type: MessageRef,
-      description: 'The sender within the recall window (default 2 min), or a group OWNER/ADMIN any time. Recalling again returns the tombstone.',
+      description:
+        'The sender within the recall window (default 2 min), or a group OWNER/ADMIN any time. Recalling again returns the tombstone.',
       args: { messageId: t.arg.id({ required: true }) },
       resolve: (_r, args, ctx) => recallMessage(ctx.app, ctx.viewer, args.messageId),
     }),

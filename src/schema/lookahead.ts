@@ -22,7 +22,8 @@ export function childField(info: GraphQLResolveInfo, name: string): ChildField |
   const field = isObjectType(type) ? type.getFields()[name] : undefined
   if (!field) return null
   const selected: FieldNode[] = []
-  for (const node of info.fieldNodes) if (node.selectionSet && !collect(info, type as GraphQLObjectType, node.selectionSet, name, selected)) return null
+  for (const node of info.fieldNodes)
+    if (node.selectionSet && !collect(info, type as GraphQLObjectType, node.selectionSet, name, selected)) return null
   if (selected.length !== 1 || selected[0]!.directives?.length) return null
   try {
     return { args: getArgumentValues(field, selected[0]!, info.variableValues), node: selected[0]! }
@@ -32,8 +33,15 @@ export function childField(info: GraphQLResolveInfo, name: string): ChildField |
 }
 
 /** Adds the fields called `name` in `set` and its fragments to `out`; false when a directive makes that conditional. */
-function collect(info: GraphQLResolveInfo, type: GraphQLObjectType, set: SelectionSetNode, name: string, out: FieldNode[]): boolean {
-  const applies = (condition: string | undefined) => !condition || condition === type.name || type.getInterfaces().some((i) => i.name === condition)
+function collect(
+  info: GraphQLResolveInfo,
+  type: GraphQLObjectType,
+  set: SelectionSetNode,
+  name: string,
+  out: FieldNode[],
+): boolean {
+  const applies = (condition: string | undefined) =>
+    !condition || condition === type.name || type.getInterfaces().some((i) => i.name === condition)
   for (const selection of set.selections) {
     if (selection.kind === 'Field') {
       if (selection.name.value === name) out.push(selection)
@@ -55,7 +63,10 @@ const namesBelow = new WeakMap<FieldNode, ReadonlySet<string>>()
  * condition or directives: a field absent from it cannot be in the response, so a resolver may skip
  * reading for it. Over-inclusive by design (a name is a name at any depth and on any type).
  */
-export function fieldNamesBelow(fragments: Record<string, FragmentDefinitionNode>, nodes: readonly FieldNode[]): ReadonlySet<string> {
+export function fieldNamesBelow(
+  fragments: Record<string, FragmentDefinitionNode>,
+  nodes: readonly FieldNode[],
+): ReadonlySet<string> {
   if (nodes.length === 1) return namesBelowNode(fragments, nodes[0]!)
   return new Set(nodes.flatMap((node) => [...namesBelowNode(fragments, node)]))
 }

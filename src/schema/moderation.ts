@@ -20,14 +20,21 @@ builder.mutationFields((t) => {
     muteMember: authed.field({
       type: ConversationMemberRef,
       description: 'Group OWNER/ADMIN: the member cannot send until then (SENDER_MUTED); null until = unmute',
-      args: { conversationId: t.arg.id({ required: true }), userId: t.arg.id({ required: true }), until: t.arg({ type: 'DateTime' }) },
+      args: {
+        conversationId: t.arg.id({ required: true }),
+        userId: t.arg.id({ required: true }),
+        until: t.arg({ type: 'DateTime' }),
+      },
       resolve: (_r, args, ctx) => muteMember(ctx.app, ctx.viewer, args.conversationId, args.userId, args.until ?? null),
     }),
     setConversationTitle: authed.field({
       type: ConversationRef,
       description: 'Group or channel OWNER/ADMIN; writes a TITLE_CHANGED system message',
       args: { conversationId: t.arg.id({ required: true }), title: t.arg.string({ required: true }) },
-      resolve: async (_r, args, ctx) => loadConversation(ctx, await setConversationTitle(ctx.app, ctx.viewer, args.conversationId, args.title), { fresh: true }),
+      resolve: async (_r, args, ctx) =>
+        loadConversation(ctx, await setConversationTitle(ctx.app, ctx.viewer, args.conversationId, args.title), {
+          fresh: true,
+        }),
     }),
   }
 })

@@ -17,7 +17,9 @@ class SyncNodeIdsPlugin<Types extends SchemaTypes> extends BasePlugin<Types> {
     const typeConfig = this.buildCache.getTypeConfig(fieldConfig.parentType)
     // Node types: the relay plugin marks them, and keeps their options' id resolver.
     if (typeConfig.kind !== 'Object' || !('pothosParseGlobalID' in (typeConfig.extensions ?? {}))) return resolver
-    const keyOf = (typeConfig.pothosOptions as { id?: { resolve?: GraphQLFieldResolver<unknown, Types['Context'], object> } }).id?.resolve
+    const keyOf = (
+      typeConfig.pothosOptions as { id?: { resolve?: GraphQLFieldResolver<unknown, Types['Context'], object> } }
+    ).id?.resolve
     if (!keyOf) return resolver
     const typename = typeConfig.name
     return (parent, args, context, info) => {

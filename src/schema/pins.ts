@@ -28,7 +28,8 @@ builder.mutationFields((t) => {
       type: ConversationRef,
       description: `GROUP/CHANNEL: OWNER or ADMIN; PRIVATE: either member. Writes a SYSTEM ${pin ? 'MESSAGE_PINNED' : 'MESSAGE_UNPINNED'} message; idempotent.${pin ? ' Past PINNED_MESSAGES_LIMIT: LIMIT_REACHED.' : ''}`,
       args: { messageId: t.arg.id({ required: true }) },
-      resolve: async (_r, { messageId }, ctx) => loadConversation(ctx, await setPinned(ctx.app, ctx.viewer, messageId, pin), { fresh: true }),
+      resolve: async (_r, { messageId }, ctx) =>
+        loadConversation(ctx, await setPinned(ctx.app, ctx.viewer, messageId, pin), { fresh: true }),
     })
   return { pinMessage: pinning(true), unpinMessage: pinning(false) }
 })

@@ -7,7 +7,9 @@ import { UserConnection } from './user.ts'
 
 const ReactionGroupRef = builder.objectRef<ReactionGroupRecord>('ReactionGroup').implement({
   fields: (t) => ({
-    emoji: t.exposeString('emoji', { description: 'One emoji (a single grapheme) or a :shortcode: of 1..32 [a-z0-9_+-]' }),
+    emoji: t.exposeString('emoji', {
+      description: 'One emoji (a single grapheme) or a :shortcode: of 1..32 [a-z0-9_+-]',
+    }),
     count: t.exposeInt('count'),
     viewerReacted: t.exposeBoolean('viewerReacted'),
     firstReactedAt: t.field({ type: 'DateTime', resolve: (g) => g.firstReactedAt }),

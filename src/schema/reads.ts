@@ -12,7 +12,8 @@ const unreadCounts = (ctx: Context, conversationId: number) => ctx.loaders.unrea
 
 builder.objectFields(ConversationRef, (t) => ({
   unreadCount: t.int({
-    description: "Others' non-system, non-recalled messages after the viewer's read position that the viewer can see (not deleted for them)",
+    description:
+      "Others' non-system, non-recalled messages after the viewer's read position that the viewer can see (not deleted for them)",
     resolve: async (c, _a, ctx) => (await unreadCounts(ctx, c.conversation.id)).unread,
   }),
   mentionedUnreadCount: t.int({
@@ -23,7 +24,8 @@ builder.objectFields(ConversationRef, (t) => ({
 
 builder.objectField(ViewerRef, 'unreadTotal', (t) =>
   t.int({
-    description: 'The sum of unreadCount over current conversations not in do-not-disturb; a markedUnread one with nothing unread counts 1',
+    description:
+      'The sum of unreadCount over current conversations not in do-not-disturb; a markedUnread one with nothing unread counts 1',
     resolve: (v, _a, ctx) => unreadTotal(ctx.app, v),
   }),
 )
@@ -58,14 +60,16 @@ builder.objectField(MessageRef, 'receipt', (t) =>
     type: MessageReceiptRef,
     nullable: true,
     description: "Only on the viewer's own messages; null when receipts are switched off, and in channels",
-    resolve: async (m, _a, ctx) => receiptOf(ctx.app.settings, viewerOf(ctx), m, (await loadConversation(ctx, m.conversationId)).conversation.type),
+    resolve: async (m, _a, ctx) =>
+      receiptOf(ctx.app.settings, viewerOf(ctx), m, (await loadConversation(ctx, m.conversationId)).conversation.type),
   }),
 )
 
 builder.mutationField('markConversationRead', (t) =>
   t.withAuth({ authenticated: true }).field({
     type: ConversationMemberRef,
-    description: 'Default: lastSeq; clamped to lastSeq; never moves backwards (an older seq is a no-op). Clears viewerSettings.markedUnread',
+    description:
+      'Default: lastSeq; clamped to lastSeq; never moves backwards (an older seq is a no-op). Clears viewerSettings.markedUnread',
     args: { conversationId: t.arg.id({ required: true }), seq: t.arg({ type: 'SafeInt' }) },
     resolve: (_r, args, ctx) => markConversationRead(ctx.app, ctx.viewer, args.conversationId, args.seq),
   }),

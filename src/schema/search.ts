@@ -1,4 +1,10 @@
-import { memberSearch, searchMessages, searchUsers, type MessageSearchConnection, type MessageSearchEdge } from '../domain/search/index.ts'
+import {
+  memberSearch,
+  searchMessages,
+  searchUsers,
+  type MessageSearchConnection,
+  type MessageSearchEdge,
+} from '../domain/search/index.ts'
 import type { TextRange } from '../domain/search/index.ts'
 import { builder } from './builder.ts'
 import { ConversationMemberRef, ConversationRef } from './conversation.ts'
@@ -15,8 +21,14 @@ const MessageSearchEdgeRef = builder.objectRef<MessageSearchEdge>('MessageSearch
   fields: (t) => ({
     cursor: t.exposeString('cursor'),
     node: t.field({ type: MessageRef, resolve: (e) => e.node }),
-    snippet: t.exposeString('snippet', { description: 'The first match with some context, at most 200 characters; an ellipsis marks a cut' }),
-    highlights: t.field({ type: [TextRangeRef], description: 'Each matched span inside the snippet', resolve: (e) => e.highlights }),
+    snippet: t.exposeString('snippet', {
+      description: 'The first match with some context, at most 200 characters; an ellipsis marks a cut',
+    }),
+    highlights: t.field({
+      type: [TextRangeRef],
+      description: 'Each matched span inside the snippet',
+      resolve: (e) => e.highlights,
+    }),
   }),
 })
 
@@ -43,7 +55,12 @@ builder.queryFields((t) => {
     searchMessages: authed.field({
       type: MessageSearchConnectionRef,
       description: 'Messages the viewer may see that hold every word of the query, newest first (docs/search.md)',
-      args: { query: t.arg.string({ required: true }), filter: t.arg({ type: MessageSearchFilter }), first: t.arg.int(), after: t.arg.string() },
+      args: {
+        query: t.arg.string({ required: true }),
+        filter: t.arg({ type: MessageSearchFilter }),
+        first: t.arg.int(),
+        after: t.arg.string(),
+      },
       resolve: (_r, args, ctx) => searchMessages(ctx.app, ctx.viewer, args),
     }),
     searchUsers: authed.field({

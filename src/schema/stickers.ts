@@ -16,7 +16,10 @@ builder.node(SavedStickerRef, {
 })
 
 const SavedStickerEdge = builder.edgeObject({ type: SavedStickerRef, name: 'SavedStickerEdge' })
-const SavedStickerConnection = builder.connectionObject({ type: SavedStickerRef, name: 'SavedStickerConnection' }, SavedStickerEdge)
+const SavedStickerConnection = builder.connectionObject(
+  { type: SavedStickerRef, name: 'SavedStickerConnection' },
+  SavedStickerEdge,
+)
 
 builder.objectField(ViewerRef, 'stickers', (t) =>
   t.field({
@@ -32,7 +35,8 @@ builder.mutationFields((t) => {
   return {
     saveSticker: authed.field({
       type: SavedStickerRef,
-      description: 'From an IMAGE or STICKER message the viewer can see; idempotent per url; at most 300 (LIMIT_REACHED)',
+      description:
+        'From an IMAGE or STICKER message the viewer can see; idempotent per url; at most 300 (LIMIT_REACHED)',
       args: { messageId: t.arg.id({ required: true }) },
       resolve: (_r, { messageId }, ctx) => saveSticker(ctx.app, ctx.viewer, messageId),
     }),

@@ -1,4 +1,11 @@
-import { openConversationEventBatches, openConversationEvents, openInboxEvents, type Delivery, type DeliveryBatch, type EventPayload } from '../domain/live/index.ts'
+import {
+  openConversationEventBatches,
+  openConversationEvents,
+  openInboxEvents,
+  type Delivery,
+  type DeliveryBatch,
+  type EventPayload,
+} from '../domain/live/index.ts'
 import { seqCursor } from '../domain/history/index.ts'
 import { sendTyping } from '../domain/live/index.ts'
 import { encodeGlobalId, messageGlobalId } from '../domain/core/index.ts'
@@ -10,16 +17,24 @@ import { UserRef } from './user.ts'
 
 type Payload<N extends EventPayload['typename']> = Extract<EventPayload, { typename: N }>
 
-const MessageEventKindEnum = builder.enumType('MessageEventKind', { values: ['ADDED', 'EDITED', 'RECALLED', 'REACTIONS_CHANGED'] as const })
+const MessageEventKindEnum = builder.enumType('MessageEventKind', {
+  values: ['ADDED', 'EDITED', 'RECALLED', 'REACTIONS_CHANGED'] as const,
+})
 
 const MessageEventRef = builder.objectRef<Payload<'MessageEvent'>>('MessageEvent').implement({
   description: 'A message was sent, edited or recalled; `message` is its state as the subscriber may see it',
   // Exposed, not resolved: graphql-jit reads such a field inline instead of calling a resolver (a replay executes this per change).
   fields: (t) => ({
     kind: t.expose('kind', { type: MessageEventKindEnum }),
-    pts: t.expose('pts', { type: 'SafeInt', description: 'The change number: resume with sincePts set to the last one seen' }),
+    pts: t.expose('pts', {
+      type: 'SafeInt',
+      description: 'The change number: resume with sincePts set to the last one seen',
+    }),
     message: t.expose('message', { type: MessageRef }),
-    cursor: t.string({ description: "The message's cursor in Conversation.messages", resolve: (e) => seqCursor(e.message) }),
+    cursor: t.string({
+      description: "The message's cursor in Conversation.messages",
+      resolve: (e) => seqCursor(e.message),
+    }),
     alert: t.exposeBoolean('alert', {
       description:
         "The viewer's client should notify: an ADDED message by someone else, visible to the viewer, in a conversation not in do-not-disturb, or mentioning the viewer or @all (which breaks through it). Never for own messages, edits, recalls or SYSTEM messages",
@@ -52,12 +67,14 @@ const ReminderDueEventRef = builder.objectRef<Payload<'ReminderDueEvent'>>('Remi
   }),
 })
 
-const ConversationJoinedEventRef = builder.objectRef<Payload<'ConversationJoinedEvent'>>('ConversationJoinedEvent').implement({
-  description: 'The viewer became a member; later messages of the conversation follow as MessageEvents',
-  fields: (t) => ({
-    conversation: t.field({ type: ConversationRef, resolve: (e) => e.conversation }),
-  }),
-})
+const ConversationJoinedEventRef = builder
+  .objectRef<Payload<'ConversationJoinedEvent'>>('ConversationJoinedEvent')
+  .implement({
+    description: 'The viewer became a member; later messages of the conversation follow as MessageEvents',
+    fields: (t) => ({
+      conversation: t.field({ type: ConversationRef, resolve: (e) => e.conversation }),
+    }),
+  })
 
 export const MessageActionEventRef = builder.objectRef<Payload<'MessageActionEvent'>>('MessageActionEvent').implement({
   description: "The viewer's own delete-for-me, favourite or reminder changed (for their other devices)",
@@ -69,19 +86,24 @@ export const MessageActionEventRef = builder.objectRef<Payload<'MessageActionEve
   }),
 })
 
-const ConversationUpdatedEventRef = builder.objectRef<Payload<'ConversationUpdatedEvent'>>('ConversationUpdatedEvent').implement({
-  description: "The viewer's own settings or draft of a conversation changed (from another device); in viewerUpdates, anything sync lists for it (see lastPts, then Conversation.changes)",
-  fields: (t) => ({
-    conversation: t.field({ type: ConversationRef, resolve: (e) => e.conversation }),
-  }),
-})
+const ConversationUpdatedEventRef = builder
+  .objectRef<Payload<'ConversationUpdatedEvent'>>('ConversationUpdatedEvent')
+  .implement({
+    description:
+      "The viewer's own settings or draft of a conversation changed (from another device); in viewerUpdates, anything sync lists for it (see lastPts, then Conversation.changes)",
+    fields: (t) => ({
+      conversation: t.field({ type: ConversationRef, resolve: (e) => e.conversation }),
+    }),
+  })
 
-const ConversationRemovedEventRef = builder.objectRef<Payload<'ConversationRemovedEvent'>>('ConversationRemovedEvent').implement({
-  description: 'The viewer left, was removed, or unsubscribed: nothing of the conversation follows',
-  fields: (t) => ({
-    conversationId: t.id({ resolve: (e) => encodeGlobalId('Conversation', e.conversationId) }),
-  }),
-})
+const ConversationRemovedEventRef = builder
+  .objectRef<Payload<'ConversationRemovedEvent'>>('ConversationRemovedEvent')
+  .implement({
+    description: 'The viewer left, was removed, or unsubscribed: nothing of the conversation follows',
+    fields: (t) => ({
+      conversationId: t.id({ resolve: (e) => encodeGlobalId('Conversation', e.conversationId) }),
+    }),
+  })
 
 const resolveType = (payload: EventPayload) => payload.typename
 
@@ -95,7 +117,10 @@ type ConversationEventPayload = Payload<'MessageEvent' | 'ReadEvent' | 'TypingEv
 const ConversationEventBatchRef = builder.objectRef<DeliveryBatch>('ConversationEventBatch').implement({
   description: 'Consecutive events of one conversation stream, in stream order',
   fields: (t) => ({
-    events: t.field({ type: [ConversationEventUnion], resolve: (batch) => batch.payloads as ConversationEventPayload[] }),
+    events: t.field({
+      type: [ConversationEventUnion],
+      resolve: (batch) => batch.payloads as ConversationEventPayload[],
+    }),
   }),
 })
 
@@ -169,7 +194,8 @@ builder.subscriptionFields((t) => {
 
 builder.mutationField('sendTyping', (t) =>
   t.withAuth({ authenticated: true }).boolean({
-    description: 'Ephemeral, never stored; at most one event per 2 s per conversation (extra calls answer true and publish nothing)',
+    description:
+      'Ephemeral, never stored; at most one event per 2 s per conversation (extra calls answer true and publish nothing)',
     args: { conversationId: t.arg.id({ required: true }) },
     resolve: (_r, { conversationId }, ctx) => sendTyping(ctx.app, ctx.viewer, conversationId),
   }),

@@ -44,7 +44,10 @@ builder.objectFields(ViewerRef, (t) => ({
 
 builder.mutationFields((t) => {
   const authed = t.withAuth({ authenticated: true })
-  const messageIds = t.arg.idList({ required: true, description: '1..100 ids; any the viewer cannot see makes the whole call NOT_FOUND' })
+  const messageIds = t.arg.idList({
+    required: true,
+    description: '1..100 ids; any the viewer cannot see makes the whole call NOT_FOUND',
+  })
   return {
     deleteMessagesForMe: authed.idList({
       description: 'Hides the messages for the viewer only; answers the ids, once each',

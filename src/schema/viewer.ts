@@ -11,13 +11,22 @@ export const ViewerRef = builder.objectRef<Viewer>('Viewer')
 
 builder.objectType(ViewerRef, {
   fields: (t) => ({
-    id: t.id({ description: 'Stable per user, so normalized caches merge every viewer selection', resolve: (v) => encodeGlobalId('Viewer', v.userId) }),
+    id: t.id({
+      description: 'Stable per user, so normalized caches merge every viewer selection',
+      resolve: (v) => encodeGlobalId('Viewer', v.userId),
+    }),
     user: t.field({ type: UserRef, resolve: async (v, _a, ctx) => (await ctx.loaders.users.load(v.userId))! }),
     isOperator: t.exposeBoolean('isOperator'),
     conversations: t.field({
       type: ConversationConnection,
-      description: 'Pinned first (most recently pinned first), then most recent activity first; archived conversations only with archived: true',
-      args: { first: t.arg.int(), after: t.arg.string(), type: t.arg({ type: ConversationTypeEnum }), archived: t.arg.boolean({ defaultValue: false }) },
+      description:
+        'Pinned first (most recently pinned first), then most recent activity first; archived conversations only with archived: true',
+      args: {
+        first: t.arg.int(),
+        after: t.arg.string(),
+        type: t.arg({ type: ConversationTypeEnum }),
+        archived: t.arg.boolean({ defaultValue: false }),
+      },
       resolve: async (v, args, ctx) => {
         const page = await listConversations(ctx.app, v, args)
         for (const { node } of page.edges) ctx.loaders.conversations.prime(node.conversation.id, node)

@@ -25,7 +25,12 @@ export type AdminCursor = { sentAt: Date; conversationId: number; seq: number }
  * sent_at are both taken under the conversation lock), so a conversation filter pages by seq on the
  * primary key instead. A text match pages on the matching documents' own keys (see adminTextMatch).
  */
-export async function listAdminMessages(conn: Conn, filter: AdminMessageQuery, after: AdminCursor | null, limit: number): Promise<MessageRecord[]> {
+export async function listAdminMessages(
+  conn: Conn,
+  filter: AdminMessageQuery,
+  after: AdminCursor | null,
+  limit: number,
+): Promise<MessageRecord[]> {
   const conditions: Prisma.Sql[] = []
   if (filter.conversationId !== null) conditions.push(Prisma.sql`m.conversation_id = ${filter.conversationId}`)
   if (filter.senderId !== null) conditions.push(Prisma.sql`m.sender_id = ${filter.senderId}`)
@@ -33,7 +38,9 @@ export async function listAdminMessages(conn: Conn, filter: AdminMessageQuery, a
   if (filter.sentAfter !== null) conditions.push(Prisma.sql`m.sent_at >= ${filter.sentAfter}`)
   if (filter.sentBefore !== null) conditions.push(Prisma.sql`m.sent_at < ${filter.sentBefore}`)
   if (filter.conversationType !== null) {
-    conditions.push(Prisma.sql`EXISTS (SELECT 1 FROM conversations c WHERE c.id = m.conversation_id AND c.type = ${filter.conversationType}::"ConversationType")`)
+    conditions.push(
+      Prisma.sql`EXISTS (SELECT 1 FROM conversations c WHERE c.id = m.conversation_id AND c.type = ${filter.conversationType}::"ConversationType")`,
+    )
   }
   const text = filter.tsquery !== null ? adminTextMatch(filter.tsquery) : null
   const inOneConversation = filter.conversationId !== null && !text
@@ -46,7 +53,9 @@ export async function listAdminMessages(conn: Conn, filter: AdminMessageQuery, a
         : Prisma.sql`(${k}.sent_at, ${k}.conversation_id, ${k}.seq) < (${after.sentAt}, ${after.conversationId}, ${after.seq})`,
     )
   }
-  const order = inOneConversation ? Prisma.sql`m.seq DESC` : Prisma.sql`${k}.sent_at DESC, ${k}.conversation_id DESC, ${k}.seq DESC`
+  const order = inOneConversation
+    ? Prisma.sql`m.seq DESC`
+    : Prisma.sql`${k}.sent_at DESC, ${k}.conversation_id DESC, ${k}.seq DESC`
   const rows = await conn.$queryRaw<MessageRow[]>`
     ${text?.with ?? Prisma.empty}
     SELECT ${MESSAGE_COLUMNS} FROM messages m ${text?.join ?? Prisma.empty}

@@ -19,13 +19,18 @@ export async function deleteBlock(conn: Conn, blockerId: number, blockedId: numb
  * Those of `userIds` (ids, or a bigint[] expression) whom another member of the conversation blocks
  * (the rule for private conversations).
  */
-export const blockedByOtherMember = (conversationId: number | Prisma.Sql, userIds: readonly number[] | Prisma.Sql) => Prisma.sql`
+export const blockedByOtherMember = (
+  conversationId: number | Prisma.Sql,
+  userIds: readonly number[] | Prisma.Sql,
+) => Prisma.sql`
   SELECT b.blocked_id FROM conversation_members peer
   JOIN user_blocks b ON b.blocker_id = peer.user_id AND b.blocked_id <> peer.user_id
   WHERE peer.conversation_id = ${conversationId} AND b.blocked_id = ANY(${userIds instanceof Prisma.Sql ? userIds : bigintArray(userIds)})`
 
 /** Whether the other participant of a private conversation blocks `senderId`. */
 export async function isBlockedByPeer(conn: Conn, conversationId: number, senderId: number): Promise<boolean> {
-  const rows = await conn.$queryRaw<{ blocked: boolean }[]>`SELECT EXISTS (${blockedByOtherMember(conversationId, [senderId])}) AS blocked`
+  const rows = await conn.$queryRaw<
+    { blocked: boolean }[]
+  >`SELECT EXISTS (${blockedByOtherMember(conversationId, [senderId])}) AS blocked`
   return rows[0]!.blocked
 }

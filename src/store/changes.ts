@@ -23,6 +23,11 @@ const changesSql = (reader: Reader, conversationId: number, opts: ChangesRange) 
  * Through the pool (decisions 0155, 0262): the `changes` query's page and a resume replay's read, the
  * hot read of live delivery.
  */
-export async function listChanges(conn: Conn, reader: Reader, conversationId: number, opts: ChangesRange): Promise<MessageRecord[]> {
+export async function listChanges(
+  conn: Conn,
+  reader: Reader,
+  conversationId: number,
+  opts: ChangesRange,
+): Promise<MessageRecord[]> {
   return (await queryPooled<MessageRow>(conn, changesSql(reader, conversationId, opts))).map(toMessage)
 }

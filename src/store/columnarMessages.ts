@@ -74,7 +74,10 @@ const SPARSE_FIELDS: [Prisma.Sql, Prisma.Sql][] = [
 ]
 
 const sparseList = Prisma.sql`coalesce(json_agg(json_build_array(p."conversationId", p.seq, ${Prisma.join(SPARSE_FIELDS.map(([value]) => value))}))
-  FILTER (WHERE ${Prisma.join(SPARSE_FIELDS.map(([, offDefault]) => offDefault), ' OR ')}), '[]')`
+  FILTER (WHERE ${Prisma.join(
+    SPARSE_FIELDS.map(([, offDefault]) => offDefault),
+    ' OR ',
+  )}), '[]')`
 
 /**
  * ColumnarMessages of the rows of `p` (MESSAGE_COLUMNS' names). The aggregates of one SELECT take the
@@ -87,7 +90,10 @@ export const columnarMessages = Prisma.sql`json_build_array(${Prisma.join([...DE
 const keyOf = (conversationId: number, seq: number) => `${conversationId}:${seq}`
 
 /** The records of ColumnarMessages; `conversationIdAt(i)`: the conversation of the i-th (not a column of DENSE_FIELDS). */
-export function messagesFromColumns(columns: ColumnarMessages, conversationIdAt: (i: number) => number): MessageRecord[] {
+export function messagesFromColumns(
+  columns: ColumnarMessages,
+  conversationIdAt: (i: number) => number,
+): MessageRecord[] {
   const [seq, pts, senderType, senderId, kind, clientMessageId, content, status, sentAt, sparse] = columns
   const messages: MessageRecord[] = []
   // `!`: every index below the count is there (a nullable field's element may be null).
@@ -116,9 +122,31 @@ export function messagesFromColumns(columns: ColumnarMessages, conversationIdAt:
   }
   if (!sparse.length) return messages
   const byKey = new Map(messages.map((m) => [keyOf(m.conversationId, m.seq), m]))
-  for (const [conversationId, seq, quotedSeq, mentionUserIds, mentionAll, visibleTo, editedAt, recalledAt, recalledById, reactionsPts, forwardedFrom] of sparse) {
+  for (const [
+    conversationId,
+    seq,
+    quotedSeq,
+    mentionUserIds,
+    mentionAll,
+    visibleTo,
+    editedAt,
+    recalledAt,
+    recalledById,
+    reactionsPts,
+    forwardedFrom,
+  ] of sparse) {
     const message = byKey.get(keyOf(conversationId, seq))!
-    Object.assign(message, { quotedSeq, mentionUserIds, mentionAll, visibleTo, editedAt: dateFromMs(editedAt), recalledAt: dateFromMs(recalledAt), recalledById, reactionsPts, forwardedFrom })
+    Object.assign(message, {
+      quotedSeq,
+      mentionUserIds,
+      mentionAll,
+      visibleTo,
+      editedAt: dateFromMs(editedAt),
+      recalledAt: dateFromMs(recalledAt),
+      recalledById,
+      reactionsPts,
+      forwardedFrom,
+    })
   }
   return messages
 }

@@ -3,7 +3,13 @@ import { sendSettingsFromJson, settingsTouchedBySend, type SendSettings } from '
 import { toMemberFromJson, type ConversationAccess, type ConversationRow, type MemberRow } from './conversations.ts'
 import { CONVERSATION_COLUMNS, memberJson, MESSAGE_COLUMNS } from './fragments.ts'
 import { messageFromJson, type IdempotencyKey } from './messages.ts'
-import { toConversation, type ConversationRecord, type MemberRecord, type MessageRecord, type MessageRow } from './records.ts'
+import {
+  toConversation,
+  type ConversationRecord,
+  type MemberRecord,
+  type MessageRecord,
+  type MessageRow,
+} from './records.ts'
 import { Prisma, arrayLiteral, bigintArray, plannedPerCall, type Conn } from './sql.ts'
 
 /** The conversation row lock: the seq/pts allocator every write that takes a seq or pts goes through. */
@@ -41,7 +47,14 @@ export async function lockConversations(
   // The request's users of the conversation at hand (`c`).
   const usersOfC = Prisma.sql`ARRAY(SELECT w.user_id FROM wanted w WHERE w.conversation_id = c.id)`
   const sendSettings = opts.forSend ? settingsTouchedBySend(Prisma.sql`c.id`, usersOfC) : Prisma.sql`'[]'::json`
-  const rows = await conn.$queryRaw<(ConversationRow & { members: MemberRow[]; stored: MessageRow[]; blockedByPeer: number[]; sendSettings: Parameters<typeof sendSettingsFromJson>[0][] })[]>`${plannedPerCall}
+  const rows = await conn.$queryRaw<
+    (ConversationRow & {
+      members: MemberRow[]
+      stored: MessageRow[]
+      blockedByPeer: number[]
+      sendSettings: Parameters<typeof sendSettingsFromJson>[0][]
+    })[]
+  >`${plannedPerCall}
     WITH wanted AS (
       SELECT * FROM unnest(${bigintArray(wanted.map((w) => w[0]))}, ${bigintArray(wanted.map((w) => w[1]))}) AS w(conversation_id, user_id)),
     keys AS (
@@ -90,8 +103,11 @@ export async function lockConversationFor(
 }
 
 /** Locks the conversation row and reads one user's current membership with it (see lockConversationFor). */
-export async function lockConversation(conn: Conn, conversationId: number, userId: number): Promise<ConversationAccess | null> {
+export async function lockConversation(
+  conn: Conn,
+  conversationId: number,
+  userId: number,
+): Promise<ConversationAccess | null> {
   const locked = await lockConversationFor(conn, conversationId, [userId])
   return locked && { conversation: locked.conversation, member: locked.members.get(userId) ?? null }
 }
-

@@ -51,14 +51,26 @@ const toSettings = (r: SettingsRow): SettingsRecord => ({
   draft:
     r.draftText === null
       ? null
-      : { text: r.draftText, quotedSeq: r.draftQuotedSeq === null ? null : Number(r.draftQuotedSeq), mentionUserIds: (r.draftMentionIds ?? []).map(Number), updatedAt: r.draftUpdatedAt! },
+      : {
+          text: r.draftText,
+          quotedSeq: r.draftQuotedSeq === null ? null : Number(r.draftQuotedSeq),
+          mentionUserIds: (r.draftMentionIds ?? []).map(Number),
+          updatedAt: r.draftUpdatedAt!,
+        },
 })
 
 /** The user's settings rows among `conversationIds` (missing ones have none). */
-export async function findSettings(conn: Conn, userId: number, conversationIds: readonly number[]): Promise<SettingsRecord[]> {
-  const rows = await queryPooled<SettingsRow>(conn, Prisma.sql`
+export async function findSettings(
+  conn: Conn,
+  userId: number,
+  conversationIds: readonly number[],
+): Promise<SettingsRecord[]> {
+  const rows = await queryPooled<SettingsRow>(
+    conn,
+    Prisma.sql`
     SELECT ${SETTINGS_COLUMNS} FROM conversation_settings cs
-    WHERE cs.user_id = ${userId} AND cs.conversation_id = ANY(${bigintArray(conversationIds)})`)
+    WHERE cs.user_id = ${userId} AND cs.conversation_id = ANY(${bigintArray(conversationIds)})`,
+  )
   return rows.map(toSettings)
 }
 
@@ -78,20 +90,35 @@ export const settingsTouchedBySend = (conversationId: Prisma.Sql, senderIds: Pri
   WHERE cs.conversation_id = ${conversationId} AND (cs.archived OR (cs.draft_text IS NOT NULL AND cs.user_id = ANY(${senderIds}))))`
 
 /** A row of settingsTouchedBySend (JSON carries timestamps as strings, ids as numbers). */
-export const sendSettingsFromJson = (r: Omit<SendSettings, 'doNotDisturbUntil'> & { doNotDisturbUntil: string | null }): SendSettings => ({
+export const sendSettingsFromJson = (
+  r: Omit<SendSettings, 'doNotDisturbUntil'> & { doNotDisturbUntil: string | null },
+): SendSettings => ({
   ...r,
   doNotDisturbUntil: r.doNotDisturbUntil === null ? null : new Date(r.doNotDisturbUntil),
 })
 
 /** Fields to set; an absent field is left as it is. `pinned: true` keeps an existing pin's time. */
-export type SettingsPatch = { doNotDisturbUntil?: Date | null; pinned?: boolean; archived?: boolean; markedUnread?: boolean }
+export type SettingsPatch = {
+  doNotDisturbUntil?: Date | null
+  pinned?: boolean
+  archived?: boolean
+  markedUnread?: boolean
+}
 
 /** Writes the given fields of one member's settings in one statement (a row is created on first use). */
-export async function writeSettings(conn: Conn, conversationId: number, userId: number, patch: SettingsPatch): Promise<void> {
+export async function writeSettings(
+  conn: Conn,
+  conversationId: number,
+  userId: number,
+  patch: SettingsPatch,
+): Promise<void> {
   // The inserted row holds the patch (defaults elsewhere); on conflict only the given fields move.
   const sets: Prisma.Sql[] = []
   if (patch.doNotDisturbUntil !== undefined) sets.push(Prisma.sql`do_not_disturb_until = EXCLUDED.do_not_disturb_until`)
-  if (patch.pinned !== undefined) sets.push(Prisma.sql`pinned_at = ${patch.pinned ? Prisma.sql`coalesce(cs.pinned_at, EXCLUDED.pinned_at)` : Prisma.sql`NULL`}`)
+  if (patch.pinned !== undefined)
+    sets.push(
+      Prisma.sql`pinned_at = ${patch.pinned ? Prisma.sql`coalesce(cs.pinned_at, EXCLUDED.pinned_at)` : Prisma.sql`NULL`}`,
+    )
   if (patch.archived !== undefined) sets.push(Prisma.sql`archived = EXCLUDED.archived`)
   if (patch.markedUnread !== undefined) sets.push(Prisma.sql`marked_unread = EXCLUDED.marked_unread`)
   // With nothing to set (an empty input), a no-op assignment keeps the statement valid.
@@ -104,7 +131,12 @@ export async function writeSettings(conn: Conn, conversationId: number, userId: 
 }
 
 /** Replaces (or with null clears) one member's draft: every part of it in one statement. */
-export async function writeDraft(conn: Conn, conversationId: number, userId: number, draft: Omit<DraftRecord, 'updatedAt'> | null): Promise<void> {
+export async function writeDraft(
+  conn: Conn,
+  conversationId: number,
+  userId: number,
+  draft: Omit<DraftRecord, 'updatedAt'> | null,
+): Promise<void> {
   const text = draft?.text ?? null
   const quotedSeq = draft?.quotedSeq ?? null
   const mentions = bigintArray(draft?.mentionUserIds ?? [])

@@ -18,7 +18,13 @@ export type PageOptions = SeqRange & { from: 'start' | 'end'; limit: number; quo
  * order, the messages they quote that the reader may see (`quotedSeqs` lists every seq looked up, so
  * an absent one is known to be hidden or missing; none when not read), the users who sent either, and `beyond`.
  */
-export type HistoryPage = { messages: MessageRecord[]; quoted: MessageRecord[]; quotedSeqs: number[]; users: UserRecord[]; beyond: boolean }
+export type HistoryPage = {
+  messages: MessageRecord[]
+  quoted: MessageRecord[]
+  quotedSeqs: number[]
+  users: UserRecord[]
+  beyond: boolean
+}
 
 type UserTuple = [id: number, handle: string, displayName: string, kind: UserRecord['kind']]
 
@@ -54,7 +60,13 @@ const visibleIn = (reader: Reader, conversationId: number, range: Prisma.Sql) =>
  * cursor: exact hasNextPage / hasPreviousPage), one EXISTS on the same key; false when not asked.
  * One round trip and one JSON value, read through the pool (queryPooled): pg parses one column.
  */
-export async function readHistoryPage(conn: Conn, reader: Reader, conversationId: number, opts: PageOptions, beyond: SeqRange | null): Promise<HistoryPage> {
+export async function readHistoryPage(
+  conn: Conn,
+  reader: Reader,
+  conversationId: number,
+  opts: PageOptions,
+  beyond: SeqRange | null,
+): Promise<HistoryPage> {
   return pageFromJson(conversationId, opts, await queryPage(conn, reader, conversationId, opts, beyond, false))
 }
 
@@ -75,7 +87,14 @@ export async function readConversationPage(
 }
 
 /** What a page's statement is sent with; its text depends only on which of them are null (and on the limit, a literal). */
-type PageValues = [conversationId: number, userId: number, afterSeq: number | null, beforeSeq: number | null, beyondAfter: number | null, beyondBefore: number | null]
+type PageValues = [
+  conversationId: number,
+  userId: number,
+  afterSeq: number | null,
+  beforeSeq: number | null,
+  beyondAfter: number | null,
+  beyondBefore: number | null,
+]
 
 /**
  * The statement of a page of this shape, built once: its text, and for each of its parameters the
@@ -131,19 +150,41 @@ function pageStatement(opts: PageOptions, beyond: SeqRange | null, withAccess: b
   return statement
 }
 
-async function queryPage(conn: Conn, reader: Reader, conversationId: number, opts: PageOptions, beyond: SeqRange | null, withAccess: boolean): Promise<PageJson> {
+async function queryPage(
+  conn: Conn,
+  reader: Reader,
+  conversationId: number,
+  opts: PageOptions,
+  beyond: SeqRange | null,
+  withAccess: boolean,
+): Promise<PageJson> {
   const statement = pageStatement(opts, beyond, withAccess)
-  const values: PageValues = [conversationId, reader.userId, opts.afterSeq, opts.beforeSeq, beyond?.afterSeq ?? null, beyond?.beforeSeq ?? null]
-  const rows = await queryPrepared<{ page: PageJson }>(conn, statement, statement.slots.map((i) => values[i]))
+  const values: PageValues = [
+    conversationId,
+    reader.userId,
+    opts.afterSeq,
+    opts.beforeSeq,
+    beyond?.afterSeq ?? null,
+    beyond?.beforeSeq ?? null,
+  ]
+  const rows = await queryPrepared<{ page: PageJson }>(
+    conn,
+    statement,
+    statement.slots.map((i) => values[i]),
+  )
   return rows[0]!.page
 }
 
 function pageFromJson(conversationId: number, opts: PageOptions, page: PageJson): HistoryPage {
   // In the scan's order already (columnarMessages); sorted here so the page's order never rests on an
   // aggregate's input order, which PostgreSQL does not promise (a pass over sorted input, O(n)).
-  const messages = messagesFromColumns(page.messages, () => conversationId).sort(opts.from === 'start' ? (a, b) => a.seq - b.seq : (a, b) => b.seq - a.seq)
+  const messages = messagesFromColumns(page.messages, () => conversationId).sort(
+    opts.from === 'start' ? (a, b) => a.seq - b.seq : (a, b) => b.seq - a.seq,
+  )
   const quoted = page.quoted ? messagesFromColumns(page.quoted, () => conversationId) : []
   // The seqs the quoted part looked up: every quotedSeq of the page, none when it was not read.
-  const quotedSeqs = page.quoted ? [...new Set(messages.flatMap((m) => (m.quotedSeq === null ? [] : [m.quotedSeq])))] : []
+  const quotedSeqs = page.quoted
+    ? [...new Set(messages.flatMap((m) => (m.quotedSeq === null ? [] : [m.quotedSeq])))]
+    : []
   return { messages, quoted, quotedSeqs, users: page.users.map(userFromTuple), beyond: page.beyond }
 }

@@ -8,7 +8,12 @@ import { Prisma, limitLiteral, type Conn } from './sql.ts'
 /** Where a conversation stands in the viewer's list: pinned ones first by pin time, then the rest by last activity. */
 export type InboxKey = { pinned: boolean; at: Date; id: number }
 export type InboxEntry = ConversationAccess & { key: InboxKey }
-export type InboxQuery = { type: ConversationType | null; archived: boolean | null; after: InboxKey | null; limit: number }
+export type InboxQuery = {
+  type: ConversationType | null
+  archived: boolean | null
+  after: InboxKey | null
+  limit: number
+}
 
 /**
  * How the unpinned part is found (decision 0150). The walk reads the newest conversations of the
@@ -33,8 +38,15 @@ const sql = Prisma.sql
  */
 export async function listInbox(conn: Conn, userId: number, opts: InboxQuery): Promise<InboxEntry[]> {
   // Through the pool, as the page's other reads: its rows mapped once, not by Prisma column by column (decision 0205).
-  const rows = await queryPooled<ConversationRow & MemberRow & { pinned: boolean; sortAt: Date }>(conn, inboxStatement(userId, opts))
-  return rows.map((r) => ({ conversation: toConversation(r), member: toMember(r), key: { pinned: r.pinned, at: r.sortAt, id: Number(r.id) } }))
+  const rows = await queryPooled<ConversationRow & MemberRow & { pinned: boolean; sortAt: Date }>(
+    conn,
+    inboxStatement(userId, opts),
+  )
+  return rows.map((r) => ({
+    conversation: toConversation(r),
+    member: toMember(r),
+    key: { pinned: r.pinned, at: r.sortAt, id: Number(r.id) },
+  }))
 }
 
 /** The statement listInbox runs (the bench EXPLAINs it). */
@@ -48,9 +60,16 @@ export function inboxStatement(userId: number, { type, archived, after, limit }:
   // Listed unpinned: no settings row at all (unless only archived ones are listed), or one unpinned in this list.
   const unpinned = sql`cs.pinned_at IS NULL ${archivedIs}`
   const listedWithoutRow = archived !== true
-  const ofType = (alias: string) => (type ? sql`AND ${Prisma.raw(alias)}.type = ${type}::"ConversationType"` : Prisma.empty)
-  const afterPinned = after === null ? Prisma.empty : after.pinned ? sql`AND (cs.pinned_at, c.id) < (${after.at}, ${after.id})` : sql`AND false`
-  const afterActivity = after && !after.pinned ? sql`AND (c.last_activity_at, c.id) < (${after.at}, ${after.id})` : Prisma.empty
+  const ofType = (alias: string) =>
+    type ? sql`AND ${Prisma.raw(alias)}.type = ${type}::"ConversationType"` : Prisma.empty
+  const afterPinned =
+    after === null
+      ? Prisma.empty
+      : after.pinned
+        ? sql`AND (cs.pinned_at, c.id) < (${after.at}, ${after.id})`
+        : sql`AND false`
+  const afterActivity =
+    after && !after.pinned ? sql`AND (c.last_activity_at, c.id) < (${after.at}, ${after.id})` : Prisma.empty
   // The viewer's conversations this list draws from: every current membership, or the archived settings rows.
   const [own, ownListed] = listedWithoutRow
     ? [
@@ -65,7 +84,9 @@ export function inboxStatement(userId: number, { type, archived, after, limit }:
     ? sql`SELECT FROM conversation_members WHERE user_id = ${me} AND left_at IS NULL`
     : sql`SELECT FROM conversation_settings cs WHERE cs.user_id = ${me} AND cs.archived`
   const settingsOf = sql`conversation_settings cs WHERE cs.conversation_id = w.id AND cs.user_id = ${me}`
-  const keptByWalk = listedWithoutRow ? sql`NOT EXISTS (SELECT FROM ${settingsOf} AND NOT (${unpinned}))` : sql`EXISTS (SELECT FROM ${settingsOf} AND ${unpinned})`
+  const keptByWalk = listedWithoutRow
+    ? sql`NOT EXISTS (SELECT FROM ${settingsOf} AND NOT (${unpinned}))`
+    : sql`EXISTS (SELECT FROM ${settingsOf} AND ${unpinned})`
   // The newest conversations anywhere from the cursor on, `walk.size` of them (an index range, no filter, so the LIMIT bounds what is read).
   const newest = (columns: Prisma.Sql) => sql`SELECT ${columns} FROM conversations c WHERE true ${afterActivity}
     ORDER BY c.last_activity_at DESC, c.id DESC LIMIT (SELECT size FROM walk)`

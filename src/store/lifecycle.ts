@@ -8,14 +8,21 @@ import { Prisma, bigintArray, type Conn } from './sql.ts'
 /** An earlier version of a message's content; editedAt is when that version was written. */
 export type MessageEditRecord = MessageKey & { version: number; content: unknown; editedAt: Date }
 
-export const oneMessage = (key: MessageKey) => Prisma.sql`m.conversation_id = ${key.conversationId} AND m.seq = ${key.seq}`
+export const oneMessage = (key: MessageKey) =>
+  Prisma.sql`m.conversation_id = ${key.conversationId} AND m.seq = ${key.seq}`
 
 /**
  * Runs `change` (an UPDATE of messages m … RETURNING MESSAGE_COLUMNS, as CTE `changed`) and moves the
  * conversation's last_pts to `pts` in the same statement when it changed a row. The caller holds the
  * conversation row lock, so `pts` is the next one. `alongside` adds CTEs that run only with it.
  */
-export async function changeWithPts(conn: Conn, conversationId: number, pts: number, change: Prisma.Sql, alongside = Prisma.empty): Promise<MessageRecord | null> {
+export async function changeWithPts(
+  conn: Conn,
+  conversationId: number,
+  pts: number,
+  change: Prisma.Sql,
+  alongside = Prisma.empty,
+): Promise<MessageRecord | null> {
   const rows = await conn.$queryRaw<MessageRow[]>`
     WITH changed AS (${change} RETURNING ${MESSAGE_COLUMNS}),
     conv AS (UPDATE conversations SET last_pts = ${pts} WHERE id = ${conversationId} AND EXISTS (SELECT 1 FROM changed))
@@ -78,10 +85,25 @@ export function markRecalled(
 
 /** The earlier versions of each message, oldest first. */
 export async function findEdits(conn: Conn, keys: readonly MessageKey[]): Promise<MessageEditRecord[]> {
-  const rows = await queryPooled<{ conversationId: number | bigint; seq: number | bigint; version: number; content: unknown; editedAt: Date }>(conn, Prisma.sql`
+  const rows = await queryPooled<{
+    conversationId: number | bigint
+    seq: number | bigint
+    version: number
+    content: unknown
+    editedAt: Date
+  }>(
+    conn,
+    Prisma.sql`
     SELECT e.conversation_id AS "conversationId", e.seq, e.version, e.content, e.edited_at AS "editedAt"
     FROM unnest(${bigintArray(keys.map((k) => k.conversationId))}, ${bigintArray(keys.map((k) => k.seq))}) AS k(conversation_id, seq)
     JOIN message_edits e ON e.conversation_id = k.conversation_id AND e.seq = k.seq
-    ORDER BY e.conversation_id, e.seq, e.version`)
-  return rows.map((r) => ({ conversationId: Number(r.conversationId), seq: Number(r.seq), version: r.version, content: r.content, editedAt: r.editedAt }))
+    ORDER BY e.conversation_id, e.seq, e.version`,
+  )
+  return rows.map((r) => ({
+    conversationId: Number(r.conversationId),
+    seq: Number(r.seq),
+    version: r.version,
+    content: r.content,
+    editedAt: r.editedAt,
+  }))
 }

@@ -3,7 +3,14 @@ import { columnarMessages, messagesFromColumns, type ColumnarMessages } from './
 import { toMessage, type ForwardOriginRecord, type MessageRecord, type MessageRow } from './records.ts'
 import { queryPooled } from './pooled.ts'
 import { indexAppended, type SearchDocument } from './searchDocuments.ts'
-import { membershipsAmong, MESSAGE_COLUMNS, readerMembership, visibleTo, visibleToUser, type Reader } from './fragments.ts'
+import {
+  membershipsAmong,
+  MESSAGE_COLUMNS,
+  readerMembership,
+  visibleTo,
+  visibleToUser,
+  type Reader,
+} from './fragments.ts'
 import { Prisma, arrayLiteral, bigintArray, plannedPerCall, violatedUniqueConstraint, type Conn } from './sql.ts'
 
 export type MessageDraft = {
@@ -34,12 +41,25 @@ export class DuplicateIdempotencyKey extends Error {
 }
 
 /** Messages to append to one conversation, whose row the caller holds locked, after its counters `last`. */
-export type Append = { conversationId: number; last: { lastSeq: number; lastPts: number }; drafts: readonly MessageDraft[] }
+export type Append = {
+  conversationId: number
+  last: { lastSeq: number; lastPts: number }
+  drafts: readonly MessageDraft[]
+}
 
 /** jsonb's order of object keys: shorter first, then by their bytes. */
-const jsonbKeyOrder = (a: string, b: string) => Buffer.byteLength(a) - Buffer.byteLength(b) || Buffer.compare(Buffer.from(a), Buffer.from(b))
+const jsonbKeyOrder = (a: string, b: string) =>
+  Buffer.byteLength(a) - Buffer.byteLength(b) || Buffer.compare(Buffer.from(a), Buffer.from(b))
 const sortKeys = (v: unknown): unknown =>
-  Array.isArray(v) ? v.map(sortKeys) : v && typeof v === 'object' ? Object.fromEntries(Object.keys(v).sort(jsonbKeyOrder).map((k) => [k, sortKeys((v as Record<string, unknown>)[k])])) : v
+  Array.isArray(v)
+    ? v.map(sortKeys)
+    : v && typeof v === 'object'
+      ? Object.fromEntries(
+          Object.keys(v)
+            .sort(jsonbKeyOrder)
+            .map((k) => [k, sortKeys((v as Record<string, unknown>)[k])]),
+        )
+      : v
 /** A value as a jsonb column gives it back (what JSON keeps, keys in jsonb's order), so a sent message reads as any later read of it. */
 const asJsonb = (v: unknown) => sortKeys(JSON.parse(JSON.stringify(v)))
 
@@ -52,7 +72,14 @@ const asJsonb = (v: unknown) => sortKeys(JSON.parse(JSON.stringify(v)))
  * the order of `appends`.
  */
 export async function appendMessagesTo(conn: Conn, appends: readonly Append[]): Promise<MessageRecord[]> {
-  const rows = appends.flatMap((a) => a.drafts.map((d, i) => ({ ...d, conversationId: a.conversationId, seq: a.last.lastSeq + i + 1, pts: a.last.lastPts + i + 1 })))
+  const rows = appends.flatMap((a) =>
+    a.drafts.map((d, i) => ({
+      ...d,
+      conversationId: a.conversationId,
+      seq: a.last.lastSeq + i + 1,
+      pts: a.last.lastPts + i + 1,
+    })),
+  )
   const column = (pick: (r: (typeof rows)[number]) => string | number | boolean | null) => arrayLiteral(rows.map(pick))
   // Runs after lockConversations, so it is planned per call (see there).
   const [stamped] = await conn.$queryRaw<{ sentAt: Date }[]>`
@@ -109,8 +136,12 @@ export async function appendMessagesTo(conn: Conn, appends: readonly Append[]): 
 }
 
 /** appendMessagesTo for one conversation. */
-export const appendMessages = (conn: Conn, conversationId: number, last: Append['last'], drafts: readonly MessageDraft[]) =>
-  appendMessagesTo(conn, [{ conversationId, last, drafts }])
+export const appendMessages = (
+  conn: Conn,
+  conversationId: number,
+  last: Append['last'],
+  drafts: readonly MessageDraft[],
+) => appendMessagesTo(conn, [{ conversationId, last, drafts }])
 
 const jsonDate = (v: Date | string | null) => (v === null ? null : new Date(v))
 /**
@@ -128,7 +159,11 @@ export function messageFromJson(r: MessageRow): MessageRecord {
 export type IdempotencyKey = { senderType: SenderType; senderId: number; clientMessageId: string }
 
 /** Messages already stored under any of `keys` in one conversation (the idempotency lookup). */
-export async function findByClientMessageIds(conn: Conn, conversationId: number, keys: readonly IdempotencyKey[]): Promise<MessageRecord[]> {
+export async function findByClientMessageIds(
+  conn: Conn,
+  conversationId: number,
+  keys: readonly IdempotencyKey[],
+): Promise<MessageRecord[]> {
   const rows = await conn.$queryRaw<MessageRow[]>`${plannedPerCall}
     SELECT ${MESSAGE_COLUMNS}
     FROM unnest(${arrayLiteral(keys.map((k) => k.senderType))}::"SenderType"[], ${bigintArray(keys.map((k) => k.senderId))}, ${arrayLiteral(keys.map((k) => k.clientMessageId))}::varchar[])
@@ -144,12 +179,15 @@ export async function findVisibleMessages(
   reader: Reader,
   keys: readonly { conversationId: number; seq: number }[],
 ): Promise<MessageRecord[]> {
-  const rows = await queryPooled<MessageRow>(conn, Prisma.sql`
+  const rows = await queryPooled<MessageRow>(
+    conn,
+    Prisma.sql`
     SELECT ${MESSAGE_COLUMNS}
     FROM unnest(${bigintArray(keys.map((k) => k.conversationId))}, ${bigintArray(keys.map((k) => k.seq))}) AS k(conversation_id, seq)
     JOIN messages m ON m.conversation_id = k.conversation_id AND m.seq = k.seq
     ${readerMembership(reader)}
-    WHERE ${visibleTo(reader)}`)
+    WHERE ${visibleTo(reader)}`,
+  )
   return rows.map(toMessage)
 }
 
@@ -159,14 +197,21 @@ export async function findVisibleMessages(
  * PostgreSQL writes and pg decodes one field instead of 19 a conversation. In no order (each record
  * carries its conversation).
  */
-export async function findLastVisibleMessages(conn: Conn, reader: Reader, conversationIds: readonly number[]): Promise<MessageRecord[]> {
-  const rows = await queryPooled<{ last: [number[] | null, ColumnarMessages] }>(conn, Prisma.sql`
+export async function findLastVisibleMessages(
+  conn: Conn,
+  reader: Reader,
+  conversationIds: readonly number[],
+): Promise<MessageRecord[]> {
+  const rows = await queryPooled<{ last: [number[] | null, ColumnarMessages] }>(
+    conn,
+    Prisma.sql`
     SELECT json_build_array(json_agg(p."conversationId"), ${columnarMessages}) AS last
     FROM ${membershipsAmong(reader.userId, conversationIds)}
     CROSS JOIN LATERAL (
       SELECT ${MESSAGE_COLUMNS} FROM messages m
       WHERE m.conversation_id = cm.conversation_id AND ${visibleToUser(Prisma.sql`cm.user_id`)}
-      ORDER BY m.seq DESC LIMIT 1) p`)
+      ORDER BY m.seq DESC LIMIT 1) p`,
+  )
   const [ids, columns] = rows[0]!.last
   return messagesFromColumns(columns, (i) => ids![i]!)
 }

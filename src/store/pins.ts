@@ -32,13 +32,24 @@ export async function deletePin(conn: Conn, key: MessageKey): Promise<void> {
  * The pins of each conversation whose messages the reader may see (the shared visibility rule) and
  * that are not recalled, newest pin first: one statement for any number of conversations.
  */
-export async function listVisiblePins(conn: Conn, reader: Reader, conversationIds: readonly number[]): Promise<PinRecord[]> {
-  const rows = await queryPooled<MessageRow & { pinnedById: number | bigint; pinnedAt: Date }>(conn, Prisma.sql`
+export async function listVisiblePins(
+  conn: Conn,
+  reader: Reader,
+  conversationIds: readonly number[],
+): Promise<PinRecord[]> {
+  const rows = await queryPooled<MessageRow & { pinnedById: number | bigint; pinnedAt: Date }>(
+    conn,
+    Prisma.sql`
     SELECT ${MESSAGE_COLUMNS}, p.pinned_by_id AS "pinnedById", p.pinned_at AS "pinnedAt"
     FROM pinned_messages p
     JOIN messages m ON m.conversation_id = p.conversation_id AND m.seq = p.seq
     ${readerMembership(reader)}
     WHERE p.conversation_id = ANY(${bigintArray(conversationIds)}) AND ${notRecalled} AND ${visibleTo(reader)}
-    ORDER BY p.pinned_at DESC, p.seq DESC`)
-  return rows.map(({ pinnedById, pinnedAt, ...row }) => ({ message: toMessage(row), pinnedById: Number(pinnedById), pinnedAt }))
+    ORDER BY p.pinned_at DESC, p.seq DESC`,
+  )
+  return rows.map(({ pinnedById, pinnedAt, ...row }) => ({
+    message: toMessage(row),
+    pinnedById: Number(pinnedById),
+    pinnedAt,
+  }))
 }

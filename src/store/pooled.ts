@@ -13,7 +13,13 @@ const int8Numbers = (text: string): number[] => (text === '{}' ? [] : (int8Array
 /** bigint columns (ids, seq, pts) and arrays of them as numbers, timestamptz read by position, the rest as pg parses them (json: parsed). */
 const numberTypes = {
   getTypeParser: (oid: number, format?: 'text' | 'binary') =>
-    oid === INT8 ? Number : oid === INT8_ARRAY ? int8Numbers : oid === TIMESTAMPTZ ? parseTimestamptz : pg.types.getTypeParser(oid as never, format),
+    oid === INT8
+      ? Number
+      : oid === INT8_ARRAY
+        ? int8Numbers
+        : oid === TIMESTAMPTZ
+          ? parseTimestamptz
+          : pg.types.getTypeParser(oid as never, format),
 }
 
 /**
@@ -36,7 +42,11 @@ export type PreparedText = { text: string; name: string }
 export const preparedText = (text: string): PreparedText => ({ text, name: statementName(text) })
 
 /** queryPooled for a text built once: no SQL to assemble and no name to look up per call. */
-export async function queryPrepared<R extends object>(conn: Conn, statement: PreparedText, values: unknown[]): Promise<R[]> {
+export async function queryPrepared<R extends object>(
+  conn: Conn,
+  statement: PreparedText,
+  values: unknown[],
+): Promise<R[]> {
   const pool = poolOf(conn as Db)
   if (!pool) return conn.$queryRawUnsafe<R[]>(statement.text, ...values)
   const { text, name } = statement
@@ -44,14 +54,18 @@ export async function queryPrepared<R extends object>(conn: Conn, statement: Pre
   const read = async () => (await pool.query<R>({ text, values, name, types: numberTypes })).rows
   // No span without a recording one to nest in: tracing off, or a replay outside any operation.
   if (!trace.getActiveSpan()?.isRecording()) return read()
-  return tracer.startActiveSpan('parley.db_query', { kind: SpanKind.CLIENT, attributes: { 'db.system.name': 'postgresql', 'db.query.text': text } }, async (span) => {
-    try {
-      return await read()
-    } catch (error) {
-      span.setStatus({ code: SpanStatusCode.ERROR })
-      throw error
-    } finally {
-      span.end()
-    }
-  })
+  return tracer.startActiveSpan(
+    'parley.db_query',
+    { kind: SpanKind.CLIENT, attributes: { 'db.system.name': 'postgresql', 'db.query.text': text } },
+    async (span) => {
+      try {
+        return await read()
+      } catch (error) {
+        span.setStatus({ code: SpanStatusCode.ERROR })
+        throw error
+      } finally {
+        span.end()
+      }
+    },
+  )
 }

@@ -1,7 +1,15 @@
 import type { MessageKey } from '../domain/core/index.ts'
 import { toUser, type UserRecord } from './records.ts'
 import { queryPooled } from './pooled.ts'
-import { USER_COLUMNS, deletedForUser, directedTo, inMembershipWindow, membershipsAmong, notRecalled, type Reader } from './fragments.ts'
+import {
+  USER_COLUMNS,
+  deletedForUser,
+  directedTo,
+  inMembershipWindow,
+  membershipsAmong,
+  notRecalled,
+  type Reader,
+} from './fragments.ts'
 import { Prisma, bigintArray, planIndependent, type Conn } from './sql.ts'
 
 /**
@@ -9,7 +17,12 @@ import { Prisma, bigintArray, planIndependent, type Conn } from './sql.ts'
  * concurrent calls stay monotonic through the member row lock alone (the conversation row is not
  * locked). Null when the position did not move (already there or beyond, or not a current member).
  */
-export async function advanceReadPosition(conn: Conn, conversationId: number, userId: number, seq: number): Promise<{ lastReadSeq: number; lastReadAt: Date } | null> {
+export async function advanceReadPosition(
+  conn: Conn,
+  conversationId: number,
+  userId: number,
+  seq: number,
+): Promise<{ lastReadSeq: number; lastReadAt: Date } | null> {
   const rows = await conn.$queryRaw<{ lastReadSeq: bigint; lastReadAt: Date }[]>`
     UPDATE conversation_members SET last_read_seq = ${seq}, last_read_at = clock_timestamp()
     WHERE conversation_id = ${conversationId} AND user_id = ${userId} AND left_at IS NULL AND last_read_seq < ${seq}
@@ -63,11 +76,18 @@ const unreadOf = Prisma.sql`
       WHERE w.lo <= w.last_seq) x) counts`
 
 /** Unread counts for the reader's current memberships among `conversationIds` (one statement for an inbox page). */
-export async function countUnread(conn: Conn, reader: Reader, conversationIds: readonly number[]): Promise<(UnreadCounts & { conversationId: number })[]> {
+export async function countUnread(
+  conn: Conn,
+  reader: Reader,
+  conversationIds: readonly number[],
+): Promise<(UnreadCounts & { conversationId: number })[]> {
   // Through the pool, like the page's other reads (an inbox page's 50 rows).
-  const rows = await queryPooled<UnreadCounts & { conversationId: number | bigint }>(conn, Prisma.sql`
+  const rows = await queryPooled<UnreadCounts & { conversationId: number | bigint }>(
+    conn,
+    Prisma.sql`
     SELECT cm.conversation_id AS "conversationId", counts.unread, counts.mentioned
-    FROM ${membershipsAmong(reader.userId, conversationIds)} ${unreadOf}`)
+    FROM ${membershipsAmong(reader.userId, conversationIds)} ${unreadOf}`,
+  )
   return rows.map((r) => ({ conversationId: Number(r.conversationId), unread: r.unread, mentioned: r.mentioned }))
 }
 
@@ -78,13 +98,16 @@ export async function countUnread(conn: Conn, reader: Reader, conversationIds: r
 export async function countUnreadTotal(conn: Conn, reader: Reader): Promise<number> {
   // The member's settings row looked up per membership, as the counter is (see unreadOf): the plan is
   // the same for a viewer in 10 conversations and in 10,000, and PostgreSQL keeps it.
-  const rows = await queryPooled<{ total: number }>(conn, Prisma.sql`
+  const rows = await queryPooled<{ total: number }>(
+    conn,
+    Prisma.sql`
     SELECT coalesce(sum(CASE WHEN counts.unread > 0 THEN counts.unread WHEN cs.marked_unread THEN 1 ELSE 0 END), 0)::int AS total
     FROM conversation_members cm
     LEFT JOIN LATERAL (SELECT cs.marked_unread, cs.do_not_disturb_until FROM conversation_settings cs
       WHERE cs.conversation_id = cm.conversation_id AND cs.user_id = cm.user_id OFFSET 0) cs ON true ${unreadOf}
     WHERE cm.user_id = ${planIndependent(reader.userId)} AND cm.left_at IS NULL
-      AND (cs.do_not_disturb_until IS NULL OR cs.do_not_disturb_until <= clock_timestamp())`)
+      AND (cs.do_not_disturb_until IS NULL OR cs.do_not_disturb_until <= clock_timestamp())`,
+  )
   return rows[0]!.total
 }
 
@@ -100,16 +123,33 @@ const audienceOf = Prisma.sql`
 export type ReceiptCounts = MessageKey & { read: number; unread: number }
 
 /** Read and unread audience counts for messages of `senderId` (one statement for a page of them). */
-export async function countReceipts(conn: Conn, senderId: number, keys: readonly MessageKey[]): Promise<ReceiptCounts[]> {
-  const rows = await queryPooled<{ conversationId: number | bigint; seq: number | bigint; read: number; unread: number }>(conn, Prisma.sql`
+export async function countReceipts(
+  conn: Conn,
+  senderId: number,
+  keys: readonly MessageKey[],
+): Promise<ReceiptCounts[]> {
+  const rows = await queryPooled<{
+    conversationId: number | bigint
+    seq: number | bigint
+    read: number
+    unread: number
+  }>(
+    conn,
+    Prisma.sql`
     SELECT m.conversation_id AS "conversationId", m.seq,
       count(cm.user_id) FILTER (WHERE cm.last_read_seq >= m.seq)::int AS read,
       count(cm.user_id) FILTER (WHERE cm.last_read_seq < m.seq)::int AS unread
     FROM unnest(${bigintArray(keys.map((k) => k.conversationId))}, ${bigintArray(keys.map((k) => k.seq))}) AS k(conversation_id, seq)
     JOIN messages m ON m.conversation_id = k.conversation_id AND m.seq = k.seq AND m.sender_id = ${senderId}
     LEFT JOIN conversation_members cm ON ${audienceOf}
-    GROUP BY m.conversation_id, m.seq`)
-  return rows.map((r) => ({ conversationId: Number(r.conversationId), seq: Number(r.seq), read: r.read, unread: r.unread }))
+    GROUP BY m.conversation_id, m.seq`,
+  )
+  return rows.map((r) => ({
+    conversationId: Number(r.conversationId),
+    seq: Number(r.seq),
+    read: r.read,
+    unread: r.unread,
+  }))
 }
 
 /** User ids of a page of the audience of one message of `senderId` that has (or has not) read it, ascending. */

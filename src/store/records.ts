@@ -74,7 +74,9 @@ export const toUser = (r: { id: Big; handle: string; displayName: string; kind: 
   kind: r.kind,
 })
 
-export const toConversation = (r: Omit<ConversationRecord, 'id' | 'lastSeq' | 'lastPts'> & { id: Big; lastSeq: Big; lastPts: Big }): ConversationRecord => ({
+export const toConversation = (
+  r: Omit<ConversationRecord, 'id' | 'lastSeq' | 'lastPts'> & { id: Big; lastSeq: Big; lastPts: Big },
+): ConversationRecord => ({
   id: num(r.id),
   type: r.type,
   title: r.title,
@@ -86,7 +88,12 @@ export const toConversation = (r: Omit<ConversationRecord, 'id' | 'lastSeq' | 'l
 })
 
 export const toMember = (
-  r: Omit<MemberRecord, 'conversationId' | 'userId' | 'visibleFromSeq' | 'lastReadSeq'> & { conversationId: Big; userId: Big; visibleFromSeq: Big; lastReadSeq: Big },
+  r: Omit<MemberRecord, 'conversationId' | 'userId' | 'visibleFromSeq' | 'lastReadSeq'> & {
+    conversationId: Big
+    userId: Big
+    visibleFromSeq: Big
+    lastReadSeq: Big
+  },
 ): MemberRecord => ({
   conversationId: num(r.conversationId),
   userId: num(r.userId),
@@ -98,7 +105,18 @@ export const toMember = (
   joinedAt: r.joinedAt,
 })
 
-export type MessageRow = Omit<MessageRecord, 'conversationId' | 'seq' | 'pts' | 'senderId' | 'quotedSeq' | 'mentionUserIds' | 'visibleTo' | 'recalledById' | 'reactionsPts'> & {
+export type MessageRow = Omit<
+  MessageRecord,
+  | 'conversationId'
+  | 'seq'
+  | 'pts'
+  | 'senderId'
+  | 'quotedSeq'
+  | 'mentionUserIds'
+  | 'visibleTo'
+  | 'recalledById'
+  | 'reactionsPts'
+> & {
   conversationId: Big
   seq: Big
   pts: Big

@@ -1,8 +1,25 @@
 import type { MessageKey } from '../domain/core/index.ts'
-import { toMember, toMessage, toUser, type MemberRecord, type MessageKind, type MessageRecord, type MessageRow, type UserRecord } from './records.ts'
+import {
+  toMember,
+  toMessage,
+  toUser,
+  type MemberRecord,
+  type MessageKind,
+  type MessageRecord,
+  type MessageRow,
+  type UserRecord,
+} from './records.ts'
 import { queryPooled } from './pooled.ts'
 import { Prisma, bigintArray, limitLiteral, type Conn } from './sql.ts'
-import { USER_COLUMNS, MEMBER_COLUMNS, MESSAGE_COLUMNS, membershipOf, notRecalled, visibleToUser, type Reader } from './fragments.ts'
+import {
+  USER_COLUMNS,
+  MEMBER_COLUMNS,
+  MESSAGE_COLUMNS,
+  membershipOf,
+  notRecalled,
+  visibleToUser,
+  type Reader,
+} from './fragments.ts'
 import type { SearchDocument } from './searchDocuments.ts'
 
 /**
@@ -78,7 +95,8 @@ export function visibleMatchesSql(reader: Reader, q: MessageSearch): Prisma.Sql 
       ? Prisma.sql`s.document @@ ${param('query', Prisma.sql`${q.match.documents}::tsquery`)}`
       : Prisma.sql`message_search_words(s.conversation_id, s.document) @@ ${param('query', Prisma.sql`${q.match.conversationWords.map((w) => `(${w})`).join(' | ')}::tsquery`)}`
   const inDocuments = [
-    q.conversationId !== null && Prisma.sql`s.conversation_id = ${param('conversation', Prisma.sql`${q.conversationId}::bigint`)}`,
+    q.conversationId !== null &&
+      Prisma.sql`s.conversation_id = ${param('conversation', Prisma.sql`${q.conversationId}::bigint`)}`,
     q.sentAfter !== null && Prisma.sql`s.sent_at >= ${param('sent_after', Prisma.sql`${q.sentAfter}::timestamptz`)}`,
     q.sentBefore !== null && Prisma.sql`s.sent_at < ${param('sent_before', Prisma.sql`${q.sentBefore}::timestamptz`)}`,
     q.after !== null &&
@@ -87,7 +105,8 @@ export function visibleMatchesSql(reader: Reader, q: MessageSearch): Prisma.Sql 
   const onMessages = [
     q.senderId !== null && Prisma.sql`m.sender_id = ${param('sender', Prisma.sql`${q.senderId}::bigint`)}`,
     // Cast again: ANY over a bare subquery would compare with each of its rows, here one array.
-    q.kinds !== null && Prisma.sql`m.kind = ANY(${param('kinds', Prisma.sql`${q.kinds}::"MessageKind"[]`)}::"MessageKind"[])`,
+    q.kinds !== null &&
+      Prisma.sql`m.kind = ANY(${param('kinds', Prisma.sql`${q.kinds}::"MessageKind"[]`)}::"MessageKind"[])`,
   ]
   const readerId = Prisma.sql`(SELECT reader FROM p)`
   const matched = matchedCte(match, inDocuments)
@@ -126,8 +145,11 @@ export async function searchVisibleMessages(conn: Conn, reader: Reader, q: Messa
  * again by the search statement itself, so one joined or left in between changes nothing it returns.
  */
 export async function listSearchConversations(conn: Conn, reader: Reader, limit: number): Promise<number[]> {
-  const rows = await queryPooled<{ id: number | bigint }>(conn, Prisma.sql`
-    SELECT conversation_id AS id FROM conversation_members WHERE user_id = ${reader.userId} AND left_at IS NULL LIMIT ${limit}`)
+  const rows = await queryPooled<{ id: number | bigint }>(
+    conn,
+    Prisma.sql`
+    SELECT conversation_id AS id FROM conversation_members WHERE user_id = ${reader.userId} AND left_at IS NULL LIMIT ${limit}`,
+  )
   return rows.map((r) => Number(r.id))
 }
 
@@ -135,23 +157,39 @@ export async function listSearchConversations(conn: Conn, reader: Reader, limit:
 export type UserCursor = { displayName: string; handle: string }
 
 /** Users whose handle or display name matches, by display name then handle. */
-export async function searchUsers(conn: Conn, tsquery: string, after: UserCursor | null, limit: number): Promise<UserRecord[]> {
-  const rows = await queryPooled<Parameters<typeof toUser>[0]>(conn, Prisma.sql`
+export async function searchUsers(
+  conn: Conn,
+  tsquery: string,
+  after: UserCursor | null,
+  limit: number,
+): Promise<UserRecord[]> {
+  const rows = await queryPooled<Parameters<typeof toUser>[0]>(
+    conn,
+    Prisma.sql`
     SELECT ${USER_COLUMNS} FROM users u
     WHERE u.search_document @@ ${tsquery}::tsquery
       ${after ? Prisma.sql`AND (u.display_name, u.handle) > (${after.displayName}, ${after.handle})` : Prisma.empty}
     ORDER BY u.display_name, u.handle
-    LIMIT ${limit}`)
+    LIMIT ${limit}`,
+  )
   return rows.map(toUser)
 }
 
 /** Current members of a conversation whose handle or display name matches, by display name then handle. */
-export async function searchMembers(conn: Conn, conversationId: number, tsquery: string, limit: number): Promise<MemberRecord[]> {
-  const rows = await queryPooled<Parameters<typeof toMember>[0]>(conn, Prisma.sql`
+export async function searchMembers(
+  conn: Conn,
+  conversationId: number,
+  tsquery: string,
+  limit: number,
+): Promise<MemberRecord[]> {
+  const rows = await queryPooled<Parameters<typeof toMember>[0]>(
+    conn,
+    Prisma.sql`
     SELECT ${MEMBER_COLUMNS} FROM conversation_members cm JOIN users u ON u.id = cm.user_id
     WHERE cm.conversation_id = ${conversationId} AND cm.left_at IS NULL AND u.search_document @@ ${tsquery}::tsquery
     ORDER BY u.display_name, u.handle
-    LIMIT ${limit}`)
+    LIMIT ${limit}`,
+  )
   return rows.map(toMember)
 }
 
@@ -163,7 +201,12 @@ const unindexed = (kinds: readonly MessageKind[]) => Prisma.sql`
   AND NOT EXISTS (SELECT 1 FROM message_search s WHERE s.conversation_id = m.conversation_id AND s.seq = m.seq)`
 
 /** The next conversations, by id, that hold messages without a document. */
-export async function findConversationsToIndex(conn: Conn, kinds: readonly MessageKind[], afterId: number, limit: number): Promise<number[]> {
+export async function findConversationsToIndex(
+  conn: Conn,
+  kinds: readonly MessageKind[],
+  afterId: number,
+  limit: number,
+): Promise<number[]> {
   const rows = await conn.$queryRaw<{ id: bigint }[]>`
     SELECT DISTINCT m.conversation_id AS id FROM messages m
     WHERE m.conversation_id > ${afterId} AND ${unindexed(kinds)}
@@ -172,16 +215,33 @@ export async function findConversationsToIndex(conn: Conn, kinds: readonly Messa
 }
 
 /** Messages of one conversation without a document, by seq; run it under the conversation lock. */
-export async function findUnindexedMessages(conn: Conn, conversationId: number, kinds: readonly MessageKind[], afterSeq: number, limit: number): Promise<UnindexedMessage[]> {
-  const rows = await conn.$queryRaw<{ conversationId: bigint; seq: bigint; sentAt: Date; kind: MessageKind; content: unknown }[]>`
+export async function findUnindexedMessages(
+  conn: Conn,
+  conversationId: number,
+  kinds: readonly MessageKind[],
+  afterSeq: number,
+  limit: number,
+): Promise<UnindexedMessage[]> {
+  const rows = await conn.$queryRaw<
+    { conversationId: bigint; seq: bigint; sentAt: Date; kind: MessageKind; content: unknown }[]
+  >`
     SELECT m.conversation_id AS "conversationId", m.seq, m.sent_at AS "sentAt", m.kind, m.content FROM messages m
     WHERE m.conversation_id = ${conversationId} AND m.seq > ${afterSeq} AND ${unindexed(kinds)}
     ORDER BY m.seq LIMIT ${limit}`
-  return rows.map((r) => ({ conversationId: Number(r.conversationId), seq: Number(r.seq), sentAt: r.sentAt, kind: r.kind, content: r.content }))
+  return rows.map((r) => ({
+    conversationId: Number(r.conversationId),
+    seq: Number(r.seq),
+    sentAt: r.sentAt,
+    kind: r.kind,
+    content: r.content,
+  }))
 }
 
 /** Writes documents in one statement; a message indexed meanwhile (by a send or edit) keeps its own. */
-export async function insertDocuments(conn: Conn, rows: readonly (MessageKey & { sentAt: Date; document: SearchDocument })[]): Promise<void> {
+export async function insertDocuments(
+  conn: Conn,
+  rows: readonly (MessageKey & { sentAt: Date; document: SearchDocument })[],
+): Promise<void> {
   if (!rows.length) return
   await conn.$executeRaw`
     INSERT INTO message_search (conversation_id, seq, sent_at, document)
@@ -198,7 +258,10 @@ export async function findUnindexedUsers(conn: Conn, afterId: number, limit: num
 }
 
 /** Sets users' documents, unless handle or display name changed since they were read (the change wrote its own). */
-export async function updateUserDocuments(conn: Conn, rows: readonly (UserRecord & { document: SearchDocument })[]): Promise<void> {
+export async function updateUserDocuments(
+  conn: Conn,
+  rows: readonly (UserRecord & { document: SearchDocument })[],
+): Promise<void> {
   if (!rows.length) return
   await conn.$executeRaw`
     UPDATE users u SET search_document = d.document

@@ -39,7 +39,15 @@ export function isWriteConflict(error: unknown): boolean {
 type ArrayElement = string | number | boolean | null
 
 const element = (v: ArrayElement) =>
-  v === null ? 'NULL' : typeof v === 'string' ? `"${v.replace(/["\\]/g, '\\$&')}"` : typeof v === 'boolean' ? (v ? 't' : 'f') : String(v)
+  v === null
+    ? 'NULL'
+    : typeof v === 'string'
+      ? `"${v.replace(/["\\]/g, '\\$&')}"`
+      : typeof v === 'boolean'
+        ? v
+          ? 't'
+          : 'f'
+        : String(v)
 
 /**
  * An array parameter as ONE PostgreSQL array literal ('{1,"a\\"b",NULL}'), cast in the statement: Prisma

@@ -7,7 +7,11 @@ type Row = Omit<SavedStickerRecord, 'id' | 'userId'> & { id: bigint; userId: big
 const toSticker = (r: Row): SavedStickerRecord => ({ ...r, id: Number(r.id), userId: Number(r.userId) })
 
 /** The user's sticker with this url, and how many they have. */
-export async function findStickerState(conn: Conn, userId: number, url: string): Promise<{ existing: SavedStickerRecord | null; count: number }> {
+export async function findStickerState(
+  conn: Conn,
+  userId: number,
+  url: string,
+): Promise<{ existing: SavedStickerRecord | null; count: number }> {
   const [row] = await conn.$queryRaw<{ existing: Row | null; count: bigint }[]>`
     SELECT (SELECT count(*) FROM saved_stickers WHERE user_id = ${userId}) AS count,
       (SELECT row_to_json(x) FROM (SELECT ${COLUMNS} FROM saved_stickers s WHERE s.user_id = ${userId} AND s.url = ${url}) x) AS existing`
@@ -15,7 +19,10 @@ export async function findStickerState(conn: Conn, userId: number, url: string):
   return { existing, count: Number(row!.count) }
 }
 
-export async function insertSticker(conn: Conn, s: { userId: number; url: string; label: string | null }): Promise<SavedStickerRecord> {
+export async function insertSticker(
+  conn: Conn,
+  s: { userId: number; url: string; label: string | null },
+): Promise<SavedStickerRecord> {
   const [row] = await conn.$queryRaw<Row[]>`
     INSERT INTO saved_stickers AS s (user_id, url, label) VALUES (${s.userId}, ${s.url}, ${s.label}) RETURNING ${COLUMNS}`
   return toSticker(row!)
@@ -27,7 +34,11 @@ export async function deleteSticker(conn: Conn, userId: number, id: number): Pro
 }
 
 /** The user's stickers, newest first, a page below `beforeId`. */
-export async function listStickers(conn: Conn, userId: number, page: { beforeId: number | null; limit: number }): Promise<SavedStickerRecord[]> {
+export async function listStickers(
+  conn: Conn,
+  userId: number,
+  page: { beforeId: number | null; limit: number },
+): Promise<SavedStickerRecord[]> {
   const rows = await conn.$queryRaw<Row[]>`
     SELECT ${COLUMNS} FROM saved_stickers s
     WHERE s.user_id = ${userId} ${page.beforeId === null ? Prisma.empty : Prisma.sql`AND s.id < ${page.beforeId}`}
@@ -36,6 +47,8 @@ export async function listStickers(conn: Conn, userId: number, page: { beforeId:
 }
 
 export async function findSticker(conn: Conn, userId: number, id: number): Promise<SavedStickerRecord | null> {
-  const [row] = await conn.$queryRaw<Row[]>`SELECT ${COLUMNS} FROM saved_stickers s WHERE s.id = ${id} AND s.user_id = ${userId}`
+  const [row] = await conn.$queryRaw<
+    Row[]
+  >`SELECT ${COLUMNS} FROM saved_stickers s WHERE s.id = ${id} AND s.user_id = ${userId}`
   return row ? toSticker(row) : null
 }

@@ -26,7 +26,12 @@ export type SyncKey = { xid: string; kind: number; conversationId: number; seq: 
  * see. Without `mid`, everything `since` does not see. `floors` are conversations already delivered
  * up to exactly that pts (a live stream's MessageEvents).
  */
-export type SyncRange = { since: Snapshot; mid: Snapshot | null; after: SyncKey | null; floors: readonly (readonly [number, number])[] }
+export type SyncRange = {
+  since: Snapshot
+  mid: Snapshot | null
+  after: SyncKey | null
+  floors: readonly (readonly [number, number])[]
+}
 
 /** One changed thing: a conversation's pts (0), the viewer's membership (1), or a message state (2); `late`: from the second part. */
 export type SyncChange = SyncKey & { left: boolean; late: boolean }
@@ -43,15 +48,29 @@ export const MESSAGE_STATE_CHANGE = 2
  * batches before delivered.
  */
 export function rangeAfter(range: SyncRange, snapshot: Snapshot, change: SyncChange): SyncRange {
-  const after = { xid: change.xid, kind: change.kind, conversationId: change.conversationId, seq: change.seq, action: change.action }
-  return change.late ? { since: range.mid ?? range.since, mid: snapshot, after, floors: range.floors } : { ...range, after }
+  const after = {
+    xid: change.xid,
+    kind: change.kind,
+    conversationId: change.conversationId,
+    seq: change.seq,
+    action: change.action,
+  }
+  return change.late
+    ? { since: range.mid ?? range.since, mid: snapshot, after, floors: range.floors }
+    : { ...range, after }
 }
 
 /** The current snapshot, and whether `since` is ahead of it (a token from another or a restored database). */
-export async function readSnapshot(conn: Conn, since: Snapshot | null): Promise<{ snapshot: Snapshot; ahead: boolean }> {
-  const rows = await queryPooled<{ snapshot: string; ahead: boolean | null }>(conn, Prisma.sql`
+export async function readSnapshot(
+  conn: Conn,
+  since: Snapshot | null,
+): Promise<{ snapshot: Snapshot; ahead: boolean }> {
+  const rows = await queryPooled<{ snapshot: string; ahead: boolean | null }>(
+    conn,
+    Prisma.sql`
     SELECT pg_current_snapshot()::text AS snapshot,
-           pg_snapshot_xmax(${since}::pg_snapshot) > pg_snapshot_xmax(pg_current_snapshot()) AS ahead`)
+           pg_snapshot_xmax(${since}::pg_snapshot) > pg_snapshot_xmax(pg_current_snapshot()) AS ahead`,
+  )
   return { snapshot: rows[0]!.snapshot, ahead: rows[0]!.ahead === true }
 }
 
@@ -63,14 +82,28 @@ const unseenBy = (xid: Prisma.Sql, snapshot: Snapshot) =>
  * One source of changes, of one kind: `columns` its key after the xid as the sort key has it,
  * `indexed` how many of them its sync index holds after the xid, so a position is an index bound.
  */
-type Source = { kind: number; xid: Prisma.Sql; columns: Prisma.Sql[]; indexed: number; rows: (where: Prisma.Sql, limit: number) => Prisma.Sql }
+type Source = {
+  kind: number
+  xid: Prisma.Sql
+  columns: Prisma.Sql[]
+  indexed: number
+  rows: (where: Prisma.Sql, limit: number) => Prisma.Sql
+}
 
 /** A source's rows sorting after `k`: the index range starts at `k` (exact on the indexed columns, the rest filtered). */
 function sortsAfter(source: Source, k: SyncKey): Prisma.Sql {
   const kxid = Prisma.sql`${k.xid}::xid8`
-  if (source.kind !== k.kind) return source.kind < k.kind ? Prisma.sql`${source.xid} > ${kxid}` : Prisma.sql`${source.xid} >= ${kxid}`
-  const values = [Prisma.sql`${k.conversationId}::bigint`, Prisma.sql`${k.seq}::bigint`, Prisma.sql`${k.action}::text`].slice(0, source.columns.length)
-  const row = (n: number) => [Prisma.join([source.xid, ...source.columns.slice(0, n)]), Prisma.join([kxid, ...values.slice(0, n)])]
+  if (source.kind !== k.kind)
+    return source.kind < k.kind ? Prisma.sql`${source.xid} > ${kxid}` : Prisma.sql`${source.xid} >= ${kxid}`
+  const values = [
+    Prisma.sql`${k.conversationId}::bigint`,
+    Prisma.sql`${k.seq}::bigint`,
+    Prisma.sql`${k.action}::text`,
+  ].slice(0, source.columns.length)
+  const row = (n: number) => [
+    Prisma.join([source.xid, ...source.columns.slice(0, n)]),
+    Prisma.join([kxid, ...values.slice(0, n)]),
+  ]
   const [all, allValues] = row(source.columns.length)
   if (source.indexed === source.columns.length) return Prisma.sql`(${all}) > (${allValues})`
   const [bound, boundValues] = row(source.indexed)
@@ -83,13 +116,17 @@ function sortsAfter(source: Source, k: SyncKey): Prisma.Sql {
  * the position to `mid`'s xmax, the second from `mid`'s xmin (disjoint: `mid` sees one, not the other).
  */
 function parts(source: Source, range: SyncRange, limit: number): Prisma.Sql[] {
-  const part = (late: boolean, where: Prisma.Sql) => Prisma.sql`(SELECT ${Prisma.raw(String(late))} AS late, * FROM ${source.rows(where, limit)} r)`
+  const part = (late: boolean, where: Prisma.Sql) =>
+    Prisma.sql`(SELECT ${Prisma.raw(String(late))} AS late, * FROM ${source.rows(where, limit)} r)`
   const fresh = unseenBy(source.xid, range.since)
   if (!range.mid) return [part(true, fresh)]
   const mid = Prisma.sql`${range.mid}::pg_snapshot`
   const seen = Prisma.sql`${source.xid} < pg_snapshot_xmax(${mid}) AND pg_visible_in_snapshot(${source.xid}, ${mid})`
   const position = range.after ? Prisma.sql` AND ${sortsAfter(source, range.after)}` : Prisma.empty
-  return [part(false, Prisma.sql`${fresh} AND ${seen}${position}`), part(true, Prisma.sql`${fresh} AND ${unseenBy(source.xid, range.mid)}`)]
+  return [
+    part(false, Prisma.sql`${fresh} AND ${seen}${position}`),
+    part(true, Prisma.sql`${fresh} AND ${unseenBy(source.xid, range.mid)}`),
+  ]
 }
 
 /**
@@ -104,26 +141,47 @@ const changesSql = (userId: number, range: SyncRange, limit: number) => {
   const floorPts = bigintArray(range.floors.map(([, pts]) => pts))
   const sources: Source[] = [
     {
-      kind: CONVERSATION_CHANGE, xid: Prisma.sql`c.sync_xid`, columns: [Prisma.sql`c.id`], indexed: 1,
-      rows: (where, n) => Prisma.sql`(SELECT c.sync_xid AS x, 0 AS kind, c.id AS "conversationId", 0::bigint AS seq, ''::text AS action, false AS "left"
+      kind: CONVERSATION_CHANGE,
+      xid: Prisma.sql`c.sync_xid`,
+      columns: [Prisma.sql`c.id`],
+      indexed: 1,
+      rows: (
+        where,
+        n,
+      ) => Prisma.sql`(SELECT c.sync_xid AS x, 0 AS kind, c.id AS "conversationId", 0::bigint AS seq, ''::text AS action, false AS "left"
         FROM conversations c JOIN conversation_members m ON m.conversation_id = c.id AND m.user_id = ${userId} AND m.left_at IS NULL
         WHERE ${where} AND NOT EXISTS (SELECT 1 FROM unnest(${floorIds}, ${floorPts}) f(id, pts) WHERE f.id = c.id AND f.pts = c.last_pts)
         ORDER BY c.sync_xid, c.id LIMIT ${n})`,
     },
     {
-      kind: MEMBERSHIP_CHANGE, xid: Prisma.sql`m.sync_xid`, columns: [Prisma.sql`m.conversation_id`], indexed: 1,
-      rows: (where, n) => Prisma.sql`(SELECT m.sync_xid AS x, 1 AS kind, m.conversation_id AS "conversationId", 0::bigint AS seq, ''::text AS action, m.left_at IS NOT NULL AS "left"
+      kind: MEMBERSHIP_CHANGE,
+      xid: Prisma.sql`m.sync_xid`,
+      columns: [Prisma.sql`m.conversation_id`],
+      indexed: 1,
+      rows: (
+        where,
+        n,
+      ) => Prisma.sql`(SELECT m.sync_xid AS x, 1 AS kind, m.conversation_id AS "conversationId", 0::bigint AS seq, ''::text AS action, m.left_at IS NOT NULL AS "left"
         FROM conversation_members m WHERE m.user_id = ${userId} AND ${where}
         ORDER BY m.sync_xid, m.conversation_id LIMIT ${n})`,
     },
     {
-      kind: MESSAGE_STATE_CHANGE, xid: Prisma.sql`a.sync_xid`, columns: [Prisma.sql`a.conversation_id`, Prisma.sql`a.seq`, Prisma.sql`a.action::text`], indexed: 2,
-      rows: (where, n) => Prisma.sql`(SELECT a.sync_xid AS x, 2 AS kind, a.conversation_id AS "conversationId", a.seq, a.action::text AS action, false AS "left"
+      kind: MESSAGE_STATE_CHANGE,
+      xid: Prisma.sql`a.sync_xid`,
+      columns: [Prisma.sql`a.conversation_id`, Prisma.sql`a.seq`, Prisma.sql`a.action::text`],
+      indexed: 2,
+      rows: (
+        where,
+        n,
+      ) => Prisma.sql`(SELECT a.sync_xid AS x, 2 AS kind, a.conversation_id AS "conversationId", a.seq, a.action::text AS action, false AS "left"
         FROM message_user_actions a WHERE a.user_id = ${userId} AND ${where}
         ORDER BY a.sync_xid, a.conversation_id, a.seq, a.action::text LIMIT ${n})`,
     },
   ]
-  return Prisma.sql`${Prisma.join(sources.flatMap((source) => parts(source, range, limit)), ' UNION ALL ')}
+  return Prisma.sql`${Prisma.join(
+    sources.flatMap((source) => parts(source, range, limit)),
+    ' UNION ALL ',
+  )}
     ORDER BY late, x, kind, "conversationId", seq, action
     LIMIT ${limit}`
 }
@@ -139,8 +197,14 @@ type HeadsRow = { headIds: number[] | null; headPts: number[] | null }
 const headsOf = (row: HeadsRow | undefined) => new Map((row?.headIds ?? []).map((id, i) => [id, row!.headPts![i]!]))
 
 /** The current snapshot and, at it, the last_pts of each of `conversationIds` (a live stream's start without a difference). */
-export async function readHeads(db: Db, conversationIds: readonly number[]): Promise<{ snapshot: Snapshot; heads: Map<number, number> }> {
-  const rows = await queryPooled<HeadsRow & { snapshot: string }>(db, Prisma.sql`SELECT pg_current_snapshot()::text AS snapshot, h.* FROM ${headsSql(conversationIds)}`)
+export async function readHeads(
+  db: Db,
+  conversationIds: readonly number[],
+): Promise<{ snapshot: Snapshot; heads: Map<number, number> }> {
+  const rows = await queryPooled<HeadsRow & { snapshot: string }>(
+    db,
+    Prisma.sql`SELECT pg_current_snapshot()::text AS snapshot, h.* FROM ${headsSql(conversationIds)}`,
+  )
   return { snapshot: rows[0]!.snapshot, heads: headsOf(rows[0]) }
 }
 
@@ -157,8 +221,18 @@ export type DifferenceChange = SyncChange & {
  * resumed account stream's CPU); timestamps come as epoch milliseconds.
  */
 type ChangeTuple = [
-  late: boolean, xid: string, kind: number, conversationId: number, seq: number, action: string, left: boolean,
-  access: AccessTuple | null, favorite: boolean | null, deletedForMe: boolean | null, remindAt: number | null, visibleStatus: MessageStatus | null,
+  late: boolean,
+  xid: string,
+  kind: number,
+  conversationId: number,
+  seq: number,
+  action: string,
+  left: boolean,
+  access: AccessTuple | null,
+  favorite: boolean | null,
+  deletedForMe: boolean | null,
+  remindAt: number | null,
+  visibleStatus: MessageStatus | null,
 ]
 
 /**
@@ -179,7 +253,9 @@ export async function readSyncDifference(
   heads: readonly number[] = [],
 ): Promise<{ snapshot: Snapshot; ahead: boolean; changes: DifferenceChange[]; heads: Map<number, number> }> {
   const reader = { userId }
-  const rows = await queryPooled<HeadsRow & { snapshot: string; ahead: boolean | null; changes: ChangeTuple[] }>(db, Prisma.sql`${plannedPerCall}
+  const rows = await queryPooled<HeadsRow & { snapshot: string; ahead: boolean | null; changes: ChangeTuple[] }>(
+    db,
+    Prisma.sql`${plannedPerCall}
     WITH ch AS MATERIALIZED (${changesSql(userId, range, limit)}),
     states AS (${viewerStatesSql(userId, Prisma.sql`(SELECT DISTINCT "conversationId" AS conversation_id, seq FROM ch WHERE kind = 2) k`)})
     SELECT s.snapshot::text AS snapshot, pg_snapshot_xmax(${range.since}::pg_snapshot) > pg_snapshot_xmax(s.snapshot) AS ahead, h.*,
@@ -192,19 +268,42 @@ export async function readSyncDifference(
       LEFT JOIN LATERAL (
         SELECT m.status FROM messages m ${readerMembership(reader)}
         WHERE ch.kind = 2 AND m.conversation_id = ch."conversationId" AND m.seq = ch.seq AND ${visibleTo(reader)}) shown ON true) AS changes
-    FROM (SELECT pg_current_snapshot() AS snapshot) s CROSS JOIN ${headsSql(heads)}`)
+    FROM (SELECT pg_current_snapshot() AS snapshot) s CROSS JOIN ${headsSql(heads)}`,
+  )
   const row = rows[0]!
-  const changes = row.changes.map(([late, xid, kind, conversationId, seq, action, left, access, favorite, deletedForMe, remindAt, visibleStatus]): DifferenceChange => ({
-    xid,
-    kind,
-    conversationId,
-    seq,
-    action,
-    left,
-    late,
-    access: access && accessFromTuple(access),
-    state: kind === MESSAGE_STATE_CHANGE ? { stored: favorite === null ? null : { favorite, deletedForMe: deletedForMe!, remindAt: dateFromMs(remindAt) }, visibleStatus } : null,
-  }))
+  const changes = row.changes.map(
+    ([
+      late,
+      xid,
+      kind,
+      conversationId,
+      seq,
+      action,
+      left,
+      access,
+      favorite,
+      deletedForMe,
+      remindAt,
+      visibleStatus,
+    ]): DifferenceChange => ({
+      xid,
+      kind,
+      conversationId,
+      seq,
+      action,
+      left,
+      late,
+      access: access && accessFromTuple(access),
+      state:
+        kind === MESSAGE_STATE_CHANGE
+          ? {
+              stored:
+                favorite === null ? null : { favorite, deletedForMe: deletedForMe!, remindAt: dateFromMs(remindAt) },
+              visibleStatus,
+            }
+          : null,
+    }),
+  )
   return { snapshot: row.snapshot, ahead: row.ahead === true, changes, heads: headsOf(row) }
 }
 

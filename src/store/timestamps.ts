@@ -18,10 +18,24 @@ export function parseTimestamptz(text: string): Date {
   const n = text.length
   const fraction = n - 23 // digits after the '.' at 19, before '+00'
   if (n < 22 || n > 29 || fraction === 0 || !text.endsWith('+00')) return parseAny(text)
-  if (text.charCodeAt(4) !== DASH || text.charCodeAt(10) !== SPACE || (fraction > 0 && text.charCodeAt(19) !== DOT)) return parseAny(text)
+  if (text.charCodeAt(4) !== DASH || text.charCodeAt(10) !== SPACE || (fraction > 0 && text.charCodeAt(19) !== DOT))
+    return parseAny(text)
   const year = twoDigits(text, 0) * 100 + twoDigits(text, 2)
   // Date.UTC reads years 0–99 as 1900–1999.
   if (year < 100) return parseAny(text)
-  const ms = fraction < 1 ? 0 : digit(text, 20) * 100 + (fraction < 2 ? 0 : digit(text, 21) * 10 + (fraction < 3 ? 0 : digit(text, 22)))
-  return new Date(Date.UTC(year, twoDigits(text, 5) - 1, twoDigits(text, 8), twoDigits(text, 11), twoDigits(text, 14), twoDigits(text, 17), ms))
+  const ms =
+    fraction < 1
+      ? 0
+      : digit(text, 20) * 100 + (fraction < 2 ? 0 : digit(text, 21) * 10 + (fraction < 3 ? 0 : digit(text, 22)))
+  return new Date(
+    Date.UTC(
+      year,
+      twoDigits(text, 5) - 1,
+      twoDigits(text, 8),
+      twoDigits(text, 11),
+      twoDigits(text, 14),
+      twoDigits(text, 17),
+      ms,
+    ),
+  )
 }

@@ -35,7 +35,12 @@ export async function activateActions(
 }
 
 /** Makes the user's `action` INACTIVE on each message; returns the keys that were ACTIVE. */
-export async function deactivateActions(conn: Conn, userId: number, keys: readonly MessageKey[], action: UserAction): Promise<MessageKey[]> {
+export async function deactivateActions(
+  conn: Conn,
+  userId: number,
+  keys: readonly MessageKey[],
+  action: UserAction,
+): Promise<MessageKey[]> {
   const rows = await conn.$queryRaw<KeyRow[]>`
     UPDATE message_user_actions ua SET status = 'INACTIVE', updated_at = now()
     FROM ${keysTable(keys)}
@@ -62,7 +67,11 @@ export const viewerStatesSql = (userId: number, keys: Prisma.Sql) => Prisma.sql`
     GROUP BY ua.conversation_id, ua.seq`
 
 /** The user's ACTIVE actions on each message, one row per message that has any (absent = none). */
-export async function findViewerStates(conn: Conn, userId: number, keys: readonly MessageKey[]): Promise<ViewerStateRecord[]> {
+export async function findViewerStates(
+  conn: Conn,
+  userId: number,
+  keys: readonly MessageKey[],
+): Promise<ViewerStateRecord[]> {
   const rows = await queryPooled<KeyRow & ViewerState>(conn, viewerStatesSql(userId, keysTable(keys)))
   return rows.map((r) => ({ ...toKey(r), favorite: r.favorite, deletedForMe: r.deletedForMe, remindAt: r.remindAt }))
 }
@@ -94,7 +103,9 @@ export async function listActionMessages(
     ? Prisma.sql`AND (${at}, ua.conversation_id, ua.seq) ${descending ? Prisma.sql`<` : Prisma.sql`>`}
         (${opts.after.at}::timestamptz, ${opts.after.conversationId}::bigint, ${opts.after.seq}::bigint)`
     : Prisma.empty
-  const rows = await queryPooled<MessageRow & { actionAt: Date }>(conn, Prisma.sql`
+  const rows = await queryPooled<MessageRow & { actionAt: Date }>(
+    conn,
+    Prisma.sql`
     SELECT ${MESSAGE_COLUMNS}, ${at} AS "actionAt"
     FROM message_user_actions ua
     JOIN messages m ON m.conversation_id = ua.conversation_id AND m.seq = ua.seq
@@ -104,7 +115,8 @@ export async function listActionMessages(
       ${after}
       ${opts.atBefore ? Prisma.sql`AND ${at} < ${opts.atBefore}::timestamptz` : Prisma.empty}
     ORDER BY ${at} ${direction}, ua.conversation_id ${direction}, ua.seq ${direction}
-    LIMIT ${opts.limit}`)
+    LIMIT ${opts.limit}`,
+  )
   return rows.map((r) => ({ ...toMessage(r), actionAt: r.actionAt }))
 }
 

@@ -15,13 +15,18 @@ export async function lockUser(conn: Conn, userId: number): Promise<void> {
 }
 
 export async function findUsersByIds(conn: Conn, ids: readonly number[]): Promise<UserRecord[]> {
-  const rows = await queryPooled<Parameters<typeof toUser>[0]>(conn, Prisma.sql`
-    SELECT ${USER_COLUMNS} FROM users u WHERE u.id = ANY(${bigintArray(ids)})`)
+  const rows = await queryPooled<Parameters<typeof toUser>[0]>(
+    conn,
+    Prisma.sql`
+    SELECT ${USER_COLUMNS} FROM users u WHERE u.id = ANY(${bigintArray(ids)})`,
+  )
   return rows.map(toUser)
 }
 
 export async function findUserByHandle(conn: Conn, handle: string): Promise<{ id: number; kind: UserKind } | null> {
-  const rows = await conn.$queryRaw<{ id: bigint; kind: UserKind }[]>`SELECT id, kind FROM users WHERE handle = ${handle}`
+  const rows = await conn.$queryRaw<
+    { id: bigint; kind: UserKind }[]
+  >`SELECT id, kind FROM users WHERE handle = ${handle}`
   return rows[0] ? { id: Number(rows[0].id), kind: rows[0].kind } : null
 }
 
@@ -51,6 +56,8 @@ export async function upsertUsers(conn: Conn, users: UserDraft[]): Promise<UserR
 }
 
 export async function countExistingUsers(conn: Conn, ids: readonly number[]): Promise<number> {
-  const rows = await conn.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM users WHERE id = ANY(${bigintArray(ids)})`
+  const rows = await conn.$queryRaw<
+    { n: number }[]
+  >`SELECT count(*)::int AS n FROM users WHERE id = ANY(${bigintArray(ids)})`
   return rows[0]!.n
 }

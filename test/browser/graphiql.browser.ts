@@ -72,7 +72,10 @@ it(`GraphiQL loads offline, fetches the schema with its prefilled header and sho
   await page.keyboard.insertText('{ viewer { user { handle } } }')
   await page.keyboard.press('ControlOrMeta+Enter')
 
-  await page.locator('.result-window').filter({ hasText: new RegExp(`"handle":\\s*"${DEV_USER}"`) }).waitFor()
+  await page
+    .locator('.result-window')
+    .filter({ hasText: new RegExp(`"handle":\\s*"${DEV_USER}"`) })
+    .waitFor()
   const shown = (await page.locator('.result-window').innerText()).replace(/\s+/g, '')
   expect(JSON.parse(shown)).toEqual({ data: { viewer: { user: { handle: DEV_USER } } } })
   expect(failures).toEqual([])

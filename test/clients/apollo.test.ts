@@ -16,12 +16,18 @@ failOnConsoleWarnings()
 /** An Apollo client for `user` that counts the HTTP requests it makes. */
 function apollo(user: TestUser) {
   const { fetch: counting, requests } = countingFetch()
-  const client = createApolloClient({ httpUrl: live.server.url, wsUrl: live.server.wsUrl, token: user.token, fetch: counting })
+  const client = createApolloClient({
+    httpUrl: live.server.url,
+    wsUrl: live.server.wsUrl,
+    token: user.token,
+    fetch: counting,
+  })
   clients.push(client)
   return { client, requests }
 }
 
-const seqs = (data: { conversation?: { messages: { edges: { node: { seq: number } }[] } } | null }) => data.conversation!.messages.edges.map((e) => e.node.seq)
+const seqs = (data: { conversation?: { messages: { edges: { node: { seq: number } }[] } } | null }) =>
+  data.conversation!.messages.edges.map((e) => e.node.seq)
 
 describe('Apollo Client (InMemoryCache, relayStylePagination)', () => {
   it('pages back twice into one ascending list', async () => {
@@ -51,7 +57,8 @@ describe('Apollo Client (InMemoryCache, relayStylePagination)', () => {
     const sent = [await sendText(alice!, group.id, 'one'), await sendText(alice!, group.id, 'two')]
     const reader = apollo(bob!)
     const screen = reader.client.watchQuery({ query: ChatScreen, variables: { id: group.id, count: 10 } })
-    const cached = () => reader.client.readQuery({ query: ChatScreen, variables: { id: group.id, count: 10 } })!.conversation!
+    const cached = () =>
+      reader.client.readQuery({ query: ChatScreen, variables: { id: group.id, count: 10 } })!.conversation!
     await reader.client.query({ query: ChatScreen, variables: { id: group.id, count: 10 } })
     const subscription = screen.subscribe(() => {})
     expect(cached().unreadCount).toBe(2)
@@ -61,15 +68,24 @@ describe('Apollo Client (InMemoryCache, relayStylePagination)', () => {
 
     const writer = apollo(alice!)
     await writer.client.query({ query: ChatScreen, variables: { id: group.id, count: 10 } })
-    const own = () => writer.client.readQuery({ query: ChatScreen, variables: { id: group.id, count: 10 } })!.conversation!.messages.edges.map((e) => e.node)
+    const own = () =>
+      writer.client
+        .readQuery({ query: ChatScreen, variables: { id: group.id, count: 10 } })!
+        .conversation!.messages.edges.map((e) => e.node)
     await writer.client.mutate({ mutation: ClientEdit, variables: { id: sent[0]!.message.id, text: 'one, edited' } })
     await writer.client.mutate({ mutation: ClientRecall, variables: { id: sent[1]!.message.id } })
     await writer.client.mutate({
       mutation: ClientSend,
-      variables: { input: { conversationId: group.id, clientMessageId: 'apollo-send', content: { text: { text: 'three' } } } },
+      variables: {
+        input: { conversationId: group.id, clientMessageId: 'apollo-send', content: { text: { text: 'three' } } },
+      },
       update: (_cache, { data }) => appendMessageEdge(writer.client, group.id, data!.sendMessage.edge),
     })
-    expect(own().slice(1).map((m) => [m.seq, m.status, m.content && 'text' in m.content ? m.content.text : null])).toEqual([
+    expect(
+      own()
+        .slice(1)
+        .map((m) => [m.seq, m.status, m.content && 'text' in m.content ? m.content.text : null]),
+    ).toEqual([
       [2, 'EDITED', 'one, edited'],
       [3, 'RECALLED', null],
       [4, 'NORMAL', 'three'],
@@ -85,16 +101,18 @@ describe('Apollo Client (InMemoryCache, relayStylePagination)', () => {
     const { client, requests } = apollo(bob!)
     const initial = await client.query({ query: ChatScreen, variables: { id: group.id, count: 10 } })
     const arrived = new Promise<void>((resolve, reject) => {
-      const subscription = client.subscribe({ query: ClientEvents, variables: { id: group.id, sincePts: group.lastPts } }).subscribe({
-        next: ({ data }) => {
-          const event = data?.conversationEvents
-          if (!event || !('kind' in event) || event.kind !== 'ADDED') return
-          appendMessageEdge(client, group.id, { cursor: event.cursor, node: event.message })
-          subscription.unsubscribe()
-          resolve()
-        },
-        error: reject,
-      })
+      const subscription = client
+        .subscribe({ query: ClientEvents, variables: { id: group.id, sincePts: group.lastPts } })
+        .subscribe({
+          next: ({ data }) => {
+            const event = data?.conversationEvents
+            if (!event || !('kind' in event) || event.kind !== 'ADDED') return
+            appendMessageEdge(client, group.id, { cursor: event.cursor, node: event.message })
+            subscription.unsubscribe()
+            resolve()
+          },
+          error: reject,
+        })
     })
     const sent = await sendText(alice!, group.id, 'live')
     await arrived
@@ -104,4 +122,3 @@ describe('Apollo Client (InMemoryCache, relayStylePagination)', () => {
     expect(requests).toEqual(['ClientChatScreen'])
   })
 })
-

@@ -8,37 +8,90 @@ export const ChatScreen = graphql(`
       id
       title
       unreadCount
-      viewerMember { id lastReadSeq }
+      viewerMember {
+        id
+        lastReadSeq
+      }
       messages(last: $count, before: $before) {
         edges {
           cursor
           node {
-            id seq status sentAt
-            sender { id displayName }
-            content { ... on TextContent { text } ... on SystemContent { event text } ... on StickerContent { url label } ... on FileContent { name sizeBytes } }
+            id
+            seq
+            status
+            sentAt
+            sender {
+              id
+              displayName
+            }
+            content {
+              ... on TextContent {
+                text
+              }
+              ... on SystemContent {
+                event
+                text
+              }
+              ... on StickerContent {
+                url
+                label
+              }
+              ... on FileContent {
+                name
+                sizeBytes
+              }
+            }
           }
         }
-        pageInfo { hasPreviousPage startCursor endCursor }
+        pageInfo {
+          hasPreviousPage
+          startCursor
+          endCursor
+        }
       }
     }
   }
 `)
 
-
 export const ClientMarkRead = graphql(`
   mutation ClientMarkRead($id: ID!) {
-    markConversationRead(conversationId: $id) { id lastReadSeq conversation { id unreadCount } }
+    markConversationRead(conversationId: $id) {
+      id
+      lastReadSeq
+      conversation {
+        id
+        unreadCount
+      }
+    }
   }
 `)
 
 export const ClientEdit = graphql(`
   mutation ClientEdit($id: ID!, $text: String!) {
-    editMessage(messageId: $id, content: { text: { text: $text } }) { id status content { ... on TextContent { text } } }
+    editMessage(messageId: $id, content: { text: { text: $text } }) {
+      id
+      status
+      content {
+        ... on TextContent {
+          text
+        }
+      }
+    }
   }
 `)
 
 export const ClientRecall = graphql(`
-  mutation ClientRecall($id: ID!) { recallMessage(messageId: $id) { id status content { ... on TextContent { text } } } }
+  mutation ClientRecall($id: ID!) {
+    recallMessage(messageId: $id) {
+      id
+      status
+      content {
+        ... on TextContent {
+          text
+        }
+      }
+    }
+  }
 `)
 
 export const ClientSend = graphql(`
@@ -47,9 +100,31 @@ export const ClientSend = graphql(`
       edge {
         cursor
         node {
-          id seq status sentAt
-          sender { id displayName }
-          content { ... on TextContent { text } ... on SystemContent { event text } ... on StickerContent { url label } ... on FileContent { name sizeBytes } }
+          id
+          seq
+          status
+          sentAt
+          sender {
+            id
+            displayName
+          }
+          content {
+            ... on TextContent {
+              text
+            }
+            ... on SystemContent {
+              event
+              text
+            }
+            ... on StickerContent {
+              url
+              label
+            }
+            ... on FileContent {
+              name
+              sizeBytes
+            }
+          }
         }
       }
     }
@@ -63,9 +138,31 @@ export const ClientEvents = graphql(`
         kind
         cursor
         message {
-          id seq status sentAt
-          sender { id displayName }
-          content { ... on TextContent { text } ... on SystemContent { event text } ... on StickerContent { url label } ... on FileContent { name sizeBytes } }
+          id
+          seq
+          status
+          sentAt
+          sender {
+            id
+            displayName
+          }
+          content {
+            ... on TextContent {
+              text
+            }
+            ... on SystemContent {
+              event
+              text
+            }
+            ... on StickerContent {
+              url
+              label
+            }
+            ... on FileContent {
+              name
+              sizeBytes
+            }
+          }
         }
       }
     }

@@ -1,5 +1,14 @@
 import { createClient } from 'graphql-ws'
-import { Environment, Network, Observable, RecordSource, Store, type GraphQLResponse, type RequestParameters, type Variables } from 'relay-runtime'
+import {
+  Environment,
+  Network,
+  Observable,
+  RecordSource,
+  Store,
+  type GraphQLResponse,
+  type RequestParameters,
+  type Variables,
+} from 'relay-runtime'
 import WebSocket from 'ws'
 
 /** A Relay environment against Parley: queries and mutations over HTTP, subscriptions over graphql-ws. */
@@ -16,6 +25,14 @@ export function createRelayEnvironment(opts: { httpUrl: string; wsUrl: string; t
     return (await response.json()) as GraphQLResponse
   }
   const subscribeFn = (params: RequestParameters, variables: Variables) =>
-    Observable.create<GraphQLResponse>((sink) => ws.subscribe({ query: params.text!, operationName: params.name, variables }, sink as never))
-  return { environment: new Environment({ network: Network.create(fetchFn, subscribeFn), store: new Store(new RecordSource()) }), close: () => ws.dispose() }
+    Observable.create<GraphQLResponse>((sink) =>
+      ws.subscribe({ query: params.text!, operationName: params.name, variables }, sink as never),
+    )
+  return {
+    environment: new Environment({
+      network: Network.create(fetchFn, subscribeFn),
+      store: new Store(new RecordSource()),
+    }),
+    close: () => ws.dispose(),
+  }
 }

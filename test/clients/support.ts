@@ -5,7 +5,8 @@ export function failOnConsoleWarnings() {
   let warnings: unknown[][] = []
   beforeEach(() => {
     warnings = []
-    for (const level of ['warn', 'error'] as const) vi.spyOn(console, level).mockImplementation((...args) => void warnings.push(args))
+    for (const level of ['warn', 'error'] as const)
+      vi.spyOn(console, level).mockImplementation((...args) => void warnings.push(args))
   })
   afterEach(() => {
     vi.restoreAllMocks()
@@ -17,7 +18,9 @@ export function failOnConsoleWarnings() {
 export function countingFetch(): { fetch: typeof fetch; requests: string[] } {
   const requests: string[] = []
   const counting: typeof fetch = (input, init) => {
-    const body = init?.body ? JSON.parse(String(init.body)) : { operationName: new URL(String(input)).searchParams.get('operationName') }
+    const body = init?.body
+      ? JSON.parse(String(init.body))
+      : { operationName: new URL(String(input)).searchParams.get('operationName') }
     requests.push(body.operationName)
     return fetch(input, init)
   }

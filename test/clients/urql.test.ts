@@ -14,7 +14,15 @@ failOnConsoleWarnings()
 
 function urql(user: TestUser) {
   const { fetch: counting, requests } = countingFetch()
-  return { client: createUrqlClient({ httpUrl: live.server.url, wsUrl: live.server.wsUrl, token: user.token, fetch: counting }), requests }
+  return {
+    client: createUrqlClient({
+      httpUrl: live.server.url,
+      wsUrl: live.server.wsUrl,
+      token: user.token,
+      fetch: counting,
+    }),
+    requests,
+  }
 }
 
 type Screen = NonNullable<Awaited<ReturnType<typeof readScreen>>>
@@ -23,7 +31,8 @@ async function readScreen(client: Client, id: string, count: number, before?: st
   if (result.error) throw result.error
   return result.data!.conversation!
 }
-const cachedScreen = (client: Client, id: string, count: number) => client.readQuery(ChatScreen, { id, count })!.data!.conversation!
+const cachedScreen = (client: Client, id: string, count: number) =>
+  client.readQuery(ChatScreen, { id, count })!.data!.conversation!
 const seqs = (screen: Screen) => screen.messages.edges.map((e) => e.node.seq)
 
 describe('urql with Graphcache (relayPagination)', () => {
@@ -47,15 +56,24 @@ describe('urql with Graphcache (relayPagination)', () => {
     const reader = urql(bob!)
     expect((await readScreen(reader.client, group.id, 10)).unreadCount).toBe(2)
     await reader.client.mutation(ClientMarkRead, { id: group.id }).toPromise()
-    expect(cachedScreen(reader.client, group.id, 10)).toMatchObject({ unreadCount: 0, viewerMember: { lastReadSeq: 3 } })
+    expect(cachedScreen(reader.client, group.id, 10)).toMatchObject({
+      unreadCount: 0,
+      viewerMember: { lastReadSeq: 3 },
+    })
 
     const writer = urql(alice!)
     await readScreen(writer.client, group.id, 10)
     await writer.client.mutation(ClientEdit, { id: sent[0]!.message.id, text: 'one, edited' }).toPromise()
     await writer.client.mutation(ClientRecall, { id: sent[1]!.message.id }).toPromise()
-    await writer.client.mutation(ClientSend, { input: { conversationId: group.id, clientMessageId: 'urql-send', content: { text: { text: 'three' } } } }).toPromise()
+    await writer.client
+      .mutation(ClientSend, {
+        input: { conversationId: group.id, clientMessageId: 'urql-send', content: { text: { text: 'three' } } },
+      })
+      .toPromise()
     const own = cachedScreen(writer.client, group.id, 10).messages.edges.map((e) => e.node)
-    expect(own.slice(1).map((m) => [m.seq, m.status, m.content && 'text' in m.content ? m.content.text : null])).toEqual([
+    expect(
+      own.slice(1).map((m) => [m.seq, m.status, m.content && 'text' in m.content ? m.content.text : null]),
+    ).toEqual([
       [2, 'EDITED', 'one, edited'],
       [3, 'RECALLED', null],
       [4, 'NORMAL', 'three'],

@@ -12,7 +12,9 @@ import schema from '../gql/urql-schema.ts'
 const keys: KeyingConfig = {
   ...Object.fromEntries(
     schema.__schema.types
-      .filter((type) => type.kind === 'OBJECT' && !type.name.startsWith('__') && !type.fields.some((f) => f.name === 'id'))
+      .filter(
+        (type) => type.kind === 'OBJECT' && !type.name.startsWith('__') && !type.fields.some((f) => f.name === 'id'),
+      )
       .map((type) => [type.name, () => null]),
   ),
   MessageEdge: (edge) => (edge.node as { id?: string } | undefined)?.id ?? null,
@@ -21,14 +23,23 @@ const keys: KeyingConfig = {
 type Edge = { __typename?: string; cursor: string; node: { __typename?: string; id: string } }
 
 const EDGE = gql`
-  fragment AppendedEdge on MessageEdge { cursor node { id } }
+  fragment AppendedEdge on MessageEdge {
+    cursor
+    node {
+      id
+    }
+  }
 `
 
 /** Appends a message edge to every cached page list of its conversation, unless it is listed already. */
 function appendMessageEdge(cache: Cache, conversationId: string, edge: Edge) {
   const conversation = { __typename: 'Conversation', id: conversationId }
   // A MessageEvent carries the cursor and the message (already in the cache), not an edge: write one.
-  cache.writeFragment(EDGE, { __typename: 'MessageEdge', cursor: edge.cursor, node: { __typename: 'Message', id: edge.node.id } })
+  cache.writeFragment(EDGE, {
+    __typename: 'MessageEdge',
+    cursor: edge.cursor,
+    node: { __typename: 'Message', id: edge.node.id },
+  })
   const edgeKey = cache.keyOfEntity({ ...edge, __typename: 'MessageEdge' })
   for (const field of cache.inspectFields(conversation).filter((f) => f.fieldName === 'messages')) {
     const connection = cache.resolve(conversation, field.fieldKey) as string | null
@@ -66,7 +77,8 @@ export function createUrqlClient(opts: { httpUrl: string; wsUrl: string; token: 
           Subscription: {
             conversationEvents: (result: Data, args, cache) => {
               const event = result.conversationEvents as { kind?: string; cursor: string; message: Edge['node'] }
-              if (event.kind === 'ADDED') appendMessageEdge(cache, args.conversationId as string, { cursor: event.cursor, node: event.message })
+              if (event.kind === 'ADDED')
+                appendMessageEdge(cache, args.conversationId as string, { cursor: event.cursor, node: event.message })
             },
           },
         },

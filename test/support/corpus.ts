@@ -4,12 +4,19 @@ import { Kind, parse, print, visit, type DefinitionNode, type DocumentNode, type
 
 const ROOT = join(import.meta.dirname, '..', 'corpus')
 
-export type CorpusOperation = { name: string; document: DocumentNode; kind: 'query' | 'mutation' | 'subscription'; source: string }
+export type CorpusOperation = {
+  name: string
+  document: DocumentNode
+  kind: 'query' | 'mutation' | 'subscription'
+  source: string
+}
 
 /** Fragments a client's operations spread (fragments.graphql in its folder), by name. */
 function fragmentsOf(folder: string): Map<string, FragmentDefinitionNode> {
   const file = join(ROOT, folder, 'fragments.graphql')
-  const definitions = readdirSync(join(ROOT, folder)).includes('fragments.graphql') ? parse(readFileSync(file, 'utf8')).definitions : []
+  const definitions = readdirSync(join(ROOT, folder)).includes('fragments.graphql')
+    ? parse(readFileSync(file, 'utf8')).definitions
+    : []
   return new Map(definitions.flatMap((d) => (d.kind === Kind.FRAGMENT_DEFINITION ? [[d.name.value, d] as const] : [])))
 }
 
@@ -21,7 +28,8 @@ function withFragments(operation: DocumentNode, fragments: Map<string, FragmentD
     visit(next, {
       FragmentSpread(spread) {
         const fragment = fragments.get(spread.name.value)
-        if (fragment && !included.has(spread.name.value)) included.set(spread.name.value, fragment) && pending.push(fragment)
+        if (fragment && !included.has(spread.name.value))
+          included.set(spread.name.value, fragment) && pending.push(fragment)
       },
     })
   }
@@ -37,6 +45,11 @@ export function loadCorpus(folder: string, fragmentsFrom = folder): CorpusOperat
     .map((file) => {
       const document = withFragments(parse(readFileSync(join(ROOT, folder, file), 'utf8')), fragments)
       const operation = document.definitions.find((d) => d.kind === Kind.OPERATION_DEFINITION)!
-      return { name: `${folder}/${file.replace(/\.graphql$/, '')}`, document, kind: operation.operation, source: print(document) }
+      return {
+        name: `${folder}/${file.replace(/\.graphql$/, '')}`,
+        document,
+        kind: operation.operation,
+        source: print(document),
+      }
     })
 }

@@ -10,7 +10,10 @@ export async function startDbProxy(databaseUrl: string) {
   const target = new URL(databaseUrl)
   const socketDir = target.searchParams.get('host')
   const port = target.port || '5432'
-  const connectTarget = (): net.Socket => (socketDir?.startsWith('/') ? net.connect(`${socketDir}/.s.PGSQL.${port}`) : net.connect(Number(port), target.hostname))
+  const connectTarget = (): net.Socket =>
+    socketDir?.startsWith('/')
+      ? net.connect(`${socketDir}/.s.PGSQL.${port}`)
+      : net.connect(Number(port), target.hostname)
   const open = new Set<net.Socket>()
   let mode: 'up' | 'drop' = 'up'
   const server = net.createServer((client) => {

@@ -13,7 +13,10 @@ import { WhoAmI } from './operations.ts'
 
 export const AUTH_SECRET = 'test-secret-that-is-long-enough-for-hs256'
 
-export type GraphQLResponse<T> = { data?: T | null; errors?: { message: string; path?: (string | number)[]; extensions?: { code?: string } }[] }
+export type GraphQLResponse<T> = {
+  data?: T | null
+  errors?: { message: string; path?: (string | number)[]; extensions?: { code?: string } }[]
+}
 
 /** Statement log of the test process's database client, for statement-count assertions. */
 export const sqlLog: string[] = []
@@ -25,7 +28,11 @@ export function testApp() {
   if (!shared) {
     const db = createDb(inject('databaseUrl'), { poolSize: 40, onQuery: (sql) => sqlLog.push(sql) })
     const app = createApp({ db, realtime: createRealtime(), settings: structuredClone(DEFAULT_SETTINGS) })
-    shared = { db, app, server: createParleyServer({ app, authSecret: AUTH_SECRET, maxBodyBytes: 100_000, production: false }) }
+    shared = {
+      db,
+      app,
+      server: createParleyServer({ app, authSecret: AUTH_SECRET, maxBodyBytes: 100_000, production: false }),
+    }
   }
   return shared
 }
@@ -38,7 +45,8 @@ export function testApp() {
 export async function countStatements(work: () => Promise<unknown>): Promise<number> {
   const before = sqlLog.length
   await work()
-  return sqlLog.slice(before).filter((q) => !/^(BEGIN|COMMIT|ROLLBACK)/i.test(q.trim()) && q.trim() !== VIEWER_LOOKUP).length
+  return sqlLog.slice(before).filter((q) => !/^(BEGIN|COMMIT|ROLLBACK)/i.test(q.trim()) && q.trim() !== VIEWER_LOOKUP)
+    .length
 }
 
 /** The statement of store/users.ts findUserByHandle, as Prisma logs it. */
@@ -77,8 +85,15 @@ export function newUser(opts: { prefix?: string; operator?: boolean; name?: stri
 }
 
 /** A user for a given handle (created on first request unless it exists); another `expiresIn` gives another token (a second device). */
-export async function userWithHandle(handle: string, opts: { operator?: boolean; name?: string; expiresIn?: string } = {}): Promise<TestUser> {
-  const token = await signToken(AUTH_SECRET, handle, { operator: opts.operator, name: opts.name, expiresIn: opts.expiresIn })
+export async function userWithHandle(
+  handle: string,
+  opts: { operator?: boolean; name?: string; expiresIn?: string } = {},
+): Promise<TestUser> {
+  const token = await signToken(AUTH_SECRET, handle, {
+    operator: opts.operator,
+    name: opts.name,
+    expiresIn: opts.expiresIn,
+  })
   const user: TestUser = {
     id: '',
     handle,
@@ -95,7 +110,8 @@ export async function userWithHandle(handle: string, opts: { operator?: boolean;
   return user
 }
 
-export const newUsers = (n: number, prefix?: string) => Promise.all(Array.from({ length: n }, () => newUser({ prefix })))
+export const newUsers = (n: number, prefix?: string) =>
+  Promise.all(Array.from({ length: n }, () => newUser({ prefix })))
 
 /** The error codes of a response, in order. */
 export const codes = (response: GraphQLResponse<unknown>) => (response.errors ?? []).map((e) => e.extensions?.code)

@@ -8,59 +8,124 @@ import type { TestUser } from './harness.ts'
 
 export const MESSAGE_STATE = graphql(`
   fragment LifecycleMessage on Message {
-    id seq pts status kind sentAt editedAt recalledAt
-    sender { id }
-    recalledBy { id }
-    content { __typename ... on TextContent { text } }
-    edits { version editedAt content { ... on TextContent { text } } }
-    viewerState { favorite remindAt }
+    id
+    seq
+    pts
+    status
+    kind
+    sentAt
+    editedAt
+    recalledAt
+    sender {
+      id
+    }
+    recalledBy {
+      id
+    }
+    content {
+      __typename
+      ... on TextContent {
+        text
+      }
+    }
+    edits {
+      version
+      editedAt
+      content {
+        ... on TextContent {
+          text
+        }
+      }
+    }
+    viewerState {
+      favorite
+      remindAt
+    }
   }
 `)
 
 export const EditMessage = graphql(`
   mutation LifecycleEdit($messageId: ID!, $text: String!) {
-    editMessage(messageId: $messageId, content: { text: { text: $text } }) { ...LifecycleMessage }
+    editMessage(messageId: $messageId, content: { text: { text: $text } }) {
+      ...LifecycleMessage
+    }
   }
 `)
 
 export const RecallMessage = graphql(`
   mutation LifecycleRecall($messageId: ID!) {
-    recallMessage(messageId: $messageId) { ...LifecycleMessage }
+    recallMessage(messageId: $messageId) {
+      ...LifecycleMessage
+    }
   }
 `)
 
 export const MessageBySeq = graphql(`
   query LifecycleMessageBySeq($id: ID!, $seq: SafeInt!) {
-    conversation(id: $id) { lastPts message(seq: $seq) { ...LifecycleMessage } }
+    conversation(id: $id) {
+      lastPts
+      message(seq: $seq) {
+        ...LifecycleMessage
+      }
+    }
   }
 `)
 
 export const Changes = graphql(`
   query LifecycleChanges($id: ID!, $sincePts: SafeInt!, $first: Int) {
     conversation(id: $id) {
-      changes(sincePts: $sincePts, first: $first) { lastPts hasMore messages { seq pts status content { ... on TextContent { text } } } }
+      changes(sincePts: $sincePts, first: $first) {
+        lastPts
+        hasMore
+        messages {
+          seq
+          pts
+          status
+          content {
+            ... on TextContent {
+              text
+            }
+          }
+        }
+      }
     }
   }
 `)
 
 export const SetFavorite = graphql(`
   mutation LifecycleSetFavorite($messageId: ID!, $favorite: Boolean!) {
-    setFavorite(messageId: $messageId, favorite: $favorite) { id viewerState { favorite remindAt } }
+    setFavorite(messageId: $messageId, favorite: $favorite) {
+      id
+      viewerState {
+        favorite
+        remindAt
+      }
+    }
   }
 `)
 
 export const SetReminder = graphql(`
   mutation LifecycleSetReminder($messageId: ID!, $remindAt: DateTime) {
-    setReminder(messageId: $messageId, remindAt: $remindAt) { id viewerState { favorite remindAt } }
+    setReminder(messageId: $messageId, remindAt: $remindAt) {
+      id
+      viewerState {
+        favorite
+        remindAt
+      }
+    }
   }
 `)
 
 export const DeleteForMe = graphql(`
-  mutation LifecycleDeleteForMe($ids: [ID!]!) { deleteMessagesForMe(messageIds: $ids) }
+  mutation LifecycleDeleteForMe($ids: [ID!]!) {
+    deleteMessagesForMe(messageIds: $ids)
+  }
 `)
 
 export const RestoreForMe = graphql(`
-  mutation LifecycleRestoreForMe($ids: [ID!]!) { restoreMessagesForMe(messageIds: $ids) }
+  mutation LifecycleRestoreForMe($ids: [ID!]!) {
+    restoreMessagesForMe(messageIds: $ids)
+  }
 `)
 
 /** Numeric keys behind global ids, for realtime topics and events. */
@@ -101,14 +166,25 @@ export async function readMessage(user: TestUser, conversationId: string, seq: n
 
 export const SendImage = graphql(`
   mutation LifecycleSendImage($conversationId: ID!, $clientMessageId: String!) {
-    sendMessage(input: { conversationId: $conversationId, clientMessageId: $clientMessageId, content: { image: { url: "https://example.com/a.png" } } }) {
-      message { id seq }
+    sendMessage(
+      input: {
+        conversationId: $conversationId
+        clientMessageId: $clientMessageId
+        content: { image: { url: "https://example.com/a.png" } }
+      }
+    ) {
+      message {
+        id
+        seq
+      }
     }
   }
 `)
 
 export const EditToImage = graphql(`
   mutation LifecycleEditToImage($messageId: ID!) {
-    editMessage(messageId: $messageId, content: { image: { url: "https://example.com/b.png" } }) { id }
+    editMessage(messageId: $messageId, content: { image: { url: "https://example.com/b.png" } }) {
+      id
+    }
   }
 `)

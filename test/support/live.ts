@@ -9,10 +9,40 @@ export const ConversationEvents = graphql(`
       ... on MessageEvent {
         kind
         pts
-        message { id seq pts status sender { id handle } conversation { id } content { __typename ... on TextContent { text } } }
+        message {
+          id
+          seq
+          pts
+          status
+          sender {
+            id
+            handle
+          }
+          conversation {
+            id
+          }
+          content {
+            __typename
+            ... on TextContent {
+              text
+            }
+          }
+        }
       }
-      ... on ReadEvent { conversationId user { id } lastReadSeq }
-      ... on TypingEvent { conversationId user { id } expiresAt }
+      ... on ReadEvent {
+        conversationId
+        user {
+          id
+        }
+        lastReadSeq
+      }
+      ... on TypingEvent {
+        conversationId
+        user {
+          id
+        }
+        expiresAt
+      }
     }
   }
 `)
@@ -22,7 +52,13 @@ export const ConversationEventBatches = graphql(`
     conversationEventBatches(conversationId: $conversationId, sincePts: $sincePts) {
       events {
         __typename
-        ... on MessageEvent { kind pts message { id } }
+        ... on MessageEvent {
+          kind
+          pts
+          message {
+            id
+          }
+        }
       }
     }
   }
@@ -32,37 +68,105 @@ export const InboxEvents = graphql(`
   subscription LiveInboxEvents {
     inboxEvents {
       __typename
-      ... on MessageEvent { kind pts message { id seq conversation { id } content { ... on TextContent { text } } } }
-      ... on ReadEvent { conversationId user { id } lastReadSeq }
-      ... on TypingEvent { conversationId user { id } }
-      ... on ConversationJoinedEvent { conversation { id title viewerMember { role } } }
-      ... on MessageActionEvent { messageId deletedForMe favorite remindAt }
-      ... on ReminderDueEvent { message { id } dueAt: remindAt }
+      ... on MessageEvent {
+        kind
+        pts
+        message {
+          id
+          seq
+          conversation {
+            id
+          }
+          content {
+            ... on TextContent {
+              text
+            }
+          }
+        }
+      }
+      ... on ReadEvent {
+        conversationId
+        user {
+          id
+        }
+        lastReadSeq
+      }
+      ... on TypingEvent {
+        conversationId
+        user {
+          id
+        }
+      }
+      ... on ConversationJoinedEvent {
+        conversation {
+          id
+          title
+          viewerMember {
+            role
+          }
+        }
+      }
+      ... on MessageActionEvent {
+        messageId
+        deletedForMe
+        favorite
+        remindAt
+      }
+      ... on ReminderDueEvent {
+        message {
+          id
+        }
+        dueAt: remindAt
+      }
     }
   }
 `)
 
 export const SendTyping = graphql(`
-  mutation LiveSendTyping($id: ID!) { sendTyping(conversationId: $id) }
+  mutation LiveSendTyping($id: ID!) {
+    sendTyping(conversationId: $id)
+  }
 `)
 
 export const Position = graphql(`
-  query LivePosition($id: ID!) { conversation(id: $id) { lastSeq lastPts } }
+  query LivePosition($id: ID!) {
+    conversation(id: $id) {
+      lastSeq
+      lastPts
+    }
+  }
 `)
 
 /** The text of a MessageEvent (null once recalled). */
-export const textOf = (event: { message?: { content?: { text?: string } | null } }) => event.message?.content?.text ?? null
+export const textOf = (event: { message?: { content?: { text?: string } | null } }) =>
+  event.message?.content?.text ?? null
 
 export const EventCursors = graphql(`
   subscription ShapeEventCursors($conversationId: ID!, $sincePts: SafeInt) {
-    conversationEvents(conversationId: $conversationId, sincePts: $sincePts) { ... on MessageEvent { kind cursor message { id } } }
+    conversationEvents(conversationId: $conversationId, sincePts: $sincePts) {
+      ... on MessageEvent {
+        kind
+        cursor
+        message {
+          id
+        }
+      }
+    }
   }
 `)
 
 export const RenamedConversationEvents = graphql(`
   subscription RenamedConversationEvents($conversation: ID!) {
     conversationEvents(conversationId: $conversation, sincePts: 0) {
-      ... on MessageEvent { message { content { ... on TextContent { text } } } }
+      ... on MessageEvent {
+        message {
+          content {
+            ... on TextContent {
+              text
+            }
+          }
+        }
+      }
     }
   }
 `)

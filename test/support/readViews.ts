@@ -8,13 +8,46 @@ export const Inbox = graphql(`
       conversations(first: $first) {
         edges {
           node {
-            id type title lastSeq
-            peer { id handle }
-            viewerMember { role lastReadSeq user { handle } }
-            lastMessage { seq sentAt sender { id displayName } content { ... on TextContent { text } ... on SystemContent { event actor { handle } } } }
+            id
+            type
+            title
+            lastSeq
+            peer {
+              id
+              handle
+            }
+            viewerMember {
+              role
+              lastReadSeq
+              user {
+                handle
+              }
+            }
+            lastMessage {
+              seq
+              sentAt
+              sender {
+                id
+                displayName
+              }
+              content {
+                ... on TextContent {
+                  text
+                }
+                ... on SystemContent {
+                  event
+                  actor {
+                    handle
+                  }
+                }
+              }
+            }
           }
         }
-        pageInfo { hasNextPage endCursor }
+        pageInfo {
+          hasNextPage
+          endCursor
+        }
       }
     }
   }
@@ -22,7 +55,14 @@ export const Inbox = graphql(`
 
 export const ReadState = graphql(`
   query ReadState($id: ID!) {
-    conversation(id: $id) { lastSeq unreadCount mentionedUnreadCount viewerMember { lastReadSeq } }
+    conversation(id: $id) {
+      lastSeq
+      unreadCount
+      mentionedUnreadCount
+      viewerMember {
+        lastReadSeq
+      }
+    }
   }
 `)
 
@@ -30,7 +70,15 @@ export const InboxUnread = graphql(`
   query InboxUnread($first: Int) {
     viewer {
       unreadTotal
-      conversations(first: $first) { edges { node { id unreadCount mentionedUnreadCount } } }
+      conversations(first: $first) {
+        edges {
+          node {
+            id
+            unreadCount
+            mentionedUnreadCount
+          }
+        }
+      }
     }
   }
 `)
@@ -38,7 +86,19 @@ export const InboxUnread = graphql(`
 export const Receipts = graphql(`
   query Receipts($id: ID!, $last: Int) {
     conversation(id: $id) {
-      messages(last: $last) { edges { node { seq senderType receipt { readByPeer readCount unreadCount } } } }
+      messages(last: $last) {
+        edges {
+          node {
+            seq
+            senderType
+            receipt {
+              readByPeer
+              readCount
+              unreadCount
+            }
+          }
+        }
+      }
     }
   }
 `)
@@ -47,22 +107,60 @@ export const ReceiptReaders = graphql(`
   query ReceiptReaders($id: ID!, $seq: SafeInt!, $read: Boolean, $first: Int, $after: String) {
     conversation(id: $id) {
       message(seq: $seq) {
-        receipt { readers(read: $read, first: $first, after: $after) { edges { node { id } } pageInfo { hasNextPage hasPreviousPage endCursor } } }
+        receipt {
+          readers(read: $read, first: $first, after: $after) {
+            edges {
+              node {
+                id
+              }
+            }
+            pageInfo {
+              hasNextPage
+              hasPreviousPage
+              endCursor
+            }
+          }
+        }
       }
     }
   }
 `)
 
 export const ReceiptsUnreadCount = graphql(`
-  query ReceiptsUnreadCount($id: ID!) { conversation(id: $id) { unreadCount } }
+  query ReceiptsUnreadCount($id: ID!) {
+    conversation(id: $id) {
+      unreadCount
+    }
+  }
 `)
 
 export const ModelCounts = graphql(`
   query ModelCounts {
     viewer {
       unreadTotal
-      conversations(first: 10) { edges { node { id unreadCount mentionedUnreadCount viewerMember { lastReadSeq } viewerSettings { doNotDisturb markedUnread } } } }
-      archived: conversations(first: 10, archived: true) { edges { node { id } } }
+      conversations(first: 10) {
+        edges {
+          node {
+            id
+            unreadCount
+            mentionedUnreadCount
+            viewerMember {
+              lastReadSeq
+            }
+            viewerSettings {
+              doNotDisturb
+              markedUnread
+            }
+          }
+        }
+      }
+      archived: conversations(first: 10, archived: true) {
+        edges {
+          node {
+            id
+          }
+        }
+      }
     }
   }
 `)
@@ -72,8 +170,20 @@ export const ModelReaders = graphql(`
     conversation(id: $id) {
       message(seq: $seq) {
         receipt {
-          readers(first: 10) { edges { node { id } } }
-          notRead: readers(read: false, first: 10) { edges { node { id } } }
+          readers(first: 10) {
+            edges {
+              node {
+                id
+              }
+            }
+          }
+          notRead: readers(read: false, first: 10) {
+            edges {
+              node {
+                id
+              }
+            }
+          }
         }
       }
     }
@@ -83,11 +193,31 @@ export const ModelReaders = graphql(`
 export const UserActionsViews = graphql(`
   query UserActionsViews($id: ID!, $seq: SafeInt!) {
     conversation(id: $id) {
-      lastMessage { seq }
-      message(seq: $seq) { seq }
-      messages(last: 100) { edges { node { seq } } }
-      messagesAround(seq: $seq, count: 5) { edges { node { seq } } }
-      changes(sincePts: 0) { messages { seq } }
+      lastMessage {
+        seq
+      }
+      message(seq: $seq) {
+        seq
+      }
+      messages(last: 100) {
+        edges {
+          node {
+            seq
+          }
+        }
+      }
+      messagesAround(seq: $seq, count: 5) {
+        edges {
+          node {
+            seq
+          }
+        }
+      }
+      changes(sincePts: 0) {
+        messages {
+          seq
+        }
+      }
     }
   }
 `)
@@ -96,8 +226,20 @@ export const UserActionsFavorites = graphql(`
   query UserActionsFavorites($first: Int, $after: String) {
     viewer {
       favorites(first: $first, after: $after) {
-        edges { cursor node { id viewerState { favorite } } }
-        pageInfo { hasNextPage hasPreviousPage endCursor }
+        edges {
+          cursor
+          node {
+            id
+            viewerState {
+              favorite
+            }
+          }
+        }
+        pageInfo {
+          hasNextPage
+          hasPreviousPage
+          endCursor
+        }
       }
     }
   }
@@ -107,8 +249,18 @@ export const UserActionsReminders = graphql(`
   query UserActionsReminders($first: Int, $after: String, $dueBefore: DateTime) {
     viewer {
       reminders(first: $first, after: $after, dueBefore: $dueBefore) {
-        edges { node { id viewerState { remindAt } } }
-        pageInfo { hasNextPage endCursor }
+        edges {
+          node {
+            id
+            viewerState {
+              remindAt
+            }
+          }
+        }
+        pageInfo {
+          hasNextPage
+          endCursor
+        }
       }
     }
   }
@@ -117,7 +269,20 @@ export const UserActionsReminders = graphql(`
 export const UserActionsHistoryWithState = graphql(`
   query UserActionsHistoryWithState($id: ID!, $last: Int) {
     conversation(id: $id) {
-      messages(last: $last) { edges { node { seq viewerState { favorite remindAt } edits { version } } } }
+      messages(last: $last) {
+        edges {
+          node {
+            seq
+            viewerState {
+              favorite
+              remindAt
+            }
+            edits {
+              version
+            }
+          }
+        }
+      }
     }
   }
 `)

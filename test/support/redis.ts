@@ -23,7 +23,11 @@ export async function ownRedis() {
   const server = {
     url: `redis://127.0.0.1:${port}`,
     async start() {
-      child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'inherit'] })
+      child = spawn(
+        'redis-server',
+        ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+        { stdio: ['ignore', 'pipe', 'inherit'] },
+      )
       let output = ''
       await new Promise<void>((resolve, reject) => {
         child!.stdout!.on('data', (d) => {

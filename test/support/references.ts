@@ -14,7 +14,8 @@ export function referencesIn(kind: 'html' | 'css' | 'js', text: string): string[
   let body = ''
   const parser = new Parser({
     onopentag(tag, attributes) {
-      for (const name of ['src', 'href', 'srcset', 'poster', 'data']) if (attributes[name]) found.push(attributes[name].trim())
+      for (const name of ['src', 'href', 'srcset', 'poster', 'data'])
+        if (attributes[name]) found.push(attributes[name].trim())
       if (attributes.style) found.push(...cssReferences(attributes.style))
       if (tag === 'script' || tag === 'style') inside = { tag, type: attributes.type ?? '' }
       body = ''
@@ -42,7 +43,8 @@ function cssReferences(css: string): string[] {
 }
 
 /** Calls that fetch at run time, with an absolute (or protocol-relative) URL as their first argument. */
-const RUNTIME_LOAD = /\b(?:fetch|import|importScripts|Worker|SharedWorker|EventSource|WebSocket|sendBeacon)\s*\(\s*[`'"]((?:[a-z]+:)?\/\/[^`'"\s]+)/gi
+const RUNTIME_LOAD =
+  /\b(?:fetch|import|importScripts|Worker|SharedWorker|EventSource|WebSocket|sendBeacon)\s*\(\s*[`'"]((?:[a-z]+:)?\/\/[^`'"\s]+)/gi
 /** Assignments that make the browser load a URL (a script's or image's src, a stylesheet's href). */
 const ASSIGNED_LOAD = /\.(?:src|href)\s*=\s*[`'"]((?:[a-z]+:)?\/\/[^`'"\s]+)/gi
 

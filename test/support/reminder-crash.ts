@@ -14,7 +14,11 @@ const die = async () => {
   process.kill(process.pid, 'SIGKILL')
   return false
 }
-const app = createApp({ db: createDb(process.env.DATABASE_URL!, { poolSize: 1 }), realtime: { ...bus, publish: die }, settings: DEFAULT_SETTINGS })
+const app = createApp({
+  db: createDb(process.env.DATABASE_URL!, { poolSize: 1 }),
+  realtime: { ...bus, publish: die },
+  settings: DEFAULT_SETTINGS,
+})
 await fireDueReminders(app, 1000, Number(process.env.LEASE_MS))
 // Reached only when nothing was due.
 process.exit(3)

@@ -26,8 +26,17 @@ export type TestServer = { app: Parley; server: ParleyServer; url: string; wsUrl
  * Starts a server on port 0 around `app` (default: the harness app, so harness mutations reach its
  * subscribers); `options` adds server options (metrics, readiness checks).
  */
-export async function startServer(app: Parley = testApp().app, options: Partial<ServerOptions> = {}): Promise<TestServer> {
-  const server = createParleyServer({ app, authSecret: AUTH_SECRET, maxBodyBytes: 100_000, production: false, ...options })
+export async function startServer(
+  app: Parley = testApp().app,
+  options: Partial<ServerOptions> = {},
+): Promise<TestServer> {
+  const server = createParleyServer({
+    app,
+    authSecret: AUTH_SECRET,
+    maxBodyBytes: 100_000,
+    production: false,
+    ...options,
+  })
   const url = await server.listen(0, '127.0.0.1')
   let closed = false
   return {
@@ -76,7 +85,10 @@ export const testRedisUrl = process.env.TEST_REDIS_URL ?? process.env.REDIS_URL
  * Buses for several instances in this process: Redis pub/sub when configured, else one shared
  * in-process event target (the same delivery code, without the network hop).
  */
-export function sharedBuses(opts: { subscriberBuffer?: number } = {}): { kind: 'redis' | 'memory'; create(): Realtime } {
+export function sharedBuses(opts: { subscriberBuffer?: number } = {}): {
+  kind: 'redis' | 'memory'
+  create(): Realtime
+} {
   if (testRedisUrl) return { kind: 'redis', create: () => createRedisRealtime(testRedisUrl, opts) }
   const target: EventTargetLike = new EventTarget()
   return { kind: 'memory', create: () => createRealtime({ ...opts, eventTarget: target }) }
@@ -88,10 +100,21 @@ export function sharedBuses(opts: { subscriberBuffer?: number } = {}): { kind: '
  */
 export async function startInstance(
   realtime: Realtime,
-  parts: { settings?: Partial<Settings>; poolSize?: number; poolTimeoutMs?: number; rateLimitStore?: Redis; log?: Logger } = {},
+  parts: {
+    settings?: Partial<Settings>
+    poolSize?: number
+    poolTimeoutMs?: number
+    rateLimitStore?: Redis
+    log?: Logger
+  } = {},
 ): Promise<TestServer> {
   const db = createDb(inject('databaseUrl'), { poolSize: parts.poolSize ?? 10, poolTimeoutMs: parts.poolTimeoutMs })
-  const app = createApp({ db, realtime, rateLimitStore: parts.rateLimitStore, settings: { ...structuredClone(DEFAULT_SETTINGS), ...parts.settings } })
+  const app = createApp({
+    db,
+    realtime,
+    rateLimitStore: parts.rateLimitStore,
+    settings: { ...structuredClone(DEFAULT_SETTINGS), ...parts.settings },
+  })
   const started = await startServer(app, parts.log ? { log: parts.log } : {})
   return {
     ...started,
@@ -110,10 +133,21 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url))
  * Redis when set; `env` adds or overrides variables) and resolves with its URLs once it listens.
  */
 export async function spawnInstance(env: NodeJS.ProcessEnv = {}) {
-  const base: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: inject('databaseUrl'), PORT: '0', HOST: '127.0.0.1', AUTH_SECRET, NODE_ENV: 'test' }
+  const base: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATABASE_URL: inject('databaseUrl'),
+    PORT: '0',
+    HOST: '127.0.0.1',
+    AUTH_SECRET,
+    NODE_ENV: 'test',
+  }
   delete base.REDIS_URL
   if (testRedisUrl) base.REDIS_URL = testRedisUrl
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: ROOT, env: { ...base, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: ROOT,
+    env: { ...base, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   const exited = once(child, 'exit').then(([code]) => code as number)
   let output = ''
   child.stderr.on('data', (d) => (output += d))
@@ -133,12 +167,19 @@ export async function spawnInstance(env: NodeJS.ProcessEnv = {}) {
  * before the file's tests, closed after them with every WebSocket client `connect` opened.
  * `connect` takes a server, or a function naming the URL to (re)connect to.
  */
-export function twoInstances(): { readonly a: TestServer; readonly b: TestServer; connect(server: TestServer | (() => string), token: string, opts?: Parameters<typeof wsClient>[2]): Client } {
+export function twoInstances(): {
+  readonly a: TestServer
+  readonly b: TestServer
+  connect(server: TestServer | (() => string), token: string, opts?: Parameters<typeof wsClient>[2]): Client
+} {
   const buses = sharedBuses()
   let started: [TestServer, TestServer] | undefined
   const clients: Client[] = []
   beforeAll(async () => {
-    started = (await Promise.all([startInstance(buses.create()), startInstance(buses.create())])) as [TestServer, TestServer]
+    started = (await Promise.all([startInstance(buses.create()), startInstance(buses.create())])) as [
+      TestServer,
+      TestServer,
+    ]
   })
   afterAll(async () => {
     await Promise.all(clients.map((c) => c.dispose()))
@@ -160,7 +201,12 @@ export function twoInstances(): { readonly a: TestServer; readonly b: TestServer
 }
 
 /** Sends one operation over real HTTP to a started server. */
-export async function post<T, V>(url: string, token: string, document: TypedDocumentNode<T, V>, variables?: V): Promise<GraphQLResponse<T>> {
+export async function post<T, V>(
+  url: string,
+  token: string,
+  document: TypedDocumentNode<T, V>,
+  variables?: V,
+): Promise<GraphQLResponse<T>> {
   const response = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
@@ -173,14 +219,22 @@ let sent = 0
 /** Sends a text message over real HTTP to a started server; throws on errors. */
 export async function sendVia(server: { url: string }, user: { token: string }, conversationId: string, text: string) {
   const response = await post(server.url, user.token, SendMessage, {
-    input: { conversationId, clientMessageId: `via-${process.pid}-${++sent}-${Math.random()}`, content: { text: { text } } },
+    input: {
+      conversationId,
+      clientMessageId: `via-${process.pid}-${++sent}-${Math.random()}`,
+      content: { text: { text } },
+    },
   })
   if (response.errors) throw new Error(JSON.stringify(response.errors))
   return response.data!.sendMessage.message
 }
 
 /** A graphql-ws client (no retries unless asked; retries come at once). */
-export function wsClient(wsUrl: string | (() => string), token: string, opts: Pick<ClientOptions, 'retryAttempts' | 'on'> = {}): Client {
+export function wsClient(
+  wsUrl: string | (() => string),
+  token: string,
+  opts: Pick<ClientOptions, 'retryAttempts' | 'on'> = {},
+): Client {
   return createClient({
     url: wsUrl,
     webSocketImpl: WebSocket,
@@ -209,7 +263,13 @@ export type Received<T> = {
 
 const WAIT_LIMIT_MS = 15_000
 
-export function receiver<T>(): { received: Received<T>; push(event: T): void; fail(errors: Errors): void; end(): void; onDispose(f: () => void): void } {
+export function receiver<T>(): {
+  received: Received<T>
+  push(event: T): void
+  fail(errors: Errors): void
+  end(): void
+  onDispose(f: () => void): void
+} {
   let notify: () => void = () => {}
   let dispose = () => {}
   const changed = () => new Promise<void>((resolve) => (notify = resolve))
@@ -217,8 +277,13 @@ export function receiver<T>(): { received: Received<T>; push(event: T): void; fa
     const deadline = Date.now() + WAIT_LIMIT_MS
     while (!done()) {
       const wait = changed()
-      const timeout = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), Math.max(0, deadline - Date.now())).unref())
-      if ((await Promise.race([wait, timeout])) === 'timeout') throw new Error(`gave up waiting for ${what}; received ${JSON.stringify(received.events)} errors ${JSON.stringify(received.errors)}`)
+      const timeout = new Promise<'timeout'>((resolve) =>
+        setTimeout(() => resolve('timeout'), Math.max(0, deadline - Date.now())).unref(),
+      )
+      if ((await Promise.race([wait, timeout])) === 'timeout')
+        throw new Error(
+          `gave up waiting for ${what}; received ${JSON.stringify(received.events)} errors ${JSON.stringify(received.errors)}`,
+        )
     }
   }
   const received: Received<T> = {
@@ -259,14 +324,25 @@ export function receiver<T>(): { received: Received<T>; push(event: T): void; fa
 }
 
 /** Subscribes over graphql-ws and records everything that arrives. */
-export function subscribeWs<T, V>(client: Client, document: TypedDocumentNode<T, V> | string, variables?: V): Received<T> {
+export function subscribeWs<T, V>(
+  client: Client,
+  document: TypedDocumentNode<T, V> | string,
+  variables?: V,
+): Received<T> {
   const r = receiver<T>()
   const unsubscribe = client.subscribe<T>(
-    { query: typeof document === 'string' ? document : print(document), variables: variables as Record<string, unknown> | undefined },
+    {
+      query: typeof document === 'string' ? document : print(document),
+      variables: variables as Record<string, unknown> | undefined,
+    },
     {
       next: (result) => (result.errors ? r.fail(result.errors as Errors) : r.push(result.data as T)),
       error: (error) => {
-        r.fail(Array.isArray(error) ? (error as Errors) : [{ message: String((error as { reason?: string }).reason ?? error) }])
+        r.fail(
+          Array.isArray(error)
+            ? (error as Errors)
+            : [{ message: String((error as { reason?: string }).reason ?? error) }],
+        )
         r.end()
       },
       complete: () => r.end(),
@@ -286,7 +362,10 @@ export async function waitForSubscriptions(app: Parley, user: { id: string }, co
       const check = () => app.hub.stats(userId).subscriptions === count && resolve()
       // The hub reports every subscription that opens or closes.
       unwatch = app.hub.watch(check)
-      timer = setTimeout(() => reject(new Error(`expected ${count} open subscriptions, have ${JSON.stringify(app.hub.stats(userId))}`)), WAIT_LIMIT_MS)
+      timer = setTimeout(
+        () => reject(new Error(`expected ${count} open subscriptions, have ${JSON.stringify(app.hub.stats(userId))}`)),
+        WAIT_LIMIT_MS,
+      )
       check()
     })
   } finally {
@@ -299,7 +378,12 @@ export async function waitForSubscriptions(app: Parley, user: { id: string }, co
  * Subscribes over Server-Sent Events (Yoga's own transport: a POST with Accept: text/event-stream)
  * and records `next` payloads until `complete` or the connection ends.
  */
-export function subscribeSse<T, V>(url: string, token: string | null, document: TypedDocumentNode<T, V>, variables?: V): Received<T> {
+export function subscribeSse<T, V>(
+  url: string,
+  token: string | null,
+  document: TypedDocumentNode<T, V>,
+  variables?: V,
+): Received<T> {
   const r = receiver<T>()
   const abort = new AbortController()
   r.onDispose(() => abort.abort())
@@ -308,7 +392,11 @@ export function subscribeSse<T, V>(url: string, token: string | null, document: 
       const response = await fetch(url, {
         method: 'POST',
         signal: abort.signal,
-        headers: { accept: 'text/event-stream', 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+        headers: {
+          accept: 'text/event-stream',
+          'content-type': 'application/json',
+          ...(token ? { authorization: `Bearer ${token}` } : {}),
+        },
         body: JSON.stringify({ query: print(document), variables }),
       })
       const decoder = new TextDecoder()

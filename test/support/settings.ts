@@ -4,26 +4,55 @@ import { graphql } from '../gql/index.ts'
 
 export const SETTINGS_FIELDS = graphql(`
   fragment SettingsFields on ConversationSettings {
-    doNotDisturbUntil doNotDisturb pinnedAt archived markedUnread
-    draft { text quotedMessage { id } mentions { id } updatedAt }
+    doNotDisturbUntil
+    doNotDisturb
+    pinnedAt
+    archived
+    markedUnread
+    draft {
+      text
+      quotedMessage {
+        id
+      }
+      mentions {
+        id
+      }
+      updatedAt
+    }
   }
 `)
 
 export const UpdateSettings = graphql(`
   mutation UpdateSettings($id: ID!, $input: ConversationSettingsInput!) {
-    updateConversationSettings(conversationId: $id, input: $input) { id viewerSettings { ...SettingsFields } }
+    updateConversationSettings(conversationId: $id, input: $input) {
+      id
+      viewerSettings {
+        ...SettingsFields
+      }
+    }
   }
 `)
 
 export const SaveDraft = graphql(`
   mutation SaveDraft($id: ID!, $draft: DraftInput) {
-    saveDraft(conversationId: $id, draft: $draft) { id viewerSettings { ...SettingsFields } }
+    saveDraft(conversationId: $id, draft: $draft) {
+      id
+      viewerSettings {
+        ...SettingsFields
+      }
+    }
   }
 `)
 
 export const ViewerSettings = graphql(`
   query ViewerSettings($id: ID!) {
-    conversation(id: $id) { id unreadCount viewerSettings { ...SettingsFields } }
+    conversation(id: $id) {
+      id
+      unreadCount
+      viewerSettings {
+        ...SettingsFields
+      }
+    }
   }
 `)
 
@@ -31,8 +60,21 @@ export const ConversationList = graphql(`
   query ConversationList($first: Int, $after: String, $archived: Boolean) {
     viewer {
       conversations(first: $first, after: $after, archived: $archived) {
-        edges { cursor node { id viewerSettings { pinnedAt archived } } }
-        pageInfo { hasNextPage hasPreviousPage endCursor }
+        edges {
+          cursor
+          node {
+            id
+            viewerSettings {
+              pinnedAt
+              archived
+            }
+          }
+        }
+        pageInfo {
+          hasNextPage
+          hasPreviousPage
+          endCursor
+        }
       }
     }
   }
@@ -43,7 +85,18 @@ export const InboxWithSettings = graphql(`
     viewer {
       unreadTotal
       conversations(first: $first) {
-        edges { node { id unreadCount lastMessage { seq } viewerSettings { ...SettingsFields } } }
+        edges {
+          node {
+            id
+            unreadCount
+            lastMessage {
+              seq
+            }
+            viewerSettings {
+              ...SettingsFields
+            }
+          }
+        }
       }
     }
   }
@@ -53,8 +106,22 @@ export const SettingsEvents = graphql(`
   subscription SettingsInboxEvents {
     inboxEvents {
       __typename
-      ... on MessageEvent { kind alert message { id seq } }
-      ... on ConversationUpdatedEvent { conversation { id viewerSettings { ...SettingsFields } } }
+      ... on MessageEvent {
+        kind
+        alert
+        message {
+          id
+          seq
+        }
+      }
+      ... on ConversationUpdatedEvent {
+        conversation {
+          id
+          viewerSettings {
+            ...SettingsFields
+          }
+        }
+      }
     }
   }
 `)
@@ -63,7 +130,16 @@ export const AlertEvents = graphql(`
   subscription AlertConversationEvents($conversationId: ID!, $sincePts: SafeInt) {
     conversationEvents(conversationId: $conversationId, sincePts: $sincePts) {
       __typename
-      ... on MessageEvent { kind alert pts message { id seq senderType } }
+      ... on MessageEvent {
+        kind
+        alert
+        pts
+        message {
+          id
+          seq
+          senderType
+        }
+      }
     }
   }
 `)

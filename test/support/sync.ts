@@ -5,23 +5,54 @@ import type { TestUser } from './harness.ts'
 /** Operations and a device model shared by the account-level sync tests (Query.sync, viewerUpdates). */
 
 export const SyncToken = graphql(`
-  query SyncToken { viewer { syncToken } }
+  query SyncToken {
+    viewer {
+      syncToken
+    }
+  }
 `)
 
 export const SYNC_CONVERSATION = graphql(`
   fragment SyncConversation on Conversation {
-    id title lastPts unreadCount viewerMember { lastReadSeq } pinnedMessages { message { id } }
-    viewerSettings { doNotDisturbUntil pinnedAt archived markedUnread draft { text } }
+    id
+    title
+    lastPts
+    unreadCount
+    viewerMember {
+      lastReadSeq
+    }
+    pinnedMessages {
+      message {
+        id
+      }
+    }
+    viewerSettings {
+      doNotDisturbUntil
+      pinnedAt
+      archived
+      markedUnread
+      draft {
+        text
+      }
+    }
   }
 `)
 
 export const Sync = graphql(`
   query Sync($since: String!, $first: Int) {
     sync(since: $since, first: $first) {
-      token hasMore
-      conversations { ...SyncConversation }
+      token
+      hasMore
+      conversations {
+        ...SyncConversation
+      }
       removedConversationIds
-      messageStates { messageId deletedForMe favorite remindAt }
+      messageStates {
+        messageId
+        deletedForMe
+        favorite
+        remindAt
+      }
     }
   }
 `)
@@ -31,10 +62,34 @@ export const FreshState = graphql(`
   query SyncFreshState {
     viewer {
       syncToken
-      conversations(first: 100) { edges { node { ...SyncConversation } } }
-      archived: conversations(first: 100, archived: true) { edges { node { ...SyncConversation } } }
-      favorites(first: 100) { edges { node { id } } }
-      reminders(first: 100) { edges { node { id } } }
+      conversations(first: 100) {
+        edges {
+          node {
+            ...SyncConversation
+          }
+        }
+      }
+      archived: conversations(first: 100, archived: true) {
+        edges {
+          node {
+            ...SyncConversation
+          }
+        }
+      }
+      favorites(first: 100) {
+        edges {
+          node {
+            id
+          }
+        }
+      }
+      reminders(first: 100) {
+        edges {
+          node {
+            id
+          }
+        }
+      }
     }
   }
 `)
@@ -42,7 +97,16 @@ export const FreshState = graphql(`
 /** What a client reads after a conversation's lastPts moved. */
 export const SyncChanges = graphql(`
   query SyncChanges($id: ID!, $sincePts: SafeInt!) {
-    conversation(id: $id) { changes(sincePts: $sincePts, first: 100) { hasMore messages { id pts status } } }
+    conversation(id: $id) {
+      changes(sincePts: $sincePts, first: 100) {
+        hasMore
+        messages {
+          id
+          pts
+          status
+        }
+      }
+    }
   }
 `)
 
@@ -52,10 +116,31 @@ export const ViewerUpdates = graphql(`
       token
       event {
         __typename
-        ... on MessageEvent { kind pts message { id conversation { id } } }
-        ... on ConversationUpdatedEvent { conversation { id lastPts } }
-        ... on ConversationRemovedEvent { conversationId }
-        ... on MessageActionEvent { messageId deletedForMe favorite remindAt }
+        ... on MessageEvent {
+          kind
+          pts
+          message {
+            id
+            conversation {
+              id
+            }
+          }
+        }
+        ... on ConversationUpdatedEvent {
+          conversation {
+            id
+            lastPts
+          }
+        }
+        ... on ConversationRemovedEvent {
+          conversationId
+        }
+        ... on MessageActionEvent {
+          messageId
+          deletedForMe
+          favorite
+          remindAt
+        }
       }
     }
   }
@@ -63,7 +148,13 @@ export const ViewerUpdates = graphql(`
 
 type Conversation = { id: string; lastPts: number; viewerMember: { lastReadSeq: number } } & Record<string, unknown>
 type State = { deletedForMe: boolean; favorite: boolean; remindAt?: string | null }
-type Batch = { token: string; hasMore: boolean; conversations: Conversation[]; removedConversationIds: string[]; messageStates: (State & { messageId: string })[] }
+type Batch = {
+  token: string
+  hasMore: boolean
+  conversations: Conversation[]
+  removedConversationIds: string[]
+  messageStates: (State & { messageId: string })[]
+}
 
 /** The comparable view of a device: conversations, and the favourites and reminders it would list. */
 export type DeviceView = { conversations: Conversation[]; favorites: string[]; reminders: string[] }
@@ -84,7 +175,8 @@ export class Device {
   async load(): Promise<DeviceView> {
     const { viewer } = await this.user.run(FreshState)
     this.token = viewer.syncToken
-    for (const { node } of [...viewer.conversations.edges, ...viewer.archived.edges]) this.conversations.set(node.id, node)
+    for (const { node } of [...viewer.conversations.edges, ...viewer.archived.edges])
+      this.conversations.set(node.id, node)
     return freshView(viewer)
   }
 
@@ -105,12 +197,13 @@ export class Device {
       this.conversations.set(c.id, c)
     }
     for (const id of batch.removedConversationIds) this.conversations.delete(id)
-    for (const s of batch.messageStates) this.states.set(s.messageId, { ...s, conversationId: conversationOf(s.messageId) })
+    for (const s of batch.messageStates)
+      this.states.set(s.messageId, { ...s, conversationId: conversationOf(s.messageId) })
     this.token = batch.token
   }
 
   private async learnRecalls(conversationId: string, sincePts: number): Promise<void> {
-    for (let after = sincePts; ; ) {
+    for (let after = sincePts; ;) {
       const response = await this.user.try(SyncChanges, { id: conversationId, sincePts: after })
       const changes = response.data?.conversation?.changes
       if (!changes) return // removed meanwhile: a later batch says so
@@ -123,7 +216,9 @@ export class Device {
   view(): DeviceView {
     const listed = (pick: (s: State) => boolean) =>
       [...this.states]
-        .filter(([id, s]) => pick(s) && !s.deletedForMe && !this.recalled.has(id) && this.conversations.has(s.conversationId))
+        .filter(
+          ([id, s]) => pick(s) && !s.deletedForMe && !this.recalled.has(id) && this.conversations.has(s.conversationId),
+        )
         .map(([id]) => id)
         .sort()
     return {
@@ -143,7 +238,9 @@ type Fresh = {
 
 function freshView(viewer: Fresh): DeviceView {
   return {
-    conversations: [...viewer.conversations.edges, ...viewer.archived.edges].map((e) => e.node).sort((a, b) => a.id.localeCompare(b.id)),
+    conversations: [...viewer.conversations.edges, ...viewer.archived.edges]
+      .map((e) => e.node)
+      .sort((a, b) => a.id.localeCompare(b.id)),
     favorites: viewer.favorites.edges.map((e) => e.node.id).sort(),
     reminders: viewer.reminders.edges.map((e) => e.node.id).sort(),
   }
@@ -155,4 +252,5 @@ export async function freshViewOf(user: TestUser): Promise<DeviceView> {
 }
 
 /** The global id of a message's conversation. */
-const conversationOf = (messageId: string): string => encodeGlobalId('Conversation', parseMessageId(messageId).conversationId)
+const conversationOf = (messageId: string): string =>
+  encodeGlobalId('Conversation', parseMessageId(messageId).conversationId)

@@ -2,9 +2,23 @@
 
 export { seededRandom as random } from './random.ts'
 
-export type ModelMessage = { seq: number; sender: number | null; mentions: number[]; all: boolean; to: number[]; recalled: boolean }
+export type ModelMessage = {
+  seq: number
+  sender: number | null
+  mentions: number[]
+  all: boolean
+  to: number[]
+  recalled: boolean
+}
 /** `dnd`, `markedUnread`, `archived`: the member's own settings, kept across leaving and rejoining. */
-export type ModelMember = { current: boolean; visibleFrom: number; pos: number; dnd: boolean; markedUnread: boolean; archived: boolean }
+export type ModelMember = {
+  current: boolean
+  visibleFrom: number
+  pos: number
+  dnd: boolean
+  markedUnread: boolean
+  archived: boolean
+}
 export const SETTINGS_OFF = { dnd: false, markedUnread: false, archived: false }
 
 /** One conversation as the contract defines it; users are indices into the scenario's user list. */
@@ -19,7 +33,8 @@ export class ConversationModel {
     public lastSeq: number,
     memberIds: number[],
   ) {
-    for (let seq = 1; seq <= lastSeq; seq++) this.messages.push({ seq, sender: null, mentions: [], all: false, to: [], recalled: false })
+    for (let seq = 1; seq <= lastSeq; seq++)
+      this.messages.push({ seq, sender: null, mentions: [], all: false, to: [], recalled: false })
     for (const u of memberIds) this.members.set(u, { current: true, visibleFrom: 1, pos: 0, ...SETTINGS_OFF })
   }
   current = () => [...this.members].filter(([, m]) => m.current).map(([u]) => u)
@@ -33,12 +48,19 @@ export class ConversationModel {
   }
   unread(u: number) {
     const pos = this.members.get(u)!.pos
-    const unread = this.messages.filter((m) => m.sender !== null && m.sender !== u && !m.recalled && m.seq > pos && this.sees(u, m))
-    return { unreadCount: unread.length, mentionedUnreadCount: unread.filter((m) => m.all || m.mentions.includes(u)).length }
+    const unread = this.messages.filter(
+      (m) => m.sender !== null && m.sender !== u && !m.recalled && m.seq > pos && this.sees(u, m),
+    )
+    return {
+      unreadCount: unread.length,
+      mentionedUnreadCount: unread.filter((m) => m.all || m.mentions.includes(u)).length,
+    }
   }
   /** Current members other than the sender who could see the message by its own rules (not by deletions). */
   receipt(m: ModelMessage) {
-    const audience = this.current().filter((u) => u !== m.sender && this.members.get(u)!.visibleFrom <= m.seq && (!m.to.length || m.to.includes(u)))
+    const audience = this.current().filter(
+      (u) => u !== m.sender && this.members.get(u)!.visibleFrom <= m.seq && (!m.to.length || m.to.includes(u)),
+    )
     const readers = audience.filter((u) => this.members.get(u)!.pos >= m.seq)
     return { readers, notRead: audience.filter((u) => !readers.includes(u)) }
   }
@@ -57,7 +79,8 @@ export class ConversationModel {
     // A message that alerts a member brings their archived conversation back (a mention breaks through do-not-disturb).
     for (const u of this.current()) {
       const member = this.members.get(u)!
-      if (u !== m.sender && this.sees(u, message) && (!member.dnd || m.all || m.mentions.includes(u))) member.archived = false
+      if (u !== m.sender && this.sees(u, message) && (!member.dnd || m.all || m.mentions.includes(u)))
+        member.archived = false
     }
     return message
   }

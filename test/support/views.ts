@@ -4,15 +4,48 @@ import { graphql } from '../gql/index.ts'
 
 export const NodeById = graphql(`
   query NodeById($id: ID!) {
-    node(id: $id) { id __typename ... on Message { seq } ... on Conversation { lastSeq } ... on User { handle } }
+    node(id: $id) {
+      id
+      __typename
+      ... on Message {
+        seq
+      }
+      ... on Conversation {
+        lastSeq
+      }
+      ... on User {
+        handle
+      }
+    }
   }
 `)
 
 export const AdminMessages = graphql(`
   query AdminMessages($filter: AdminMessageFilter!, $first: Int, $after: String) {
     adminMessages(filter: $filter, first: $first, after: $after) {
-      edges { cursor node { id seq kind senderType sentAt sender { id } content { ... on TextContent { text } } } }
-      pageInfo { hasNextPage hasPreviousPage endCursor }
+      edges {
+        cursor
+        node {
+          id
+          seq
+          kind
+          senderType
+          sentAt
+          sender {
+            id
+          }
+          content {
+            ... on TextContent {
+              text
+            }
+          }
+        }
+      }
+      pageInfo {
+        hasNextPage
+        hasPreviousPage
+        endCursor
+      }
     }
   }
 `)
@@ -26,16 +59,55 @@ export const EveryContentKind = graphql(`
             seq
             content {
               __typename
-              ... on TextContent { text }
-              ... on ImageContent { url sizeBytes }
-              ... on AudioContent { url sizeBytes }
-              ... on VideoContent { url sizeBytes }
-              ... on FileContent { url name sizeBytes }
-              ... on StickerContent { url label }
-              ... on CardContent { cardType }
-              ... on MaterialContent { title url }
-              ... on ForwardContent { title items { content { __typename ... on TextContent { text } ... on SystemContent { text } } } }
-              ... on SystemContent { event text }
+              ... on TextContent {
+                text
+              }
+              ... on ImageContent {
+                url
+                sizeBytes
+              }
+              ... on AudioContent {
+                url
+                sizeBytes
+              }
+              ... on VideoContent {
+                url
+                sizeBytes
+              }
+              ... on FileContent {
+                url
+                name
+                sizeBytes
+              }
+              ... on StickerContent {
+                url
+                label
+              }
+              ... on CardContent {
+                cardType
+              }
+              ... on MaterialContent {
+                title
+                url
+              }
+              ... on ForwardContent {
+                title
+                items {
+                  content {
+                    __typename
+                    ... on TextContent {
+                      text
+                    }
+                    ... on SystemContent {
+                      text
+                    }
+                  }
+                }
+              }
+              ... on SystemContent {
+                event
+                text
+              }
             }
           }
         }
@@ -45,40 +117,131 @@ export const EveryContentKind = graphql(`
 `)
 
 export const ShapeViewer = graphql(`
-  query ShapeViewer { viewer { id user { id } } }
+  query ShapeViewer {
+    viewer {
+      id
+      user {
+        id
+      }
+    }
+  }
 `)
 
 export const ShapeMemberNode = graphql(`
   query ShapeMemberNode($id: ID!) {
-    node(id: $id) { __typename id ... on ConversationMember { user { id } conversation { id } lastReadSeq } }
+    node(id: $id) {
+      __typename
+      id
+      ... on ConversationMember {
+        user {
+          id
+        }
+        conversation {
+          id
+        }
+        lastReadSeq
+      }
+    }
   }
 `)
 
 export const ShapeViewerMember = graphql(`
-  query ShapeViewerMember($id: ID!) { conversation(id: $id) { viewerMember { id } members(first: 10) { edges { node { id user { id } } } } } }
+  query ShapeViewerMember($id: ID!) {
+    conversation(id: $id) {
+      viewerMember {
+        id
+      }
+      members(first: 10) {
+        edges {
+          node {
+            id
+            user {
+              id
+            }
+          }
+        }
+      }
+    }
+  }
 `)
 
 export const ShapeSendWithEdge = graphql(`
   mutation ShapeSendWithEdge($input: SendMessageInput!) {
-    sendMessage(input: $input) { message { id seq } edge { cursor node { id seq } } }
+    sendMessage(input: $input) {
+      message {
+        id
+        seq
+      }
+      edge {
+        cursor
+        node {
+          id
+          seq
+        }
+      }
+    }
   }
 `)
 
 export const ShapeNewestCursor = graphql(`
-  query ShapeNewestCursor($id: ID!) { conversation(id: $id) { messages(last: 1) { edges { cursor node { id } } } } }
+  query ShapeNewestCursor($id: ID!) {
+    conversation(id: $id) {
+      messages(last: 1) {
+        edges {
+          cursor
+          node {
+            id
+          }
+        }
+      }
+    }
+  }
 `)
 
 export const ShapeOperatorView = graphql(`
   query ShapeOperatorView($filter: AdminMessageFilter!) {
     adminMessages(filter: $filter, first: 5) {
-      edges { node { seq conversation { id type title lastSeq unreadCount peer { id } members(first: 5) { edges { node { user { id } } } } } } }
+      edges {
+        node {
+          seq
+          conversation {
+            id
+            type
+            title
+            lastSeq
+            unreadCount
+            peer {
+              id
+            }
+            members(first: 5) {
+              edges {
+                node {
+                  user {
+                    id
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
     }
   }
 `)
 
 export const ShapeOperatorViewerMember = graphql(`
   query ShapeOperatorViewerMember($filter: AdminMessageFilter!) {
-    adminMessages(filter: $filter, first: 1) { edges { node { conversation { viewerMember { role } } } } }
+    adminMessages(filter: $filter, first: 1) {
+      edges {
+        node {
+          conversation {
+            viewerMember {
+              role
+            }
+          }
+        }
+      }
+    }
   }
 `)
 
@@ -86,27 +249,95 @@ export const SendContent = graphql(`
   mutation SendContent($input: SendMessageInput!) {
     sendMessage(input: $input) {
       message {
-        id seq kind
-        content { ...AnyContent ... on ForwardContent { title items { senderName kind sentAt content { ...AnyContent } } } }
+        id
+        seq
+        kind
+        content {
+          ...AnyContent
+          ... on ForwardContent {
+            title
+            items {
+              senderName
+              kind
+              sentAt
+              content {
+                ...AnyContent
+              }
+            }
+          }
+        }
       }
     }
   }
   fragment AnyContent on MessageContent {
     __typename
-    ... on TextContent { text }
-    ... on ImageContent { url width height sizeBytes thumbnailUrl }
-    ... on AudioContent { url durationMs sizeBytes }
-    ... on VideoContent { url durationMs width height coverUrl sizeBytes }
-    ... on FileContent { url name fileSizeBytes: sizeBytes mimeType }
-    ... on StickerContent { stickerId url label }
-    ... on CardContent { cardType data }
-    ... on MaterialContent { title coverUrl digest url }
+    ... on TextContent {
+      text
+    }
+    ... on ImageContent {
+      url
+      width
+      height
+      sizeBytes
+      thumbnailUrl
+    }
+    ... on AudioContent {
+      url
+      durationMs
+      sizeBytes
+    }
+    ... on VideoContent {
+      url
+      durationMs
+      width
+      height
+      coverUrl
+      sizeBytes
+    }
+    ... on FileContent {
+      url
+      name
+      fileSizeBytes: sizeBytes
+      mimeType
+    }
+    ... on StickerContent {
+      stickerId
+      url
+      label
+    }
+    ... on CardContent {
+      cardType
+      data
+    }
+    ... on MaterialContent {
+      title
+      coverUrl
+      digest
+      url
+    }
   }
 `)
 
 export const ReadContent = graphql(`
   query ReadContent($id: ID!, $seq: SafeInt!) {
-    conversation(id: $id) { message(seq: $seq) { kind content { ...AnyContent ... on ForwardContent { title items { senderName kind content { ...AnyContent } } } } } }
+    conversation(id: $id) {
+      message(seq: $seq) {
+        kind
+        content {
+          ...AnyContent
+          ... on ForwardContent {
+            title
+            items {
+              senderName
+              kind
+              content {
+                ...AnyContent
+              }
+            }
+          }
+        }
+      }
+    }
   }
 `)
 
@@ -114,8 +345,18 @@ export const Members = graphql(`
   query Members($id: ID!, $first: Int, $after: String) {
     conversation(id: $id) {
       members(first: $first, after: $after) {
-        edges { node { role user { id } } }
-        pageInfo { hasNextPage endCursor }
+        edges {
+          node {
+            role
+            user {
+              id
+            }
+          }
+        }
+        pageInfo {
+          hasNextPage
+          endCursor
+        }
       }
     }
   }
@@ -123,7 +364,18 @@ export const Members = graphql(`
 
 export const MemberPositions = graphql(`
   query MemberPositions($id: ID!) {
-    conversation(id: $id) { members(first: 10) { edges { node { lastReadSeq user { id } } } } }
+    conversation(id: $id) {
+      members(first: 10) {
+        edges {
+          node {
+            lastReadSeq
+            user {
+              id
+            }
+          }
+        }
+      }
+    }
   }
 `)
 
@@ -131,7 +383,28 @@ export const SystemMessages = graphql(`
   query SystemMessages($id: ID!) {
     conversation(id: $id) {
       messages(last: 20) {
-        edges { node { seq senderType sender { id } kind content { ... on SystemContent { event actor { id } targets { id } text } } } }
+        edges {
+          node {
+            seq
+            senderType
+            sender {
+              id
+            }
+            kind
+            content {
+              ... on SystemContent {
+                event
+                actor {
+                  id
+                }
+                targets {
+                  id
+                }
+                text
+              }
+            }
+          }
+        }
       }
     }
   }
@@ -141,8 +414,17 @@ export const Around = graphql(`
   query Around($id: ID!, $seq: SafeInt!, $count: Int) {
     conversation(id: $id) {
       messagesAround(seq: $seq, count: $count) {
-        edges { node { seq } }
-        pageInfo { hasNextPage hasPreviousPage startCursor endCursor }
+        edges {
+          node {
+            seq
+          }
+        }
+        pageInfo {
+          hasNextPage
+          hasPreviousPage
+          startCursor
+          endCursor
+        }
       }
     }
   }
@@ -150,23 +432,70 @@ export const Around = graphql(`
 
 export const OneMessage = graphql(`
   query OneMessage($id: ID!, $seq: SafeInt!) {
-    conversation(id: $id) { message(seq: $seq) { seq content { ... on TextContent { text } } } }
+    conversation(id: $id) {
+      message(seq: $seq) {
+        seq
+        content {
+          ... on TextContent {
+            text
+          }
+        }
+      }
+    }
   }
 `)
 
 export const LifecycleSystemMessage = graphql(`
-  query LifecycleSystemMessage($id: ID!) { conversation(id: $id) { message(seq: 1) { id senderType } } }
+  query LifecycleSystemMessage($id: ID!) {
+    conversation(id: $id) {
+      message(seq: 1) {
+        id
+        senderType
+      }
+    }
+  }
 `)
 
 export const RulesLatest = graphql(`
   query RulesLatest($id: ID!) {
     conversation(id: $id) {
       lastSeq
-      viewerMember { mutedUntil }
+      viewerMember {
+        mutedUntil
+      }
       lastMessage {
-        seq senderType sender { id } kind mentionsAll mentionsViewer mentions { id }
-        content { ... on SystemContent { event actor { id } targets { id } text } }
-        quoted { seq status content { ... on TextContent { text } } }
+        seq
+        senderType
+        sender {
+          id
+        }
+        kind
+        mentionsAll
+        mentionsViewer
+        mentions {
+          id
+        }
+        content {
+          ... on SystemContent {
+            event
+            actor {
+              id
+            }
+            targets {
+              id
+            }
+            text
+          }
+        }
+        quoted {
+          seq
+          status
+          content {
+            ... on TextContent {
+              text
+            }
+          }
+        }
       }
     }
   }
@@ -175,10 +504,36 @@ export const RulesLatest = graphql(`
 export const VisOverview = graphql(`
   query VisOverview($id: ID!) {
     conversation(id: $id) {
-      newest: messages { edges { node { seq } } pageInfo { hasNextPage hasPreviousPage } }
-      oldest: messages(first: 100) { edges { node { seq } } pageInfo { hasNextPage hasPreviousPage } }
-      lastMessage { seq }
-      changes(sincePts: 0) { messages { seq } }
+      newest: messages {
+        edges {
+          node {
+            seq
+          }
+        }
+        pageInfo {
+          hasNextPage
+          hasPreviousPage
+        }
+      }
+      oldest: messages(first: 100) {
+        edges {
+          node {
+            seq
+          }
+        }
+        pageInfo {
+          hasNextPage
+          hasPreviousPage
+        }
+      }
+      lastMessage {
+        seq
+      }
+      changes(sincePts: 0) {
+        messages {
+          seq
+        }
+      }
     }
   }
 `)

@@ -8,9 +8,20 @@ import { AddMembers, createGroup, SendMessage } from './operations.ts'
  */
 
 let counter = 0
-export async function sendAs(user: TestUser, conversationId: string, text: string, extra: { visibleTo?: TestUser[]; quoted?: string; forward?: string[] } = {}) {
+export async function sendAs(
+  user: TestUser,
+  conversationId: string,
+  text: string,
+  extra: { visibleTo?: TestUser[]; quoted?: string; forward?: string[] } = {},
+) {
   const content = extra.forward ? { forward: { messageIds: extra.forward } } : { text: { text } }
-  const input = { conversationId, clientMessageId: `vis-${process.pid}-${++counter}`, content, visibleToUserIds: extra.visibleTo?.map((u) => u.id), quotedMessageId: extra.quoted }
+  const input = {
+    conversationId,
+    clientMessageId: `vis-${process.pid}-${++counter}`,
+    content,
+    visibleToUserIds: extra.visibleTo?.map((u) => u.id),
+    quotedMessageId: extra.quoted,
+  }
   return (await user.run(SendMessage, { input })).sendMessage.message
 }
 
@@ -40,6 +51,14 @@ export async function buildVisibilityMatrix() {
     /** Which seq quotes which. */
     quotes: { 5: 2, 6: 3, 8: 6 } as Record<number, number>,
     /** The searchable text of each user message (the forward's is its items' text). */
-    texts: { 2: 'before carol', 3: 'for bob', 5: 'after carol', 6: 'for carol', 7: 'before carol\nfor bob', 8: 'reply', 9: 'last for bob' } as Record<number, string>,
+    texts: {
+      2: 'before carol',
+      3: 'for bob',
+      5: 'after carol',
+      6: 'for carol',
+      7: 'before carol\nfor bob',
+      8: 'reply',
+      9: 'last for bob',
+    } as Record<number, string>,
   }
 }

@@ -31,7 +31,9 @@ const preset = {
   extends: [PostGraphileAmberPreset],
   plugins: [SenderForeignKey],
   // The pool size the measured Parley has (pg's default, PostGraphile's, is 10: too few for 32 senders).
-  pgServices: [makePgService({ connectionString: databaseUrl, schemas: ['public'], poolConfig: { max: Number(poolSize) } })],
+  pgServices: [
+    makePgService({ connectionString: databaseUrl, schemas: ['public'], poolConfig: { max: Number(poolSize) } }),
+  ],
   // Production mode (with GRAPHILE_ENV=production, which the bench sets): no GraphiQL (ruru), no
   // schema watching, no websockets, no plan explanations.
   grafserv: { graphiql: false, graphiqlOnGraphQLGET: false, watch: false, websockets: false },

@@ -33,4 +33,5 @@ export const limitReached = (message: string, limit: number) => new DomainError(
 export const forbidden = (message: string) => new DomainError('FORBIDDEN', message)
 
 /** A refusal that passes if repeated after `retryAfterMs` (RATE_LIMITED, UNAVAILABLE): clients wait that long, then retry. */
-export const retryLater = (code: ErrorCode, message: string, retryAfterMs: number) => new DomainError(code, message, { retryAfterMs })
+export const retryLater = (code: ErrorCode, message: string, retryAfterMs: number) =>
+  new DomainError(code, message, { retryAfterMs })

@@ -11,7 +11,8 @@ import { LIMITS } from './limits.ts'
  */
 
 function inRange(value: number, field: string, min: number, max: number): number {
-  if (!Number.isInteger(value) || value < min || value > max) throw badInput(`${field} must be between ${min} and ${max}`, field)
+  if (!Number.isInteger(value) || value < min || value > max)
+    throw badInput(`${field} must be between ${min} and ${max}`, field)
   return value
 }
 
@@ -19,14 +20,17 @@ export const pageSize = (size: number | null | undefined, field: string): number
   size == null ? LIMITS.defaultPageSize : inRange(size, field, 0, LIMITS.pageSize)
 
 /** `fallback` is the argument's default, for a client that passes null explicitly. */
-export const windowSize = (size: number | null | undefined, field: string, fallback: number): number => inRange(size ?? fallback, field, 1, LIMITS.pageSize)
+export const windowSize = (size: number | null | undefined, field: string, fallback: number): number =>
+  inRange(size ?? fallback, field, 1, LIMITS.pageSize)
 
 /** Query.sync's batch: 1..500 changes. */
-export const syncBatchSize = (size: number | null | undefined, field: string): number => inRange(size ?? LIMITS.defaultSyncBatch, field, 1, LIMITS.syncBatch)
+export const syncBatchSize = (size: number | null | undefined, field: string): number =>
+  inRange(size ?? LIMITS.defaultSyncBatch, field, 1, LIMITS.syncBatch)
 
 export function position(value: number, field: string): number {
   if (!Number.isSafeInteger(value) || value < 0) throw badInput(`${field} must be a non-negative integer`, field)
   return value
 }
 
-export const optionalPosition = (value: number | null | undefined, field: string): number | null => (value == null ? null : position(value, field))
+export const optionalPosition = (value: number | null | undefined, field: string): number | null =>
+  value == null ? null : position(value, field)

@@ -21,7 +21,11 @@ export async function listConversationChanges(
 ): Promise<ChangeBatch> {
   const first = windowSize(args.first, 'first', LIMITS.pageSize)
   const sincePts = position(args.sincePts, 'sincePts')
-  const rows = await listChanges(app.db, viewer, conversation.id, { sincePts, limit: first + 1, untilPts: conversation.lastPts })
+  const rows = await listChanges(app.db, viewer, conversation.id, {
+    sincePts,
+    limit: first + 1,
+    untilPts: conversation.lastPts,
+  })
   const hasMore = rows.length > first
   const messages = rows.slice(0, first)
   return { messages, hasMore, lastPts: hasMore ? messages.at(-1)!.pts : conversation.lastPts }

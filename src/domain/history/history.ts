@@ -1,6 +1,12 @@
 import { badInput, DomainError } from '../core/errors.ts'
 import type { ConversationAccess } from '../../store/conversations.ts'
-import { readConversationPage, readHistoryPage, type HistoryPage, type PageOptions, type SeqRange } from '../../store/history.ts'
+import {
+  readConversationPage,
+  readHistoryPage,
+  type HistoryPage,
+  type PageOptions,
+  type SeqRange,
+} from '../../store/history.ts'
 import type { MessageRecord } from '../../store/records.ts'
 import type { App, Viewer } from '../core/app.ts'
 import { keysetCursor } from '../core/cursors.ts'
@@ -16,10 +22,18 @@ export const seqCursor = (m: Pick<MessageRecord, 'seq'>) => SEQ_CURSOR.encode(m.
 /** Hands what came with a page to the request's loaders: the senders, and the quoted messages (null for a quoted seq the reader may not see). */
 function primeLoaders(loaders: Loaders, conversationId: number, page: HistoryPage): void {
   primeUsers(loaders, page.users)
-  for (const seq of page.quotedSeqs) loaders.messages.prime({ conversationId, seq }, page.quoted.find((m) => m.seq === seq) ?? null)
+  for (const seq of page.quotedSeqs)
+    loaders.messages.prime({ conversationId, seq }, page.quoted.find((m) => m.seq === seq) ?? null)
 }
 
-async function readPage(app: App, viewer: Viewer, loaders: Loaders, conversationId: number, opts: PageOptions, beyond: SeqRange | null): Promise<HistoryPage> {
+async function readPage(
+  app: App,
+  viewer: Viewer,
+  loaders: Loaders,
+  conversationId: number,
+  opts: PageOptions,
+  beyond: SeqRange | null,
+): Promise<HistoryPage> {
   const page = await readHistoryPage(app.db, viewer, conversationId, opts, beyond)
   primeLoaders(loaders, conversationId, page)
   return page
@@ -35,12 +49,19 @@ type PagePlan = { opts: PageOptions; beyond: SeqRange | null; backward: boolean;
 
 /** The page that `args` ask for; BAD_USER_INPUT for arguments that cannot be one. */
 function planPage(args: PageArgs, fields: PageFields): PagePlan {
-  if (args.first != null && args.last != null) throw badInput('pass first/after or last/before, not both first and last', 'first')
+  if (args.first != null && args.last != null)
+    throw badInput('pass first/after or last/before, not both first and last', 'first')
   const afterSeq = SEQ_CURSOR.decode(args.after, 'after')?.[0] ?? null
   const beforeSeq = SEQ_CURSOR.decode(args.before, 'before')?.[0] ?? null
   const backward = args.last != null || (args.first == null && afterSeq === null)
   const limit = backward ? pageSize(args.last, 'last') : pageSize(args.first, 'first')
-  const opts = { afterSeq, beforeSeq, from: backward ? ('end' as const) : ('start' as const), limit: limit + 1, quoted: fields.quoted }
+  const opts = {
+    afterSeq,
+    beforeSeq,
+    from: backward ? ('end' as const) : ('start' as const),
+    limit: limit + 1,
+    quoted: fields.quoted,
+  }
   // Past the cursor, the other direction: whether anything visible lies there (exact pageInfo).
   // Not read when its flag is not asked for (then it is reported false, as no field shows it).
   const beyond = backward
@@ -56,7 +77,8 @@ function toPage(plan: PagePlan, rows: MessageRecord[], beyond: boolean): Connect
   return toConnection(nodes, seqCursor, { hasPreviousPage: beyond, hasNextPage: more })
 }
 
-const argsKey = (args: PageArgs) => JSON.stringify([args.first ?? null, args.after ?? null, args.last ?? null, args.before ?? null])
+const argsKey = (args: PageArgs) =>
+  JSON.stringify([args.first ?? null, args.after ?? null, args.last ?? null, args.before ?? null])
 
 /** Pages read together with their conversation (prefetchMessages), by the access object they came with and their arguments. */
 const prefetched = new WeakMap<ConversationAccess, Map<string, Connection<MessageRecord>>>()
@@ -87,7 +109,14 @@ export async function listMessages(
  * that follows (and listMessages with the same arguments) need no statement of their own.
  * Arguments that cannot be a page are left for listMessages to refuse, at its field.
  */
-export async function prefetchMessages(app: App, viewer: Viewer, loaders: Loaders, conversationId: number, args: PageArgs, fields: PageFields): Promise<void> {
+export async function prefetchMessages(
+  app: App,
+  viewer: Viewer,
+  loaders: Loaders,
+  conversationId: number,
+  args: PageArgs,
+  fields: PageFields,
+): Promise<void> {
   let plan: PagePlan
   try {
     plan = planPage(args, fields)
@@ -122,8 +151,22 @@ export async function listMessagesAround(
   const olderCount = Math.floor(size / 2)
   const newerCount = size - olderCount
   const [{ messages: older }, { messages: newer }] = await Promise.all([
-    readPage(app, viewer, loaders, conversationId, { afterSeq: null, beforeSeq: seq, from: 'end', limit: olderCount + 1, quoted: fields.quoted }, null),
-    readPage(app, viewer, loaders, conversationId, { afterSeq: seq - 1, beforeSeq: null, from: 'start', limit: newerCount + 1, quoted: fields.quoted }, null),
+    readPage(
+      app,
+      viewer,
+      loaders,
+      conversationId,
+      { afterSeq: null, beforeSeq: seq, from: 'end', limit: olderCount + 1, quoted: fields.quoted },
+      null,
+    ),
+    readPage(
+      app,
+      viewer,
+      loaders,
+      conversationId,
+      { afterSeq: seq - 1, beforeSeq: null, from: 'start', limit: newerCount + 1, quoted: fields.quoted },
+      null,
+    ),
   ])
   const nodes = [...older.slice(0, olderCount).reverse(), ...newer.slice(0, newerCount)]
   // With olderCount 0 (count 1) whether anything older exists still has to be known.

@@ -23,13 +23,22 @@ export async function listConversations(
   const limit = pageSize(args.first, 'first')
   const cursor = INBOX_CURSOR.decode(args.after, 'after')
   const after = cursor && { pinned: cursor[0], at: cursor[1], id: cursor[2] }
-  const rows = await listInbox(app.db, viewer.userId, { type: args.type ?? null, archived: args.archived ?? false, after, limit: limit + 1 })
+  const rows = await listInbox(app.db, viewer.userId, {
+    type: args.type ?? null,
+    archived: args.archived ?? false,
+    after,
+    limit: limit + 1,
+  })
   return forwardPage(rows, limit, inboxCursor, after !== null)
 }
 
 const MEMBER_CURSOR = keysetCursor('member', ['int'])
 
-export async function listConversationMembers(app: App, conversationId: number, args: { first?: number | null; after?: string | null }): Promise<Connection<MemberRecord>> {
+export async function listConversationMembers(
+  app: App,
+  conversationId: number,
+  args: { first?: number | null; after?: string | null },
+): Promise<Connection<MemberRecord>> {
   const limit = pageSize(args.first, 'first')
   const after = MEMBER_CURSOR.decode(args.after, 'after')
   const rows = await listMembers(app.db, conversationId, { afterUserId: after?.[0] ?? 0, limit: limit + 1 })

@@ -31,11 +31,17 @@ export async function setPinned(app: App, viewer: Viewer, messageId: string, pin
     if (state.pinned === pin) return { result: key.conversationId, events: [] }
     if (pin) {
       const limit = app.settings.pinnedMessagesLimit
-      if (state.count >= limit) throw limitReached(`a conversation holds at most ${limit} pinned messages; unpin one first`, limit)
+      if (state.count >= limit)
+        throw limitReached(`a conversation holds at most ${limit} pinned messages; unpin one first`, limit)
       await insertPin(tx, key, viewer.userId)
     } else await deletePin(tx, key)
     const event = pin ? 'MESSAGE_PINNED' : 'MESSAGE_UNPINNED'
-    const notice = await writeSystemMessage(tx, access.conversation, { event, actorId: viewer.userId, targetIds: [], text: null, seq: key.seq }, noticeAudience(message))
+    const notice = await writeSystemMessage(
+      tx,
+      access.conversation,
+      { event, actorId: viewer.userId, targetIds: [], text: null, seq: key.seq },
+      noticeAudience(message),
+    )
     return { result: key.conversationId, events: [notice] }
   })
 }

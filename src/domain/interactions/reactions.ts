@@ -19,7 +19,13 @@ import { checkReacts, recalledError } from '../policy/policy.ts'
  * next pts (a MessageEvent REACTIONS_CHANGED, and an entry of Conversation.changes). Idempotent: a
  * repeat returns the message unchanged and takes no pts.
  */
-export async function setReaction(app: App, viewer: Viewer, messageId: string, emojiInput: string, add: boolean): Promise<MessageRecord> {
+export async function setReaction(
+  app: App,
+  viewer: Viewer,
+  messageId: string,
+  emojiInput: string,
+  add: boolean,
+): Promise<MessageRecord> {
   const key = parseMessageId(messageId)
   const emoji = parseEmoji(emojiInput)
   return transact(app, async (tx) => {
@@ -40,7 +46,8 @@ export async function setReaction(app: App, viewer: Viewer, messageId: string, e
 
 function checkLimits(app: App, state: { mine: string[]; emoji: string[] }, emoji: string): void {
   const { emojiPerMessage, perUser } = app.settings.reactionLimits
-  if (state.mine.length >= perUser) throw limitReached(`you can react with at most ${perUser} emoji to one message`, perUser)
+  if (state.mine.length >= perUser)
+    throw limitReached(`you can react with at most ${perUser} emoji to one message`, perUser)
   if (!state.emoji.includes(emoji) && state.emoji.length >= emojiPerMessage) {
     throw limitReached(`a message holds at most ${emojiPerMessage} different emoji`, emojiPerMessage)
   }
@@ -56,7 +63,13 @@ export async function listReactionUsers(
 ): Promise<Connection<ReactorRecord>> {
   const limit = pageSize(args.first, 'first')
   const after = REACTOR_CURSOR.decode(args.after, 'after')
-  const page = { conversationId: group.conversationId, seq: group.seq, emoji: group.emoji, after: after && { reactedAt: after[0], userId: after[1] }, limit: limit + 1 }
+  const page = {
+    conversationId: group.conversationId,
+    seq: group.seq,
+    emoji: group.emoji,
+    after: after && { reactedAt: after[0], userId: after[1] },
+    limit: limit + 1,
+  }
   const rows = await loaders.reactors.load(page)
   return forwardPage(rows, limit, (r) => REACTOR_CURSOR.encode(r.reactedAt, r.id), after !== null)
 }

@@ -1,7 +1,14 @@
 import { badInput, limitReached, notFound } from '../core/errors.ts'
 import { parseId, parseMessageId } from '../core/ids.ts'
 import { lockUser } from '../../store/users.ts'
-import { deleteSticker, findSticker, findStickerState, insertSticker, listStickers, type SavedStickerRecord } from '../../store/stickers.ts'
+import {
+  deleteSticker,
+  findSticker,
+  findStickerState,
+  insertSticker,
+  listStickers,
+  type SavedStickerRecord,
+} from '../../store/stickers.ts'
 import { type App, type Viewer } from '../core/app.ts'
 import { transact } from '../core/transact.ts'
 import { keysetCursor } from '../core/cursors.ts'
@@ -21,18 +28,24 @@ export async function saveSticker(app: App, viewer: Viewer, messageId: string): 
   return transact(app, async (tx) => {
     const message = await requireVisibleMessage(tx, viewer, key)
     refuseRecalled(message, 'saved as a sticker')
-    if (message.kind !== 'IMAGE' && message.kind !== 'STICKER') throw badInput(`a ${message.kind} message cannot be saved as a sticker; IMAGE and STICKER can`, 'messageId')
+    if (message.kind !== 'IMAGE' && message.kind !== 'STICKER')
+      throw badInput(`a ${message.kind} message cannot be saved as a sticker; IMAGE and STICKER can`, 'messageId')
     const { url, label } = message.content as { url: string; label?: string }
     await lockUser(tx, viewer.userId)
     const { existing, count } = await findStickerState(tx, viewer.userId, url)
     if (existing) return { result: existing, events: [] }
-    if (count >= LIMITS.savedStickers) throw limitReached(`you can save at most ${LIMITS.savedStickers} stickers; remove one first`, LIMITS.savedStickers)
+    if (count >= LIMITS.savedStickers)
+      throw limitReached(
+        `you can save at most ${LIMITS.savedStickers} stickers; remove one first`,
+        LIMITS.savedStickers,
+      )
     return { result: await insertSticker(tx, { userId: viewer.userId, url, label: label ?? null }), events: [] }
   })
 }
 
 /** True when the sticker was the viewer's and is gone now; false when there was none (a repeat). */
-export const removeSticker = (app: App, viewer: Viewer, id: string): Promise<boolean> => deleteSticker(app.db, viewer.userId, parseId(id, 'SavedSticker'))
+export const removeSticker = (app: App, viewer: Viewer, id: string): Promise<boolean> =>
+  deleteSticker(app.db, viewer.userId, parseId(id, 'SavedSticker'))
 
 export async function requireSticker(app: App, viewer: Viewer, id: number): Promise<SavedStickerRecord> {
   return (await findSticker(app.db, viewer.userId, id)) ?? Promise.reject(notFound('SavedSticker'))
@@ -41,7 +54,11 @@ export async function requireSticker(app: App, viewer: Viewer, id: number): Prom
 const STICKER_CURSOR = keysetCursor('sticker', ['id'])
 
 /** Viewer.stickers: newest first. */
-export async function listSavedStickers(app: App, viewer: Viewer, args: { first?: number | null; after?: string | null }): Promise<Connection<SavedStickerRecord>> {
+export async function listSavedStickers(
+  app: App,
+  viewer: Viewer,
+  args: { first?: number | null; after?: string | null },
+): Promise<Connection<SavedStickerRecord>> {
   const limit = pageSize(args.first, 'first')
   const after = STICKER_CURSOR.decode(args.after, 'after')
   const rows = await listStickers(app.db, viewer.userId, { beforeId: after?.[0] ?? null, limit: limit + 1 })

@@ -34,14 +34,20 @@ export const changed = (message: MessageRecord, kind: MessageEventKind): Committ
  * and a recall of one message are serialized and a recalled message is never edited. An edit passes
  * the rules a send passes (mute, block, channel posting, word filter), else it would get round them.
  */
-export async function editMessage(app: App, viewer: Viewer, messageId: string, input: ContentInput): Promise<MessageRecord> {
+export async function editMessage(
+  app: App,
+  viewer: Viewer,
+  messageId: string,
+  input: ContentInput,
+): Promise<MessageRecord> {
   const key = parseMessageId(messageId)
   const { kind, content } = validateContent(input)
   return transact(app, async (tx) => {
     const access = await accessConversation(tx, viewer, key.conversationId, { lock: true })
     const message = await requireVisibleMessage(tx, viewer, key)
     checkEdit(viewer, message, kind)
-    const blockedByPeer = access.conversation.type === 'PRIVATE' && (await isBlockedByPeer(tx, key.conversationId, viewer.userId))
+    const blockedByPeer =
+      access.conversation.type === 'PRIVATE' && (await isBlockedByPeer(tx, key.conversationId, viewer.userId))
     checkSender(viewer, access, { mentionAll: false, now: new Date(), blockedByPeer })
     checkSensitiveWords(app.settings.sensitiveWords, readableText(kind, content))
     const searchDocument = app.settings.searchIndexing ? messageDocument(kind, content) : null
@@ -64,12 +70,22 @@ export async function recallMessage(app: App, viewer: Viewer, messageId: string)
     const access = await accessConversation(tx, viewer, key.conversationId, { lock: true })
     const message = await requireVisibleMessage(tx, viewer, key)
     // Someone else's message: the policy compares the sender's role with the viewer's.
-    const sender = message.senderId === null || isSender(message, viewer) ? null : await findMember(tx, key.conversationId, message.senderId)
+    const sender =
+      message.senderId === null || isSender(message, viewer)
+        ? null
+        : await findMember(tx, key.conversationId, message.senderId)
     const window = recallWindow(viewer, access, message, sender?.role ?? null, app.settings.recallWindowSeconds)
     if (isRecalled(message)) return { result: message, events: [] }
-    const recalled = await markRecalled(tx, key, { pts: access.conversation.lastPts + 1, recalledById: viewer.userId, sentWithinSeconds: window })
+    const recalled = await markRecalled(tx, key, {
+      pts: access.conversation.lastPts + 1,
+      recalledById: viewer.userId,
+      sentWithinSeconds: window,
+    })
     if (!recalled) {
-      throw new DomainError('RECALL_WINDOW_EXPIRED', `a message can be recalled by its sender within ${app.settings.recallWindowSeconds} seconds of sending`)
+      throw new DomainError(
+        'RECALL_WINDOW_EXPIRED',
+        `a message can be recalled by its sender within ${app.settings.recallWindowSeconds} seconds of sending`,
+      )
     }
     return changed(recalled, 'RECALLED')
   })

@@ -18,7 +18,9 @@ async function dueEvents(app: App, claimed: readonly ClaimedReminder[]): Promise
   const events: RealtimeEvent[] = []
   // One visibility read per owner: the shared rule is per reader.
   for (const [userId, reminders] of byUser) {
-    const visible = new Set((await findVisibleMessages(app.db, { userId }, reminders)).filter((m) => !isRecalled(m)).map(messageKeyText))
+    const visible = new Set(
+      (await findVisibleMessages(app.db, { userId }, reminders)).filter((m) => !isRecalled(m)).map(messageKeyText),
+    )
     events.push(...reminders.filter((r) => visible.has(messageKeyText(r))).map(reminderDue))
   }
   return events
@@ -35,7 +37,8 @@ export async function fireDueReminders(app: App, limit = 100, leaseMs = REMINDER
   const claimed = await claimDueReminders(app.db, limit, leaseMs)
   if (!claimed.length) return 0
   const events = await dueEvents(app, claimed)
-  if (events.length && !(await app.realtime.publish(events))) throw new Error(`${events.length} reminder events not published; they fire again after the lease`)
+  if (events.length && !(await app.realtime.publish(events)))
+    throw new Error(`${events.length} reminder events not published; they fire again after the lease`)
   await markRemindersFired(app.db, claimed)
   return claimed.length
 }
@@ -54,7 +57,10 @@ export type ReminderScheduler = { stop(): Promise<void> }
  * Fires due reminders every `intervalMs` (draining full batches at once) until stopped. A failed
  * pass is logged and retried on the next tick.
  */
-export function startReminderScheduler(app: App, opts: { intervalMs?: number; batchSize?: number; log?: (message: string) => void } = {}): ReminderScheduler {
+export function startReminderScheduler(
+  app: App,
+  opts: { intervalMs?: number; batchSize?: number; log?: (message: string) => void } = {},
+): ReminderScheduler {
   const { intervalMs = 1000, batchSize = 100, log = console.error } = opts
   let stopped = false
   let timer: NodeJS.Timeout | undefined

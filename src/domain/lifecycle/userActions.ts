@@ -17,7 +17,8 @@ import { refuseRecalled } from '../policy/policy.ts'
 
 /** Parses 1..100 message ids, without duplicates, in key order (so concurrent calls lock rows in one order). */
 function parseMessageIds(ids: readonly string[]): MessageKey[] {
-  if (ids.length < 1 || ids.length > LIMITS.messagesPerAction) throw badInput(`pass 1..${LIMITS.messagesPerAction} message ids`, 'messageIds')
+  if (ids.length < 1 || ids.length > LIMITS.messagesPerAction)
+    throw badInput(`pass 1..${LIMITS.messagesPerAction} message ids`, 'messageIds')
   const unique = new Map(ids.map((id) => parseMessageId(id)).map((k) => [messageKeyText(k), k]))
   return [...unique.values()].sort((a, b) => a.conversationId - b.conversationId || a.seq - b.seq)
 }
@@ -45,9 +46,15 @@ export async function deleteMessagesForMe(app: App, viewer: Viewer, messageIds: 
   const keys = parseMessageIds(messageIds)
   return transact(app, async (tx) => {
     const wasDeleted = new Set((await restoreVisible(tx, viewer, keys)).map(messageKeyText))
-    const deleted = (await activateActions(tx, viewer.userId, keys, 'DELETE')).filter((k) => !wasDeleted.has(messageKeyText(k)))
+    const deleted = (await activateActions(tx, viewer.userId, keys, 'DELETE')).filter(
+      (k) => !wasDeleted.has(messageKeyText(k)),
+    )
     // Their conversations' unread counts and last messages changed for the viewer's devices too.
-    await touchMemberships(tx, viewer.userId, deleted.map((k) => k.conversationId))
+    await touchMemberships(
+      tx,
+      viewer.userId,
+      deleted.map((k) => k.conversationId),
+    )
     return { result: keys.map(messageGlobalId), events: actionEvents(viewer, deleted) }
   })
 }
@@ -57,7 +64,11 @@ export async function restoreMessagesForMe(app: App, viewer: Viewer, messageIds:
   const keys = parseMessageIds(messageIds)
   return transact(app, async (tx) => {
     const restored = await restoreVisible(tx, viewer, keys)
-    await touchMemberships(tx, viewer.userId, restored.map((k) => k.conversationId))
+    await touchMemberships(
+      tx,
+      viewer.userId,
+      restored.map((k) => k.conversationId),
+    )
     return { result: keys.map(messageGlobalId), events: actionEvents(viewer, restored) }
   })
 }
@@ -66,7 +77,13 @@ export async function restoreMessagesForMe(app: App, viewer: Viewer, messageIds:
  * Sets or clears one of the viewer's per-message marks on a message they may see. Setting one on a
  * recalled message is MESSAGE_RECALLED; clearing always works.
  */
-async function setMark(app: App, viewer: Viewer, messageId: string, action: Exclude<UserAction, 'DELETE'>, set: { on: boolean; remindAt?: Date }): Promise<MessageRecord> {
+async function setMark(
+  app: App,
+  viewer: Viewer,
+  messageId: string,
+  action: Exclude<UserAction, 'DELETE'>,
+  set: { on: boolean; remindAt?: Date },
+): Promise<MessageRecord> {
   const key = parseMessageId(messageId)
   return transact(app, async (tx) => {
     const message = await requireVisibleMessage(tx, viewer, key)
@@ -79,14 +96,18 @@ async function setMark(app: App, viewer: Viewer, messageId: string, action: Excl
 }
 
 /** Favouriting an already favourite message keeps its place in Viewer.favorites. */
-export const setFavorite = (app: App, viewer: Viewer, messageId: string, favorite: boolean) => setMark(app, viewer, messageId, 'FAVORITE', { on: favorite })
+export const setFavorite = (app: App, viewer: Viewer, messageId: string, favorite: boolean) =>
+  setMark(app, viewer, messageId, 'FAVORITE', { on: favorite })
 
 /** Each reminder set (also to a past time, which fires at once) is delivered once; null clears it. */
 export const setReminder = (app: App, viewer: Viewer, messageId: string, remindAt: Date | null) =>
   setMark(app, viewer, messageId, 'REMINDER', remindAt ? { on: true, remindAt } : { on: false })
 
 /** Each list's cursor: its sort time, then the message key. */
-const CURSORS = { FAVORITE: keysetCursor('favorite', ['time', 'id', 'id']), REMINDER: keysetCursor('reminder', ['time', 'id', 'id']) }
+const CURSORS = {
+  FAVORITE: keysetCursor('favorite', ['time', 'id', 'id']),
+  REMINDER: keysetCursor('reminder', ['time', 'id', 'id']),
+}
 
 async function listMarked(
   app: App,
@@ -98,13 +119,22 @@ async function listMarked(
   const limit = pageSize(args.first, 'first')
   const decoded = cursor.decode(args.after, 'after')
   const after = decoded && { at: decoded[0], conversationId: decoded[1], seq: decoded[2] }
-  const rows = await listActionMessages(app.db, viewer, { action, after, atBefore: args.dueBefore ?? null, limit: limit + 1 })
+  const rows = await listActionMessages(app.db, viewer, {
+    action,
+    after,
+    atBefore: args.dueBefore ?? null,
+    limit: limit + 1,
+  })
   return forwardPage(rows, limit, (m) => cursor.encode(m.actionAt, m.conversationId, m.seq), after !== null)
 }
 
 /** Viewer.favorites: most recently favourited first; recalled and deleted-for-me messages are left out. */
-export const listFavorites = (app: App, viewer: Viewer, args: { first?: number | null; after?: string | null }) => listMarked(app, viewer, 'FAVORITE', args)
+export const listFavorites = (app: App, viewer: Viewer, args: { first?: number | null; after?: string | null }) =>
+  listMarked(app, viewer, 'FAVORITE', args)
 
 /** Viewer.reminders: soonest first (fired ones too, until cleared), optionally only those due before a time. */
-export const listReminders = (app: App, viewer: Viewer, args: { first?: number | null; after?: string | null; dueBefore?: Date | null }) =>
-  listMarked(app, viewer, 'REMINDER', args)
+export const listReminders = (
+  app: App,
+  viewer: Viewer,
+  args: { first?: number | null; after?: string | null; dueBefore?: Date | null },
+) => listMarked(app, viewer, 'REMINDER', args)

@@ -32,14 +32,18 @@ async function openConversation(app: LiveApp, viewer: Viewer, input: Conversatio
   const conversationId = parseId(input.conversationId, 'Conversation')
   const sincePts = optionalPosition(input.sincePts, 'sincePts')
   const access = await accessConversation(app.db, viewer, conversationId, { lock: false })
-  if (sincePts !== null && sincePts > access.conversation.lastPts) throw badInput('sincePts is ahead of the conversation', 'sincePts')
+  if (sincePts !== null && sincePts > access.conversation.lastPts)
+    throw badInput('sincePts is ahead of the conversation', 'sincePts')
 
   const subscription = new Subscription(app.hub, viewer, { conversationId })
   const head = await opening(subscription, async () => {
     await subscription.listenUser()
     const head = await subscription.join(conversationId)
     if (sincePts !== null && head - sincePts > app.settings.resyncLimit) {
-      throw new DomainError('RESYNC_REQUIRED', `more than ${app.settings.resyncLimit} changes since sincePts; refetch the history, then subscribe with its lastPts`)
+      throw new DomainError(
+        'RESYNC_REQUIRED',
+        `more than ${app.settings.resyncLimit} changes since sincePts; refetch the history, then subscribe with its lastPts`,
+      )
     }
     return head
   })
@@ -53,7 +57,11 @@ async function* eachEvent(pages: AsyncIterable<DeliveryBatch>): AsyncGenerator<D
 }
 
 /** Subscription.conversationEvents: the replay (a page handed out as one run), then live events, one event per payload. */
-export async function openConversationEvents(app: LiveApp, viewer: Viewer, input: ConversationStreamInput): Promise<AsyncIterableIterator<Delivery>> {
+export async function openConversationEvents(
+  app: LiveApp,
+  viewer: Viewer,
+  input: ConversationStreamInput,
+): Promise<AsyncIterableIterator<Delivery>> {
   const { subscription, replay } = await openConversation(app, viewer, input)
   const source = runsThenLive(replay && eachEvent(replay), () => subscription.nextLive())
   return pulledStream(subscription, source, (error) => subscription.fail(error))
@@ -64,7 +72,11 @@ export async function openConversationEvents(app: LiveApp, viewer: Viewer, input
  * a client catching up on thousands of changes gets one execution and one frame per page instead of
  * per change. Live events come one per payload.
  */
-export async function openConversationEventBatches(app: LiveApp, viewer: Viewer, input: ConversationStreamInput): Promise<AsyncIterableIterator<DeliveryBatch>> {
+export async function openConversationEventBatches(
+  app: LiveApp,
+  viewer: Viewer,
+  input: ConversationStreamInput,
+): Promise<AsyncIterableIterator<DeliveryBatch>> {
   const { subscription, replay } = await openConversation(app, viewer, input)
   const source = replayThenLive(replay, async () => {
     const delivery = await subscription.nextLive()

@@ -43,7 +43,8 @@ export class Hub {
   constructor(
     readonly db: Db,
     readonly realtime: Realtime,
-    log: (message: string, error?: unknown) => void = (message, error) => console.error(`[parley] ${message}`, error ?? ''),
+    log: (message: string, error?: unknown) => void = (message, error) =>
+      console.error(`[parley] ${message}`, error ?? ''),
   ) {
     // Feed starts in one tick share one statement (an inbox attaches to all its conversations at once).
     const lastPts = new DataLoader<number, number>(
@@ -56,7 +57,13 @@ export class Hub {
     this.topics = new Topics(realtime, emitWave, {
       startPts: (conversationId) => lastPts.load(conversationId),
       readGap: async (conversationId, afterPts, untilPts) =>
-        (await findChangeKeys(db, conversationId, afterPts, untilPts)).map((change) => ({ type: 'message', kind: kindOf(change), conversationId, seq: change.seq, pts: change.pts })),
+        (await findChangeKeys(db, conversationId, afterPts, untilPts)).map((change) => ({
+          type: 'message',
+          kind: kindOf(change),
+          conversationId,
+          seq: change.seq,
+          pts: change.pts,
+        })),
       log,
     })
     // Events published while the bus was away are gone; the database still has every change.

@@ -25,7 +25,10 @@ export type Delivery = { payload: EventPayload; loaders: Loaders }
 /** Consecutive events for one subscriber that share their loaders (a replayed page, or one live event). */
 export type DeliveryBatch = { payloads: EventPayload[]; loaders: Loaders }
 
-export const batchOf = (delivery: Delivery): DeliveryBatch => ({ payloads: [delivery.payload], loaders: delivery.loaders })
+export const batchOf = (delivery: Delivery): DeliveryBatch => ({
+  payloads: [delivery.payload],
+  loaders: delivery.loaders,
+})
 
 /** What a stored message's latest change was, for replayed and gap-filled events (`reacted`: its pts is a reaction change's). */
 export const kindOf = (m: { status: MessageStatus; edited: boolean; reacted: boolean }): MessageEventKind =>

@@ -18,7 +18,14 @@ const REPLAY_PAGE = 100
  * ascending by pts: read REPLAY_READ at a time, delivered REPLAY_PAGE at a time (one set of loaders,
  * primed with the page's messages).
  */
-export async function* replayMissed(app: LiveApp, subscription: Subscription, conversationId: number, access: ConversationAccess, sincePts: number, untilPts: number): AsyncGenerator<DeliveryBatch> {
+export async function* replayMissed(
+  app: LiveApp,
+  subscription: Subscription,
+  conversationId: number,
+  access: ConversationAccess,
+  sincePts: number,
+  untilPts: number,
+): AsyncGenerator<DeliveryBatch> {
   const viewer = subscription.viewer
   const read = (after: number): Promise<MessageRecord[]> => {
     const rows = listChanges(app.db, viewer, conversationId, { sincePts: after, untilPts, limit: REPLAY_READ })
@@ -50,18 +57,35 @@ export async function* replayMissed(app: LiveApp, subscription: Subscription, co
       app.hub.observer.replayed(page.length)
       yield {
         payloads: page.map((message) => {
-          const kind = kindOf({ status: message.status, edited: message.editedAt !== null, reacted: message.reactionsPts === message.pts })
-          return { typename: 'MessageEvent', kind, pts: message.pts, message, alert: alerts(kind, message, viewer.userId, doNotDisturbUntil, now) }
+          const kind = kindOf({
+            status: message.status,
+            edited: message.editedAt !== null,
+            reacted: message.reactionsPts === message.pts,
+          })
+          return {
+            typename: 'MessageEvent',
+            kind,
+            pts: message.pts,
+            message,
+            alert: alerts(kind, message, viewer.userId, doNotDisturbUntil, now),
+          }
         }),
         loaders,
       }
     }
   }
-  subscription.delivered.set(conversationId, Math.max(subscription.delivered.get(conversationId) ?? 0, untilPts, sincePts))
+  subscription.delivered.set(
+    conversationId,
+    Math.max(subscription.delivered.get(conversationId) ?? 0, untilPts, sincePts),
+  )
 }
 
 /** Puts the senders of `rows` the loader finds in `held`; a missing or failed one stays the loader's to answer (a field error, as before). */
-async function holdSenders(users: Loaders['users'], held: Map<number, UserRecord>, rows: readonly MessageRecord[]): Promise<void> {
+async function holdSenders(
+  users: Loaders['users'],
+  held: Map<number, UserRecord>,
+  rows: readonly MessageRecord[],
+): Promise<void> {
   const ids = new Set<number>()
   for (const m of rows) if (m.senderId !== null && !held.has(m.senderId)) ids.add(m.senderId)
   if (ids.size === 0) return

@@ -39,7 +39,11 @@ export function mayConcern(event: ConversationBound, viewerId: number, delivered
  * With the wave's reads (`member`: the viewer's entry in them): the viewer lost access (no longer a
  * member), may not see this message (membership window, directed, deleted for them), or gets it.
  */
-export function conversationVerdict(event: ConversationBound, member: DeliveryMember | undefined, reads: WaveReads): 'lostAccess' | 'hidden' | 'deliver' {
+export function conversationVerdict(
+  event: ConversationBound,
+  member: DeliveryMember | undefined,
+  reads: WaveReads,
+): 'lostAccess' | 'hidden' | 'deliver' {
   if (!member) return 'lostAccess'
   if (event.type === 'message' && (!member.sees || !reads.message || !reads.conversation)) return 'hidden'
   return 'deliver'
@@ -72,7 +76,10 @@ export function alerts(
  * (inbox, account), end the stream because the viewer left its conversation, or (account) read the
  * sync difference, which carries this change with everything else of the viewer's own.
  */
-export function userTopicVerdict(event: RealtimeEvent, scope: Scope): 'deliver' | 'skip' | 'join' | 'leave' | 'lostAccess' | 'sync' {
+export function userTopicVerdict(
+  event: RealtimeEvent,
+  scope: Scope,
+): 'deliver' | 'skip' | 'join' | 'leave' | 'lostAccess' | 'sync' {
   const scoped = followsAll(scope) ? null : scope.conversationId
   switch (event.type) {
     case 'read':

@@ -58,7 +58,11 @@ class PulledStream<T> implements AsyncIterableIterator<T> {
   }
 }
 
-export const pulledStream = <T>(owner: Owner, source: Source<T>, failure: (error: Error) => T): AsyncIterableIterator<T> => new PulledStream(owner, source, failure)
+export const pulledStream = <T>(
+  owner: Owner,
+  source: Source<T>,
+  failure: (error: Error) => T,
+): AsyncIterableIterator<T> => new PulledStream(owner, source, failure)
 
 /** A source of `replay`'s items up to its end, then of `live`'s; the finished replay is let go. */
 class ReplayThenLive<T> implements Source<T> {
@@ -81,7 +85,8 @@ class ReplayThenLive<T> implements Source<T> {
   }
 }
 
-export const replayThenLive = <T>(replay: AsyncGenerator<T> | null, live: () => Promise<T | null>): Source<T> => new ReplayThenLive(replay, live)
+export const replayThenLive = <T>(replay: AsyncGenerator<T> | null, live: () => Promise<T | null>): Source<T> =>
+  new ReplayThenLive(replay, live)
 
 /**
  * replayThenLive for a replay read in runs (a page of events): the items of a run are handed out
@@ -134,11 +139,22 @@ class RunsThenLive<T> implements Source<T> {
   }
 }
 
-export const runsThenLive = <T>(replay: AsyncGenerator<readonly T[]> | null, live: () => Promise<T | null>): Source<T> => new RunsThenLive(replay, live)
+export const runsThenLive = <T>(
+  replay: AsyncGenerator<readonly T[]> | null,
+  live: () => Promise<T | null>,
+): Source<T> => new RunsThenLive(replay, live)
 
 /** pulledStream of an async generator's items (a stream that interleaves its own reads with live events). */
-export function guardedStream<T>(owner: Owner, events: () => AsyncGenerator<T>, failure: (error: Error) => T): AsyncIterableIterator<T> {
-  return pulledStream(owner, replayThenLive(events(), async () => null), failure)
+export function guardedStream<T>(
+  owner: Owner,
+  events: () => AsyncGenerator<T>,
+  failure: (error: Error) => T,
+): AsyncIterableIterator<T> {
+  return pulledStream(
+    owner,
+    replayThenLive(events(), async () => null),
+    failure,
+  )
 }
 
 /** Runs the opening `work` of a subscription: marks it open when done, or closes it if opening fails. */

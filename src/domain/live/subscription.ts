@@ -105,7 +105,11 @@ export class Subscription {
       if ('end' in next) {
         if (next.end === 'closed') return null
         this.hub.observer.slowConsumerDropped()
-        return this.ending(this.fail(new DomainError('RESYNC_REQUIRED', 'this subscription fell too far behind; subscribe again with sincePts')))
+        return this.ending(
+          this.fail(
+            new DomainError('RESYNC_REQUIRED', 'this subscription fell too far behind; subscribe again with sincePts'),
+          ),
+        )
       }
       const wave = next.value
       const delivery = wave.fromUserTopic ? await this.fromUserTopic(wave) : await this.fromConversation(wave)
@@ -148,13 +152,30 @@ export class Subscription {
         loaders.conversations.prime(conversationId, { conversation: reads.conversation!, member: member!.member })
         loaders.messages.prime(reads.message!, reads.message!)
         return {
-          payload: { typename: 'MessageEvent', kind: event.kind, pts: event.pts, message: reads.message!, alert: alerts(event.kind, reads.message!, this.viewer.userId, member!.doNotDisturbUntil, new Date()) },
+          payload: {
+            typename: 'MessageEvent',
+            kind: event.kind,
+            pts: event.pts,
+            message: reads.message!,
+            alert: alerts(event.kind, reads.message!, this.viewer.userId, member!.doNotDisturbUntil, new Date()),
+          },
           loaders,
         }
       case 'read':
-        return { payload: { typename: 'ReadEvent', conversationId, userId: event.userId, lastReadSeq: event.lastReadSeq }, loaders }
+        return {
+          payload: { typename: 'ReadEvent', conversationId, userId: event.userId, lastReadSeq: event.lastReadSeq },
+          loaders,
+        }
       case 'typing':
-        return { payload: { typename: 'TypingEvent', conversationId, userId: event.userId, expiresAt: new Date(event.expiresAt) }, loaders }
+        return {
+          payload: {
+            typename: 'TypingEvent',
+            conversationId,
+            userId: event.userId,
+            expiresAt: new Date(event.expiresAt),
+          },
+          loaders,
+        }
     }
   }
 
@@ -171,7 +192,15 @@ export class Subscription {
         return this.scope === 'account' ? accountChanged : null
       case 'read':
         if (verdict === 'sync') return accountChanged
-        return { payload: { typename: 'ReadEvent', conversationId: event.conversationId, userId: event.userId, lastReadSeq: event.lastReadSeq }, loaders }
+        return {
+          payload: {
+            typename: 'ReadEvent',
+            conversationId: event.conversationId,
+            userId: event.userId,
+            lastReadSeq: event.lastReadSeq,
+          },
+          loaders,
+        }
       case 'joined': {
         // Listen first: the conversation as resolved below is at least as new as the first live event.
         await this.join(event.conversationId)
@@ -186,7 +215,8 @@ export class Subscription {
         const message = await loaders.messages.load(event)
         if (!message) return null
         this.remindersDelivered.add(firing)
-        if (this.remindersDelivered.size > REMINDERS_REMEMBERED) this.remindersDelivered.delete(this.remindersDelivered.values().next().value!)
+        if (this.remindersDelivered.size > REMINDERS_REMEMBERED)
+          this.remindersDelivered.delete(this.remindersDelivered.values().next().value!)
         return { payload: { typename: 'ReminderDueEvent', message, remindAt: new Date(event.remindAt) }, loaders }
       }
       case 'messageAction': {
@@ -194,12 +224,17 @@ export class Subscription {
         const key = { conversationId: event.conversationId, seq: event.seq }
         // A message deleted for the viewer is invisible to them, but its state still goes to their devices.
         const [message, stored] = await Promise.all([loaders.messages.load(key), loaders.viewerStates.load(key)])
-        return { payload: { typename: 'MessageActionEvent', key, state: message ? shownViewerState(message, stored) : stored }, loaders }
+        return {
+          payload: { typename: 'MessageActionEvent', key, state: message ? shownViewerState(message, stored) : stored },
+          loaders,
+        }
       }
       case 'conversationUpdated': {
         if (verdict === 'sync') return accountChanged
         const access = await loaders.conversations.load(event.conversationId)
-        return access?.member ? { payload: { typename: 'ConversationUpdatedEvent', conversation: access }, loaders } : null
+        return access?.member
+          ? { payload: { typename: 'ConversationUpdatedEvent', conversation: access }, loaders }
+          : null
       }
       case 'message':
       case 'typing':

@@ -39,6 +39,13 @@ export async function sendTyping(app: TypingApp, viewer: Viewer, conversationId:
   const now = Date.now()
   if (publishedRecently(app.typing, key, now) || isMuted(member, new Date(now))) return true
   remember(app.typing, key, now)
-  app.realtime.publish([{ type: 'typing', conversationId: id, userId: viewer.userId, expiresAt: new Date(now + TYPING_TTL_MS).toISOString() }])
+  app.realtime.publish([
+    {
+      type: 'typing',
+      conversationId: id,
+      userId: viewer.userId,
+      expiresAt: new Date(now + TYPING_TTL_MS).toISOString(),
+    },
+  ])
   return true
 }

@@ -6,11 +6,19 @@ import type { LiveApp } from './hub.ts'
 import type { Delivery } from './payloads.ts'
 import { guardedStream, opening } from './stream.ts'
 import { Subscription } from './subscription.ts'
-import { isConversationChange, isRemoval, isStateChange, readDifference, tokensAfter, type Difference } from '../sync/sync.ts'
+import {
+  isConversationChange,
+  isRemoval,
+  isStateChange,
+  readDifference,
+  tokensAfter,
+  type Difference,
+} from '../sync/sync.ts'
 import { decodeSyncToken, encodeSyncToken } from '../sync/syncToken.ts'
 
 /** What one event of the difference is about: a conversation (changed or removed), or a message's state. */
-const eventKey = (change: SyncChange): string => (isStateChange(change) ? `m${messageKeyText(change)}` : `c${change.conversationId}`)
+const eventKey = (change: SyncChange): string =>
+  isStateChange(change) ? `m${messageKeyText(change)}` : `c${change.conversationId}`
 
 /** One viewerUpdates payload: an InboxEvent and the token after it. */
 export type ViewerUpdateDelivery = { delivery: Delivery; token: string }
@@ -33,7 +41,11 @@ const FLOOR_LIMIT = 50
  * every payload's token is exact. A token is the difference's snapshot plus, for conversations
  * whose MessageEvents went out after it, the pts delivered (`floors`): a resume skips exactly those.
  */
-export async function openViewerUpdates(app: LiveApp, viewer: Viewer, since: string | null | undefined): Promise<AsyncIterableIterator<ViewerUpdateDelivery>> {
+export async function openViewerUpdates(
+  app: LiveApp,
+  viewer: Viewer,
+  since: string | null | undefined,
+): Promise<AsyncIterableIterator<ViewerUpdateDelivery>> {
   const start = since == null ? null : decodeSyncToken(since, viewer.userId, 'since').range
   const subscription = new Subscription(app.hub, viewer, 'account')
   const read = (page: SyncRange, limit: number, heads?: readonly number[]) => {
@@ -48,7 +60,8 @@ export async function openViewerUpdates(app: LiveApp, viewer: Viewer, since: str
    * feeds listened (decision 0200).
    */
   const startAt = (heads: Map<number, number>) => {
-    for (const [id, lastPts] of heads) subscription.delivered.set(id, Math.max(subscription.delivered.get(id) ?? 0, lastPts))
+    for (const [id, lastPts] of heads)
+      subscription.delivered.set(id, Math.max(subscription.delivered.get(id) ?? 0, lastPts))
   }
   let resumed: ReturnType<typeof read> | null = null
   let range: SyncRange = await opening(subscription, async () => {
@@ -70,7 +83,9 @@ export async function openViewerUpdates(app: LiveApp, viewer: Viewer, since: str
   const token = () => encodeSyncToken({ userId: viewer.userId, range: { ...range, floors: [...floors] } })
 
   /** The difference after `range` as events (its first read `first`, if already made); afterwards `range` is its snapshot with nothing pending. */
-  async function* difference(first = read({ ...range, floors: [...floors] }, FIRST_PAGE)): AsyncGenerator<ViewerUpdateDelivery> {
+  async function* difference(
+    first = read({ ...range, floors: [...floors] }, FIRST_PAGE),
+  ): AsyncGenerator<ViewerUpdateDelivery> {
     // The next page is read while this one is delivered (it depends only on this page's range, snapshot and last change).
     let next = first
     for (;;) {
@@ -116,7 +131,14 @@ export async function openViewerUpdates(app: LiveApp, viewer: Viewer, since: str
         }
       } else {
         const messageKey = { conversationId: id, seq: change.seq }
-        delivery = { payload: { typename: 'MessageActionEvent', key: messageKey, state: diff.states.get(messageKeyText(messageKey))! }, loaders }
+        delivery = {
+          payload: {
+            typename: 'MessageActionEvent',
+            key: messageKey,
+            state: diff.states.get(messageKeyText(messageKey))!,
+          },
+          loaders,
+        }
       }
       if (delivery) updates.push({ delivery, token: tokenAfter(i) })
     }
@@ -131,7 +153,11 @@ export async function openViewerUpdates(app: LiveApp, viewer: Viewer, since: str
         yield* difference()
         continue
       }
-      if (payload.typename === 'MessageEvent') floors.set(payload.message.conversationId, subscription.delivered.get(payload.message.conversationId) ?? payload.pts)
+      if (payload.typename === 'MessageEvent')
+        floors.set(
+          payload.message.conversationId,
+          subscription.delivered.get(payload.message.conversationId) ?? payload.pts,
+        )
       yield { delivery, token: token() }
       if (floors.size >= FLOOR_LIMIT) yield* difference()
     }

@@ -8,7 +8,11 @@ import { createLoaders } from '../history/loaders.ts'
 
 export type ConversationBound = Extract<RealtimeEvent, { type: 'message' | 'read' | 'typing' }>
 
-export type WaveReads = { members: Map<number, DeliveryMember>; message: MessageRecord | null; conversation: ConversationRecord | null }
+export type WaveReads = {
+  members: Map<number, DeliveryMember>
+  message: MessageRecord | null
+  conversation: ConversationRecord | null
+}
 
 /**
  * One bus event on its way to every local subscriber of its topic. The reads it needs (the message
@@ -43,7 +47,9 @@ async function loadWaveReads(db: Db, event: ConversationBound, userIds: readonly
     findDeliveryMembers(db, conversationId, userIds, seq),
     seq === null ? null : findMessage(db, { conversationId, seq }),
     // The conversation row alone (user 0 has no membership); each subscriber pairs it with its own member row.
-    seq === null ? null : findConversationsForUser(db, [conversationId], 0).then((found) => found[0]?.conversation ?? null),
+    seq === null
+      ? null
+      : findConversationsForUser(db, [conversationId], 0).then((found) => found[0]?.conversation ?? null),
   ])
   return { members: new Map(members.map((m) => [m.member.userId, m])), message, conversation }
 }

@@ -46,7 +46,12 @@ async function viewerChanged(tx: Tx, viewer: Viewer, conversationId: number): Pr
   return changed([{ userId: viewer.userId, conversationId }])
 }
 
-export type SettingsInput = { doNotDisturbUntil?: Date | null; pinned?: boolean | null; archived?: boolean | null; markedUnread?: boolean | null }
+export type SettingsInput = {
+  doNotDisturbUntil?: Date | null
+  pinned?: boolean | null
+  archived?: boolean | null
+  markedUnread?: boolean | null
+}
 
 /** Omitted fields stay as they are; explicit null is meaningful only for doNotDisturbUntil (off). */
 function parsePatch(input: SettingsInput): SettingsPatch {
@@ -55,7 +60,12 @@ function parsePatch(input: SettingsInput): SettingsPatch {
     if (value === null) throw badInput(`${name} takes true or false; omit it to leave it unchanged`, name)
     return value
   }
-  return { doNotDisturbUntil: input.doNotDisturbUntil, pinned: flag('pinned'), archived: flag('archived'), markedUnread: flag('markedUnread') }
+  return {
+    doNotDisturbUntil: input.doNotDisturbUntil,
+    pinned: flag('pinned'),
+    archived: flag('archived'),
+    markedUnread: flag('markedUnread'),
+  }
 }
 
 /**
@@ -63,7 +73,12 @@ function parsePatch(input: SettingsInput): SettingsPatch {
  * limit is LIMIT_REACHED; the viewer's pins serialize on their user row, so concurrent pins cannot
  * pass it together. Returns the conversation id.
  */
-export async function updateConversationSettings(app: App, viewer: Viewer, conversationId: string, input: SettingsInput): Promise<number> {
+export async function updateConversationSettings(
+  app: App,
+  viewer: Viewer,
+  conversationId: string,
+  input: SettingsInput,
+): Promise<number> {
   const id = parseId(conversationId, 'Conversation')
   const patch = parsePatch(input)
   return transact(app, async (tx) => {
@@ -89,7 +104,12 @@ export type DraftInput = { text: string; quotedMessageId?: string | null; mentio
  * saveDraft: the text under a text message's limits, a quoted message the viewer may see in the same
  * conversation, mentioned users who are members; null clears. Returns the conversation id.
  */
-export async function saveDraft(app: App, viewer: Viewer, conversationId: string, input: DraftInput | null): Promise<number> {
+export async function saveDraft(
+  app: App,
+  viewer: Viewer,
+  conversationId: string,
+  input: DraftInput | null,
+): Promise<number> {
   const id = parseId(conversationId, 'Conversation')
   const parsed = input && {
     text: parseText(input.text, 'draft.text'),
@@ -99,7 +119,12 @@ export async function saveDraft(app: App, viewer: Viewer, conversationId: string
   return transact(app, async (tx) => {
     await accessConversation(tx, viewer, id, { lock: false })
     if (parsed) await checkReferences(tx, viewer, id, { userIds: parsed.mentionUserIds, quoted: parsed.quoted })
-    await writeDraft(tx, id, viewer.userId, parsed && { text: parsed.text, quotedSeq: parsed.quoted?.seq ?? null, mentionUserIds: parsed.mentionUserIds })
+    await writeDraft(
+      tx,
+      id,
+      viewer.userId,
+      parsed && { text: parsed.text, quotedSeq: parsed.quoted?.seq ?? null, mentionUserIds: parsed.mentionUserIds },
+    )
     return { result: id, events: await viewerChanged(tx, viewer, id) }
   })
 }

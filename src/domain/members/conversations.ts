@@ -19,7 +19,16 @@ import { accessConversation, type MemberAccess } from '../policy/access.ts'
 import { type App, type Viewer } from '../core/app.ts'
 import { transact } from '../core/transact.ts'
 import { LIMITS } from '../core/limits.ts'
-import { checkActsOn, checkManagesMembers, checkSetsRole, checkSetsTitle, checkUnsubscribes, isOwner, requireOperator, roleChange } from '../policy/policy.ts'
+import {
+  checkActsOn,
+  checkManagesMembers,
+  checkSetsRole,
+  checkSetsTitle,
+  checkUnsubscribes,
+  isOwner,
+  requireOperator,
+  roleChange,
+} from '../policy/policy.ts'
 import { writeSystemMessage } from '../send/systemMessages.ts'
 
 function parseMemberIds(ids: readonly string[], viewer: Viewer): number[] {
@@ -33,7 +42,8 @@ async function requireUsersExist(tx: Tx, ids: number[]): Promise<void> {
 
 function checkTitle(title: string): string {
   const trimmed = title.trim()
-  if (!trimmed || trimmed.length > LIMITS.titleLength) throw badInput(`title must be 1..${LIMITS.titleLength} characters`, 'title')
+  if (!trimmed || trimmed.length > LIMITS.titleLength)
+    throw badInput(`title must be 1..${LIMITS.titleLength} characters`, 'title')
   return trimmed
 }
 
@@ -46,12 +56,26 @@ export async function openPrivateConversation(app: App, viewer: Viewer, userId: 
   if (existing) return existing
   return transact(app, async (tx) => {
     await requireUsersExist(tx, [peerId])
-    const created = await insertConversation(tx, { type: 'PRIVATE', title: null, historyVisibility: 'SHARED', privateKey, createdById: viewer.userId })
+    const created = await insertConversation(tx, {
+      type: 'PRIVATE',
+      title: null,
+      historyVisibility: 'SHARED',
+      privateKey,
+      createdById: viewer.userId,
+    })
     // Lost the race: the other side's insert committed first (ON CONFLICT waited for it).
     if (!created) return { result: (await findConversationIdByPrivateKey(tx, privateKey))!, events: [] }
     const members = [viewer.userId, peerId]
-    await addMembers(tx, created.id, members.map((id) => ({ userId: id, role: 'MEMBER' as const })), 1)
-    return { result: created.id, events: members.map((id) => ({ type: 'joined' as const, conversationId: created.id, userId: id })) }
+    await addMembers(
+      tx,
+      created.id,
+      members.map((id) => ({ userId: id, role: 'MEMBER' as const })),
+      1,
+    )
+    return {
+      result: created.id,
+      events: members.map((id) => ({ type: 'joined' as const, conversationId: created.id, userId: id })),
+    }
   })
 }
 
@@ -70,15 +94,34 @@ export async function createGroup(
       historyVisibility: input.historyVisibility ?? 'JOINED',
       createdById: viewer.userId,
     }))!
-    await addMembers(tx, conversation.id, [{ userId: viewer.userId, role: 'OWNER' }, ...memberIds.map((id) => ({ userId: id, role: 'MEMBER' as const }))], 1)
-    const created = await writeSystemMessage(tx, conversation, { event: 'CONVERSATION_CREATED', actorId: viewer.userId, targetIds: memberIds, text: title })
-    const joined = [viewer.userId, ...memberIds].map((id) => ({ type: 'joined' as const, conversationId: conversation.id, userId: id }))
+    await addMembers(
+      tx,
+      conversation.id,
+      [{ userId: viewer.userId, role: 'OWNER' }, ...memberIds.map((id) => ({ userId: id, role: 'MEMBER' as const }))],
+      1,
+    )
+    const created = await writeSystemMessage(tx, conversation, {
+      event: 'CONVERSATION_CREATED',
+      actorId: viewer.userId,
+      targetIds: memberIds,
+      text: title,
+    })
+    const joined = [viewer.userId, ...memberIds].map((id) => ({
+      type: 'joined' as const,
+      conversationId: conversation.id,
+      userId: id,
+    }))
     return { result: conversation.id, events: [created, ...joined] }
   })
 }
 
 /** OWNER and ADMIN add members; JOINED history means the newcomers see from the "added" message on. */
-export async function addGroupMembers(app: App, viewer: Viewer, conversationId: string, userIds: readonly string[]): Promise<number> {
+export async function addGroupMembers(
+  app: App,
+  viewer: Viewer,
+  conversationId: string,
+  userIds: readonly string[],
+): Promise<number> {
   const id = parseId(conversationId, 'Conversation')
   const newIds = parseMemberIds(userIds, viewer)
   if (!newIds.length) throw badInput('userIds must name at least one other user', 'userIds')
@@ -88,15 +131,33 @@ export async function addGroupMembers(app: App, viewer: Viewer, conversationId: 
     await requireUsersExist(tx, newIds)
     const { conversation } = access
     const visibleFromSeq = conversation.historyVisibility === 'JOINED' ? conversation.lastSeq + 1 : 1
-    const added = await addMembers(tx, id, newIds.map((userId) => ({ userId, role: 'MEMBER' as const })), visibleFromSeq)
+    const added = await addMembers(
+      tx,
+      id,
+      newIds.map((userId) => ({ userId, role: 'MEMBER' as const })),
+      visibleFromSeq,
+    )
     if (!added.length) return { result: id, events: [] }
-    const message = await writeSystemMessage(tx, conversation, { event: 'MEMBERS_ADDED', actorId: viewer.userId, targetIds: added, text: null })
-    return { result: id, events: [message, ...added.map((userId) => ({ type: 'joined' as const, conversationId: id, userId }))] }
+    const message = await writeSystemMessage(tx, conversation, {
+      event: 'MEMBERS_ADDED',
+      actorId: viewer.userId,
+      targetIds: added,
+      text: null,
+    })
+    return {
+      result: id,
+      events: [message, ...added.map((userId) => ({ type: 'joined' as const, conversationId: id, userId }))],
+    }
   })
 }
 
 /** A current group member the viewer may remove or mute (policy: a manager above them). */
-export async function requireManageableMember(tx: Tx, access: MemberAccess, targetId: number, doing: 'remove' | 'mute'): Promise<MemberRecord> {
+export async function requireManageableMember(
+  tx: Tx,
+  access: MemberAccess,
+  targetId: number,
+  doing: 'remove' | 'mute',
+): Promise<MemberRecord> {
   checkManagesMembers(access, doing)
   const target = await findMember(tx, access.conversation.id, targetId)
   if (!target) throw notFound('Member')
@@ -105,7 +166,12 @@ export async function requireManageableMember(tx: Tx, access: MemberAccess, targ
 }
 
 /** The OWNER removes anyone else; an ADMIN removes plain members only. */
-export async function removeGroupMember(app: App, viewer: Viewer, conversationId: string, userId: string): Promise<number> {
+export async function removeGroupMember(
+  app: App,
+  viewer: Viewer,
+  conversationId: string,
+  userId: string,
+): Promise<number> {
   const id = parseId(conversationId, 'Conversation')
   const targetId = parseId(userId, 'User')
   if (targetId === viewer.userId) throw badInput('use leaveConversation to leave', 'userId')
@@ -113,7 +179,12 @@ export async function removeGroupMember(app: App, viewer: Viewer, conversationId
     const access = await accessConversation(tx, viewer, id, { lock: true })
     await requireManageableMember(tx, access, targetId, 'remove')
     await markMemberLeft(tx, id, targetId)
-    const message = await writeSystemMessage(tx, access.conversation, { event: 'MEMBER_REMOVED', actorId: viewer.userId, targetIds: [targetId], text: null })
+    const message = await writeSystemMessage(tx, access.conversation, {
+      event: 'MEMBER_REMOVED',
+      actorId: viewer.userId,
+      targetIds: [targetId],
+      text: null,
+    })
     return { result: id, events: [message, { type: 'removed', conversationId: id, userId: targetId }] }
   })
 }
@@ -132,12 +203,20 @@ export async function leaveConversation(app: App, viewer: Viewer, conversationId
     const events: RealtimeEvent[] = [{ type: 'removed', conversationId: id, userId: viewer.userId }]
     if (isOwner(member)) {
       const successor = await findSuccessor(tx, id, viewer.userId)
-      if (conversation.type === 'CHANNEL' && successor === null) throw badInput('the owner cannot leave a channel with nobody to take over', 'conversationId')
+      if (conversation.type === 'CHANNEL' && successor === null)
+        throw badInput('the owner cannot leave a channel with nobody to take over', 'conversationId')
       if (successor !== null) await storeSetMemberRole(tx, id, successor, 'OWNER')
     }
     await markMemberLeft(tx, id, viewer.userId)
     if (conversation.type === 'GROUP') {
-      events.unshift(await writeSystemMessage(tx, conversation, { event: 'MEMBER_LEFT', actorId: viewer.userId, targetIds: [], text: null }))
+      events.unshift(
+        await writeSystemMessage(tx, conversation, {
+          event: 'MEMBER_LEFT',
+          actorId: viewer.userId,
+          targetIds: [],
+          text: null,
+        }),
+      )
     }
     return { result: true, events }
   })
@@ -147,7 +226,13 @@ export async function leaveConversation(app: App, viewer: Viewer, conversationId
  * Only the OWNER changes roles. Making someone else OWNER transfers ownership: the old owner
  * becomes ADMIN. Groups use OWNER/ADMIN/MEMBER, channels OWNER/ADMIN/SUBSCRIBER.
  */
-export async function setMemberRole(app: App, viewer: Viewer, conversationId: string, userId: string, role: MemberRole): Promise<MemberRecord> {
+export async function setMemberRole(
+  app: App,
+  viewer: Viewer,
+  conversationId: string,
+  userId: string,
+  role: MemberRole,
+): Promise<MemberRecord> {
   const id = parseId(conversationId, 'Conversation')
   const targetId = parseId(userId, 'User')
   if (targetId === viewer.userId) throw badInput('cannot change your own role', 'userId')
@@ -160,7 +245,12 @@ export async function setMemberRole(app: App, viewer: Viewer, conversationId: st
     if (change === 'none') return { result: target, events: [] }
     const updated = (await storeSetMemberRole(tx, id, targetId, role))!
     if (change === 'transfer') await storeSetMemberRole(tx, id, viewer.userId, 'ADMIN')
-    const message = await writeSystemMessage(tx, access.conversation, { event: 'ROLE_CHANGED', actorId: viewer.userId, targetIds: [targetId], text: role })
+    const message = await writeSystemMessage(tx, access.conversation, {
+      event: 'ROLE_CHANGED',
+      actorId: viewer.userId,
+      targetIds: [targetId],
+      text: role,
+    })
     return { result: updated, events: [message] }
   })
 }
@@ -170,10 +260,23 @@ export async function createChannel(app: App, viewer: Viewer, title: string): Pr
   requireOperator(viewer, 'create channels')
   const checked = checkTitle(title)
   return transact(app, async (tx) => {
-    const conversation = (await insertConversation(tx, { type: 'CHANNEL', title: checked, historyVisibility: 'SHARED', createdById: viewer.userId }))!
+    const conversation = (await insertConversation(tx, {
+      type: 'CHANNEL',
+      title: checked,
+      historyVisibility: 'SHARED',
+      createdById: viewer.userId,
+    }))!
     await addMembers(tx, conversation.id, [{ userId: viewer.userId, role: 'OWNER' }], 1)
-    const created = await writeSystemMessage(tx, conversation, { event: 'CONVERSATION_CREATED', actorId: viewer.userId, targetIds: [], text: checked })
-    return { result: conversation.id, events: [created, { type: 'joined', conversationId: conversation.id, userId: viewer.userId }] }
+    const created = await writeSystemMessage(tx, conversation, {
+      event: 'CONVERSATION_CREATED',
+      actorId: viewer.userId,
+      targetIds: [],
+      text: checked,
+    })
+    return {
+      result: conversation.id,
+      events: [created, { type: 'joined', conversationId: conversation.id, userId: viewer.userId }],
+    }
   })
 }
 
@@ -205,7 +308,12 @@ export async function unsubscribeChannel(app: App, viewer: Viewer, conversationI
  * OWNER and ADMIN rename a group or channel; the change is a TITLE_CHANGED system message carrying
  * the new title. Setting the current title again writes nothing.
  */
-export async function setConversationTitle(app: App, viewer: Viewer, conversationId: string, title: string): Promise<number> {
+export async function setConversationTitle(
+  app: App,
+  viewer: Viewer,
+  conversationId: string,
+  title: string,
+): Promise<number> {
   const id = parseId(conversationId, 'Conversation')
   const checked = checkTitle(title)
   return transact(app, async (tx) => {
@@ -214,7 +322,12 @@ export async function setConversationTitle(app: App, viewer: Viewer, conversatio
     const { conversation } = access
     if (conversation.title === checked) return { result: id, events: [] }
     await updateConversationTitle(tx, id, checked)
-    const message = await writeSystemMessage(tx, conversation, { event: 'TITLE_CHANGED', actorId: viewer.userId, targetIds: [], text: checked })
+    const message = await writeSystemMessage(tx, conversation, {
+      event: 'TITLE_CHANGED',
+      actorId: viewer.userId,
+      targetIds: [],
+      text: checked,
+    })
     return { result: id, events: [message] }
   })
 }

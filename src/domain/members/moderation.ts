@@ -34,7 +34,13 @@ export async function unblockUser(app: App, viewer: Viewer, userId: string): Pro
  * Each change is a MEMBER_MUTED system message whose text is the end time (ISO-8601), or null when
  * the mute is lifted. Lifting a mute that is not in force writes nothing.
  */
-export async function muteMember(app: App, viewer: Viewer, conversationId: string, userId: string, until: Date | null): Promise<MemberRecord> {
+export async function muteMember(
+  app: App,
+  viewer: Viewer,
+  conversationId: string,
+  userId: string,
+  until: Date | null,
+): Promise<MemberRecord> {
   const id = parseId(conversationId, 'Conversation')
   const targetId = otherUser(viewer, userId, 'mute')
   const now = new Date()

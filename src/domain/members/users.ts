@@ -16,16 +16,25 @@ const UserInput = z.object({
 })
 
 /** Operators register or update the host system's users by handle. */
-export async function upsertUsers(app: App, viewer: Viewer, users: readonly { handle: string; displayName: string; kind?: UserKind | null }[]): Promise<UserRecord[]> {
+export async function upsertUsers(
+  app: App,
+  viewer: Viewer,
+  users: readonly { handle: string; displayName: string; kind?: UserKind | null }[],
+): Promise<UserRecord[]> {
   requireOperator(viewer, 'upsert users')
-  if (users.length < 1 || users.length > LIMITS.usersPerUpsert) throw badInput(`pass 1..${LIMITS.usersPerUpsert} users`, 'users')
+  if (users.length < 1 || users.length > LIMITS.usersPerUpsert)
+    throw badInput(`pass 1..${LIMITS.usersPerUpsert} users`, 'users')
   const parsed = users.map((u, i) => {
     const r = UserInput.safeParse({ ...u, kind: u.kind ?? undefined })
-    if (!r.success) throw badInput(`users[${i}]: ${r.error.issues[0]!.message}`, `users.${i}.${r.error.issues[0]!.path.join('.')}`)
+    if (!r.success)
+      throw badInput(`users[${i}]: ${r.error.issues[0]!.message}`, `users.${i}.${r.error.issues[0]!.path.join('.')}`)
     return r.data
   })
   if (new Set(parsed.map((u) => u.handle)).size !== parsed.length) throw badInput('handles must be unique', 'users')
-  return storeUpsertUsers(app.db, parsed.map((u) => ({ ...u, searchDocument: userDocument(u) })))
+  return storeUpsertUsers(
+    app.db,
+    parsed.map((u) => ({ ...u, searchDocument: userDocument(u) })),
+  )
 }
 
 /**
@@ -39,7 +48,9 @@ export function createViewerResolver(db: Db, ttlMs = 5_000) {
     let user = cache.get(identity.handle)
     if (!user) {
       const created = { handle: identity.handle, displayName: identity.name ?? identity.handle, kind: 'HUMAN' as const }
-      user = (await findUserByHandle(db, identity.handle)) ?? (await ensureUser(db, { ...created, searchDocument: userDocument(created) }))
+      user =
+        (await findUserByHandle(db, identity.handle)) ??
+        (await ensureUser(db, { ...created, searchDocument: userDocument(created) }))
       cache.set(identity.handle, user)
     }
     return { userId: user.id, handle: identity.handle, kind: user.kind, isOperator: identity.isOperator }

@@ -12,7 +12,12 @@ export type MemberAccess = ConversationAccess & { member: MemberRecord }
  * the viewer is not a member (existence does not leak). With `lock` the conversation row is locked
  * for a write that takes a seq or pts.
  */
-export async function accessConversation(conn: Conn, viewer: Viewer, conversationId: number, opts: { lock: boolean }): Promise<MemberAccess> {
+export async function accessConversation(
+  conn: Conn,
+  viewer: Viewer,
+  conversationId: number,
+  opts: { lock: boolean },
+): Promise<MemberAccess> {
   const access = opts.lock
     ? await lockConversation(conn, conversationId, viewer.userId)
     : (await findConversationsForUser(conn, [conversationId], viewer.userId))[0]

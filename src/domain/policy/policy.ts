@@ -23,7 +23,8 @@ export const isOwner = (member: Role) => member.role === 'OWNER'
 /** `target` null: not a current member (left), which ranks like a plain member. */
 const outranks = (actor: Role, target: MemberRole | null) => RANK[actor.role] > RANK[target ?? 'MEMBER']
 
-export const isMuted = (member: Pick<MemberRecord, 'mutedUntil'>, now: Date) => member.mutedUntil !== null && member.mutedUntil > now
+export const isMuted = (member: Pick<MemberRecord, 'mutedUntil'>, now: Date) =>
+  member.mutedUntil !== null && member.mutedUntil > now
 
 export const isSender = (message: Pick<MessageRecord, 'senderType' | 'senderId'>, viewer: Viewer) =>
   message.senderType !== 'SYSTEM' && message.senderId === viewer.userId
@@ -40,7 +41,11 @@ function requireGroup(access: MemberAccess): void {
  * The rules a send (and an edit, which is a send of new text) passes before anything is written
  * (docs/messages.md "Who may send"): channel posting, mute, block, @all.
  */
-export function checkSender(viewer: Viewer, access: MemberAccess, opts: { mentionAll: boolean; now: Date; blockedByPeer: boolean }): void {
+export function checkSender(
+  viewer: Viewer,
+  access: MemberAccess,
+  opts: { mentionAll: boolean; now: Date; blockedByPeer: boolean },
+): void {
   const { conversation, member } = access
   if (conversation.type === 'CHANNEL' && !isManager(member) && !viewer.isOperator) {
     throw forbidden('only the owner, an admin or an operator posts in a channel')
@@ -78,7 +83,8 @@ const ROLES_BY_TYPE: Record<Exclude<ConversationType, 'PRIVATE'>, MemberRole[]> 
 export function checkSetsRole(access: MemberAccess, role: MemberRole): void {
   const type = access.conversation.type
   if (type === 'PRIVATE') throw badInput('a private conversation has no roles', 'conversationId')
-  if (!ROLES_BY_TYPE[type].includes(role)) throw badInput(`role ${role} does not exist in a ${type.toLowerCase()}`, 'role')
+  if (!ROLES_BY_TYPE[type].includes(role))
+    throw badInput(`role ${role} does not exist in a ${type.toLowerCase()}`, 'role')
   if (!isOwner(access.member)) throw forbidden('only the owner can change roles')
 }
 
@@ -99,7 +105,8 @@ export function checkUnsubscribes(access: MemberAccess): void {
 export function checkEdit(viewer: Viewer, message: MessageRecord, newKind: MessageKind): void {
   if (!isSender(message, viewer)) throw forbidden('only the sender can edit a message')
   refuseRecalled(message)
-  if (message.kind !== 'TEXT') throw new DomainError('NOT_EDITABLE', `a ${message.kind} message cannot be edited; only TEXT can`)
+  if (message.kind !== 'TEXT')
+    throw new DomainError('NOT_EDITABLE', `a ${message.kind} message cannot be edited; only TEXT can`)
   // A copy shows someone else's words under forwardedFrom: editing would put new words in their name.
   if (message.forwardedFrom) throw new DomainError('NOT_EDITABLE', 'a forwarded copy cannot be edited')
   if (newKind !== 'TEXT') throw badInput('an edit keeps the kind: pass text content', 'content')
@@ -110,10 +117,17 @@ export function checkEdit(viewer: Viewer, message: MessageRecord, newKind: Messa
  * it outranks at any time (`senderRole` null: the sender left); anyone else only their own, within
  * the window. Returns the window in seconds the recall must fall in, or null for none.
  */
-export function recallWindow(viewer: Viewer, access: MemberAccess, message: MessageRecord, senderRole: MemberRole | null, windowSeconds: number): number | null {
+export function recallWindow(
+  viewer: Viewer,
+  access: MemberAccess,
+  message: MessageRecord,
+  senderRole: MemberRole | null,
+  windowSeconds: number,
+): number | null {
   if (message.senderType === 'SYSTEM') throw forbidden('system messages cannot be recalled')
   const own = isSender(message, viewer)
-  if (access.conversation.type === 'GROUP' && isManager(access.member) && (own || outranks(access.member, senderRole))) return null
+  if (access.conversation.type === 'GROUP' && isManager(access.member) && (own || outranks(access.member, senderRole)))
+    return null
   if (!own) throw forbidden('only the sender, or a group owner or admin above them, can recall a message')
   return windowSeconds
 }
@@ -123,7 +137,8 @@ export function recallWindow(viewer: Viewer, access: MemberAccess, message: Mess
  * member. With the message: never a SYSTEM notice, never a recalled message.
  */
 export function checkPins(access: MemberAccess, message: MessageRecord): void {
-  if (access.conversation.type !== 'PRIVATE' && !isManager(access.member)) throw forbidden('only the owner or an admin can pin messages')
+  if (access.conversation.type !== 'PRIVATE' && !isManager(access.member))
+    throw forbidden('only the owner or an admin can pin messages')
   if (message.senderType === 'SYSTEM') throw badInput('system messages cannot be pinned', 'messageId')
   refuseRecalled(message, 'pinned')
 }
@@ -141,14 +156,17 @@ export const checkReacts = (message: MessageRecord): void => refuseRecalled(mess
 export const isRecalled = (message: Pick<MessageRecord, 'status'>) => message.status === 'RECALLED'
 
 /** MESSAGE_RECALLED; `doing` names what a recalled message cannot be ("quoted"). */
-export const recalledError = (doing?: string) => new DomainError('MESSAGE_RECALLED', doing ? `a recalled message cannot be ${doing}` : 'the message was recalled')
+export const recalledError = (doing?: string) =>
+  new DomainError('MESSAGE_RECALLED', doing ? `a recalled message cannot be ${doing}` : 'the message was recalled')
 
 export function refuseRecalled(message: Pick<MessageRecord, 'status'>, doing?: string): void {
   if (isRecalled(message)) throw recalledError(doing)
 }
 
-export const shownContent = (message: Pick<MessageRecord, 'status' | 'content'>): unknown => (isRecalled(message) ? null : message.content)
-export const shownEdits = <E>(message: Pick<MessageRecord, 'status'>, edits: E[]): E[] => (isRecalled(message) ? [] : edits)
+export const shownContent = (message: Pick<MessageRecord, 'status' | 'content'>): unknown =>
+  isRecalled(message) ? null : message.content
+export const shownEdits = <E>(message: Pick<MessageRecord, 'status'>, edits: E[]): E[] =>
+  isRecalled(message) ? [] : edits
 export const shownViewerState = (message: Pick<MessageRecord, 'status'>, stored: ViewerState): ViewerState =>
   isRecalled(message) ? { favorite: false, remindAt: null, deletedForMe: stored.deletedForMe } : stored
 

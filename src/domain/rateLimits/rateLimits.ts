@@ -21,8 +21,12 @@ export type RateLimits = {
   readonly trustProxy: boolean
 }
 
-export const tierOf = (viewer: { isOperator: boolean; kind: string }): Tier => (viewer.isOperator ? 'operator' : viewer.kind === 'AGENT' ? 'agent' : 'user')
-export const callerOf = (viewer: { userId: number; isOperator: boolean; kind: string }): Caller => ({ tier: tierOf(viewer), key: String(viewer.userId) })
+export const tierOf = (viewer: { isOperator: boolean; kind: string }): Tier =>
+  viewer.isOperator ? 'operator' : viewer.kind === 'AGENT' ? 'agent' : 'user'
+export const callerOf = (viewer: { userId: number; isOperator: boolean; kind: string }): Caller => ({
+  tier: tierOf(viewer),
+  key: String(viewer.userId),
+})
 
 /** Rules counted where the thing counted lives: a connection lives on one instance. */
 const LOCAL_RULES: ReadonlySet<RateRule> = new Set(['subscribe'])
@@ -54,7 +58,14 @@ export function createRateLimits(db: Db, settings: RateLimitSettings | null, sto
       const memory = new RateLimiterMemory(options)
       limiters.set(
         `${tier}:${rule}`,
-        store && !LOCAL_RULES.has(rule) ? new RateLimiterRedis({ ...options, storeClient: store, rejectIfRedisNotReady: true, insuranceLimiter: memory }) : memory,
+        store && !LOCAL_RULES.has(rule)
+          ? new RateLimiterRedis({
+              ...options,
+              storeClient: store,
+              rejectIfRedisNotReady: true,
+              insuranceLimiter: memory,
+            })
+          : memory,
       )
     }
   }
@@ -69,7 +80,11 @@ export function createRateLimits(db: Db, settings: RateLimitSettings | null, sto
     } catch (error) {
       if (!(error instanceof RateLimiterRes)) throw error
       const retryAfterMs = Math.max(1, Math.ceil(error.msBeforeNext))
-      throw retryLater('RATE_LIMITED', `too many requests (${rule}: ${limiter.points} per ${limiter.duration} s); retry in ${retryAfterMs} ms`, retryAfterMs)
+      throw retryLater(
+        'RATE_LIMITED',
+        `too many requests (${rule}: ${limiter.points} per ${limiter.duration} s); retry in ${retryAfterMs} ms`,
+        retryAfterMs,
+      )
     }
   }
 
@@ -84,7 +99,8 @@ export function createRateLimits(db: Db, settings: RateLimitSettings | null, sto
     async consumeSend(caller, conversationId) {
       await consume('send', caller)
       await consume('sendSustained', caller)
-      const strict = limiters.has(`${caller.tier}:largeGroupSend`) || limiters.has(`${caller.tier}:largeGroupSendSustained`)
+      const strict =
+        limiters.has(`${caller.tier}:largeGroupSend`) || limiters.has(`${caller.tier}:largeGroupSendSustained`)
       if (strict && (await isLarge(conversationId))) {
         await consume('largeGroupSend', caller)
         await consume('largeGroupSendSustained', caller)

@@ -29,7 +29,12 @@ export function receiptsVisible(settings: Settings, type: ConversationType): boo
  * whether receipts are visible, so that with receipts off only the reader's own devices get it.
  * Reading also clears the viewer's markedUnread (conversationSettings.ts).
  */
-export async function markConversationRead(app: App, viewer: Viewer, conversationId: string, seq?: number | null): Promise<MemberRecord> {
+export async function markConversationRead(
+  app: App,
+  viewer: Viewer,
+  conversationId: string,
+  seq?: number | null,
+): Promise<MemberRecord> {
   const id = parseId(conversationId, 'Conversation')
   const upTo = optionalPosition(seq, 'seq')
   return transact(app, async (tx) => {
@@ -47,7 +52,13 @@ export async function markConversationRead(app: App, viewer: Viewer, conversatio
       if (!current) throw notFound('Conversation')
       return { result: current, events: settingsEvents }
     }
-    const read: RealtimeEvent = { type: 'read', conversationId: id, userId: viewer.userId, lastReadSeq: moved.lastReadSeq, receiptsVisible: receiptsVisible(app.settings, conversation.type) }
+    const read: RealtimeEvent = {
+      type: 'read',
+      conversationId: id,
+      userId: viewer.userId,
+      lastReadSeq: moved.lastReadSeq,
+      receiptsVisible: receiptsVisible(app.settings, conversation.type),
+    }
     return { result: { ...member, ...moved }, events: [read, ...settingsEvents] }
   })
 }
@@ -60,7 +71,12 @@ export async function unreadTotal(app: App, viewer: Viewer): Promise<number> {
 export type Receipt = MessageKey & { senderId: number; type: 'PRIVATE' | 'GROUP' }
 
 /** The viewer sees a receipt only on their own messages, and only where receipts are switched on. */
-export function receiptOf(settings: Settings, viewer: Viewer, message: MessageRecord, type: ConversationType): Receipt | null {
+export function receiptOf(
+  settings: Settings,
+  viewer: Viewer,
+  message: MessageRecord,
+  type: ConversationType,
+): Receipt | null {
   if (message.senderType === 'SYSTEM' || message.senderId !== viewer.userId) return null
   if (type === 'CHANNEL' || !receiptsVisible(settings, type)) return null
   return { conversationId: message.conversationId, seq: message.seq, senderId: viewer.userId, type }
@@ -76,6 +92,10 @@ export async function listReaders(
 ): Promise<Connection<UserRecord>> {
   const limit = pageSize(args.first, 'first')
   const after = READER_CURSOR.decode(args.after, 'after')
-  const rows = await listReceiptReaders(app.db, receipt.senderId, receipt, { read: args.read ?? true, afterUserId: after?.[0] ?? 0, limit: limit + 1 })
+  const rows = await listReceiptReaders(app.db, receipt.senderId, receipt, {
+    read: args.read ?? true,
+    afterUserId: after?.[0] ?? 0,
+    limit: limit + 1,
+  })
   return forwardPage(rows, limit, (u) => READER_CURSOR.encode(u.id), after !== null)
 }

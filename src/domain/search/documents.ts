@@ -1,7 +1,13 @@
 import type { Db } from '../../db/client.ts'
 import type { MessageKind, UserRecord } from '../../store/records.ts'
 import { lockConversationFor } from '../../store/conversationLocks.ts'
-import { findConversationsToIndex, findUnindexedMessages, findUnindexedUsers, insertDocuments, updateUserDocuments } from '../../store/search.ts'
+import {
+  findConversationsToIndex,
+  findUnindexedMessages,
+  findUnindexedUsers,
+  insertDocuments,
+  updateUserDocuments,
+} from '../../store/search.ts'
 import { type SearchDocument } from '../../store/searchDocuments.ts'
 import type { ForwardedItemRecord } from '../send/content.ts'
 import { documentVector } from './text.ts'
@@ -33,10 +39,12 @@ export function searchableFields(kind: MessageKind, content: unknown): string[] 
   }
 }
 
-export const messageDocument = (kind: MessageKind, content: unknown): SearchDocument => documentVector(searchableFields(kind, content))
+export const messageDocument = (kind: MessageKind, content: unknown): SearchDocument =>
+  documentVector(searchableFields(kind, content))
 
 /** People are found by handle and display name. */
-export const userDocument = (user: { handle: string; displayName: string }): SearchDocument => documentVector([user.handle, user.displayName])
+export const userDocument = (user: { handle: string; displayName: string }): SearchDocument =>
+  documentVector([user.handle, user.displayName])
 
 const BATCH = 2000
 
@@ -48,13 +56,19 @@ const BATCH = 2000
  */
 export async function backfillSearchDocuments(db: Db): Promise<{ messages: number; users: number }> {
   const done = { messages: 0, users: 0 }
-  for (let afterId = 0, ids: number[]; (ids = await findConversationsToIndex(db, SEARCHABLE_KINDS, afterId, 100)).length; afterId = ids.at(-1)!) {
+  for (
+    let afterId = 0, ids: number[];
+    (ids = await findConversationsToIndex(db, SEARCHABLE_KINDS, afterId, 100)).length;
+    afterId = ids.at(-1)!
+  ) {
     for (const conversationId of ids) {
-      for (let afterSeq = 0, more = true; more; ) {
+      for (let afterSeq = 0, more = true; more;) {
         more = await db.$transaction(async (tx) => {
           await lockConversationFor(tx, conversationId, [])
           const batch = await findUnindexedMessages(tx, conversationId, SEARCHABLE_KINDS, afterSeq, BATCH)
-          const rows = batch.map((m) => ({ ...m, document: messageDocument(m.kind, m.content) })).filter((r) => r.document)
+          const rows = batch
+            .map((m) => ({ ...m, document: messageDocument(m.kind, m.content) }))
+            .filter((r) => r.document)
           await insertDocuments(tx, rows)
           done.messages += rows.length
           afterSeq = batch.at(-1)?.seq ?? afterSeq
@@ -63,8 +77,15 @@ export async function backfillSearchDocuments(db: Db): Promise<{ messages: numbe
       }
     }
   }
-  for (let afterId = 0, users: UserRecord[]; (users = await findUnindexedUsers(db, afterId, BATCH)).length; afterId = users.at(-1)!.id) {
-    await updateUserDocuments(db, users.map((u) => ({ ...u, document: userDocument(u) })))
+  for (
+    let afterId = 0, users: UserRecord[];
+    (users = await findUnindexedUsers(db, afterId, BATCH)).length;
+    afterId = users.at(-1)!.id
+  ) {
+    await updateUserDocuments(
+      db,
+      users.map((u) => ({ ...u, document: userDocument(u) })),
+    )
     done.users += users.length
   }
   return done

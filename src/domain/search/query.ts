@@ -18,13 +18,22 @@ const QUOTE = /["“”]/
 export function parseSearchQuery(raw: string, field = 'query'): SearchQuery {
   if (raw.includes('\u0000')) throw badInput(`${field} must not contain NUL characters`, field)
   const query = raw.trim()
-  if (query.length > SEARCH_LIMITS.queryLength) throw badInput(`${field} must be at most ${SEARCH_LIMITS.queryLength} characters`, field)
+  if (query.length > SEARCH_LIMITS.queryLength)
+    throw badInput(`${field} must be at most ${SEARCH_LIMITS.queryLength} characters`, field)
   const words = query.split(QUOTE).join(' ').split(/\s+/).filter(Boolean)
   if (!words.length) throw badInput(`${field} must not be empty`, field)
-  if (words.length > SEARCH_LIMITS.queryWords) throw badInput(`${field} must have at most ${SEARCH_LIMITS.queryWords} words`, field)
+  if (words.length > SEARCH_LIMITS.queryWords)
+    throw badInput(`${field} must have at most ${SEARCH_LIMITS.queryWords} words`, field)
   const terms = query
     .split(QUOTE)
-    .flatMap((part, i) => (i % 2 ? [queryTerm(part, true)] : part.split(/\s+/).filter(Boolean).map((word) => queryTerm(word, false))))
+    .flatMap((part, i) =>
+      i % 2
+        ? [queryTerm(part, true)]
+        : part
+            .split(/\s+/)
+            .filter(Boolean)
+            .map((word) => queryTerm(word, false)),
+    )
     .filter((term) => term.length > 0)
   if (!terms.length) throw badInput(`${field} has no letters, digits or characters to search for`, field)
   return { terms, tsquery: toTsquery(terms) }

@@ -3,7 +3,13 @@ import { badInput } from '../core/errors.ts'
 import { parseId } from '../core/ids.ts'
 import { type Reader } from '../../store/fragments.ts'
 import type { MemberRecord, MessageKind, MessageRecord, UserRecord } from '../../store/records.ts'
-import { listSearchConversations, searchMembers, searchUsers as storeSearchUsers, searchVisibleMessages, type TextMatch } from '../../store/search.ts'
+import {
+  listSearchConversations,
+  searchMembers,
+  searchUsers as storeSearchUsers,
+  searchVisibleMessages,
+  type TextMatch,
+} from '../../store/search.ts'
 import { accessConversation } from '../policy/access.ts'
 import type { App, Viewer } from '../core/app.ts'
 import { keysetCursor } from '../core/cursors.ts'
@@ -43,7 +49,8 @@ export async function searchMessages(
   const position = MESSAGE_CURSOR.decode(args.after, 'after')
   const after = position && { sentAt: position[0], conversationId: position[1], seq: position[2] }
   const filter = args.filter ?? {}
-  if (filter.kinds && !filter.kinds.length) throw badInput('filter.kinds must name at least one kind (or be left out)', 'filter.kinds')
+  if (filter.kinds && !filter.kinds.length)
+    throw badInput('filter.kinds must name at least one kind (or be left out)', 'filter.kinds')
   const conversationId = filter.conversationId ? parseId(filter.conversationId, 'Conversation') : null
   if (conversationId !== null) await accessConversation(app.db, viewer, conversationId, { lock: false })
   const rows = await searchVisibleMessages(app.db, viewer, {
@@ -57,7 +64,14 @@ export async function searchMessages(
     limit: limit + 1,
   })
   const { edges, pageInfo } = forwardPage(rows, limit, messageCursor, after !== null)
-  return { edges: edges.map((e) => ({ cursor: e.cursor, node: e.node, ...snippetOf(searchableFields(e.node.kind, e.node.content), query.terms) })), pageInfo }
+  return {
+    edges: edges.map((e) => ({
+      cursor: e.cursor,
+      node: e.node,
+      ...snippetOf(searchableFields(e.node.kind, e.node.content), query.terms),
+    })),
+    pageInfo,
+  }
 }
 
 /** Past this many conversations, a word query asks the documents' index rather than one lookup per conversation. */
@@ -69,10 +83,18 @@ const MAX_CONVERSATIONS_PER_QUERY = 200
  * conversation id, one index scan each), so it costs the matches in those conversations only; other queries read
  * every match from the documents' index (docs/search.md "How it works").
  */
-export async function messageMatch(db: Db, reader: Reader, query: SearchQuery, conversationId: number | null): Promise<TextMatch> {
+export async function messageMatch(
+  db: Db,
+  reader: Reader,
+  query: SearchQuery,
+  conversationId: number | null,
+): Promise<TextMatch> {
   const plain = { documents: query.tsquery }
   if (!matchesConversationWords(query.terms)) return plain
-  const ids = conversationId !== null ? [conversationId] : await listSearchConversations(db, reader, MAX_CONVERSATIONS_PER_QUERY + 1)
+  const ids =
+    conversationId !== null
+      ? [conversationId]
+      : await listSearchConversations(db, reader, MAX_CONVERSATIONS_PER_QUERY + 1)
   if (!ids.length || ids.length > MAX_CONVERSATIONS_PER_QUERY) return plain
   return { conversationWords: ids.map((id) => toTsquery(query.terms, id)) }
 }
@@ -81,7 +103,10 @@ const USER_CURSOR = keysetCursor('users', ['text', 'text'])
 const userCursor = (u: UserRecord) => USER_CURSOR.encode(u.displayName, u.handle)
 
 /** Query.searchUsers: people by handle or display name (to start a private chat), by display name. */
-export async function searchUsers(app: App, args: { query: string; first?: number | null; after?: string | null }): Promise<Connection<UserRecord>> {
+export async function searchUsers(
+  app: App,
+  args: { query: string; first?: number | null; after?: string | null },
+): Promise<Connection<UserRecord>> {
   const query = parseSearchQuery(args.query)
   const limit = pageSize(args.first, 'first')
   const position = USER_CURSOR.decode(args.after, 'after')
@@ -91,7 +116,11 @@ export async function searchUsers(app: App, args: { query: string; first?: numbe
 }
 
 /** Conversation.memberSearch (the @ picker): current members whose handle or display name matches. */
-export async function memberSearch(app: App, conversationId: number, args: { query: string; first?: number | null }): Promise<MemberRecord[]> {
+export async function memberSearch(
+  app: App,
+  conversationId: number,
+  args: { query: string; first?: number | null },
+): Promise<MemberRecord[]> {
   const query = parseSearchQuery(args.query)
   return searchMembers(app.db, conversationId, query.tsquery, pageSize(args.first, 'first'))
 }

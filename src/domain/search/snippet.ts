@@ -12,7 +12,11 @@ const isLowSurrogate = (code: number) => code >= 0xdc00 && code <= 0xdfff
  * `max` code units with an ellipsis where it was cut, and the highlighted spans inside it. The match
  * sits a third of the way in, so the text before it gives some context.
  */
-export function snippetOf(fields: readonly string[], terms: readonly QueryTerm[], max: number = SEARCH_LIMITS.snippetLength): { snippet: string; highlights: TextRange[] } {
+export function snippetOf(
+  fields: readonly string[],
+  terms: readonly QueryTerm[],
+  max: number = SEARCH_LIMITS.snippetLength,
+): { snippet: string; highlights: TextRange[] } {
   const { text, units } = analyze(fields)
   const ranges = matchedRanges(units, terms)
   let start = 0
@@ -31,6 +35,9 @@ export function snippetOf(fields: readonly string[], terms: readonly QueryTerm[]
   const snippet = `${before}${text.slice(start, end)}${end < text.length ? ELLIPSIS : ''}`
   const highlights = ranges
     .filter(([from, to]) => to > start && from < end)
-    .map(([from, to]) => ({ start: before.length + Math.max(from, start) - start, length: Math.min(to, end) - Math.max(from, start) }))
+    .map(([from, to]) => ({
+      start: before.length + Math.max(from, start) - start,
+      length: Math.min(to, end) - Math.max(from, start),
+    }))
   return { snippet, highlights }
 }

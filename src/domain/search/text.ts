@@ -27,10 +27,23 @@ const words = new Intl.Segmenter('en', { granularity: 'word' })
 const PLAIN_WORD = /^[!-/:-@[-^`{-~]*([A-Za-z0-9]+)[!-/:-@[-^`{-~]*$/d
 
 /** Case, width and accent folding: "Ｃafé" and "cafe" are one word. Only Latin-style combining accents go, so kana keep their marks. */
-const foldWord = (s: string) => [...s.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').normalize('NFC').toLowerCase()].slice(0, MAX_TERM).join('')
+const foldWord = (s: string) =>
+  [
+    ...s
+      .normalize('NFKD')
+      .replace(/[\u0300-\u036f]/g, '')
+      .normalize('NFC')
+      .toLowerCase(),
+  ]
+    .slice(0, MAX_TERM)
+    .join('')
 
 /** Kana and the main ideograph blocks are their own NFKC form (checked in test/search-text.test.ts): no need to fold them. */
-const foldsToItself = (cp: number) => (cp >= 0x4e00 && cp <= 0x9fff) || (cp >= 0x3400 && cp <= 0x4dbf) || (cp >= 0x3041 && cp <= 0x3096) || (cp >= 0x30a1 && cp <= 0x30fa)
+const foldsToItself = (cp: number) =>
+  (cp >= 0x4e00 && cp <= 0x9fff) ||
+  (cp >= 0x3400 && cp <= 0x4dbf) ||
+  (cp >= 0x3041 && cp <= 0x3096) ||
+  (cp >= 0x30a1 && cp <= 0x30fa)
 
 /**
  * The words of text[from, to) as [term, start, end]. Whitespace always separates words (UAX #29),
@@ -46,13 +59,18 @@ function* wordsOf(text: string, from: number, to: number): Generator<[string, nu
       yield [plain[1]!.slice(0, MAX_TERM).toLowerCase(), at + start, at + end]
       continue
     }
-    for (const s of words.segment(chunk[0])) if (s.isWordLike) yield [foldWord(s.segment), at + s.index, at + s.index + s.segment.length]
+    for (const s of words.segment(chunk[0]))
+      if (s.isWordLike) yield [foldWord(s.segment), at + s.index, at + s.index + s.segment.length]
   }
 }
 
 /** Is the unit after `u` the next character of the same CJK run (so the two form a pair)? */
 export const pairsWith = (u: Unit, next: Unit | undefined) =>
-  u.cjk && next !== undefined && next.cjk && next.position === u.position + 1 && (next.start === u.end || next.start === u.start)
+  u.cjk &&
+  next !== undefined &&
+  next.cjk &&
+  next.position === u.position + 1 &&
+  (next.start === u.end || next.start === u.start)
 
 /**
  * The units of `fields` joined by newlines (offsets into that joined text), up to MAX_POSITION.
@@ -64,7 +82,8 @@ export function analyze(fields: readonly string[]): { text: string; units: Unit[
   let base = 0
   /** Adds a unit at the next position; false once the positions are used up. */
   const add = (term: string, start: number, end: number, cjk: boolean) =>
-    position <= MAX_POSITION && units.push({ term, position: position++, start: base + start, end: base + end, cjk }) > 0
+    position <= MAX_POSITION &&
+    units.push({ term, position: position++, start: base + start, end: base + end, cjk }) > 0
   const addWords = (text: string, from: number, to: number) => {
     for (const [term, start, end] of wordsOf(text, from, to)) if (!add(term, start, end, false)) return false
     return true
@@ -76,7 +95,8 @@ export function analyze(fields: readonly string[]): { text: string; units: Unit[
       let start = run.index
       for (const ch of run[0]) {
         // Width folding (halfwidth kana, compatibility ideographs); a character may fold into several.
-        for (const folded of foldsToItself(ch.codePointAt(0)!) ? ch : ch.normalize('NFKC')) if (!add(folded, start, start + ch.length, true)) return
+        for (const folded of foldsToItself(ch.codePointAt(0)!) ? ch : ch.normalize('NFKC'))
+          if (!add(folded, start, start + ch.length, true)) return
         start += ch.length
       }
       at = run.index + run[0].length
@@ -136,7 +156,12 @@ export function queryTerm(text: string, phrase: boolean): QueryTerm {
 export function toTsquery(terms: readonly QueryTerm[], conversationId?: number): string {
   const qualified = (text: string) => (conversationId === undefined ? text : `${conversationId}:${text}`)
   const chain = (term: QueryTerm) =>
-    term.map((l, i) => `${i ? ` <${l.offset - term[i - 1]!.offset}> ` : ''}${quoteLexeme(qualified(l.text))}${l.match === 'prefix' ? ':*' : ''}`).join('')
+    term
+      .map(
+        (l, i) =>
+          `${i ? ` <${l.offset - term[i - 1]!.offset}> ` : ''}${quoteLexeme(qualified(l.text))}${l.match === 'prefix' ? ':*' : ''}`,
+      )
+      .join('')
   return terms.map((t) => `(${chain(t)})`).join(' & ')
 }
 
@@ -149,7 +174,8 @@ export function toTsquery(terms: readonly QueryTerm[], conversationId?: number):
 const NOT_A_CONVERSATION_WORD = /[\u3041-\u3096\u30a1-\u30fa\u3400-\u4dbf\u4e00-\u9fff]/
 
 /** Can the terms be matched in the per-conversation word index? */
-export const matchesConversationWords = (terms: readonly QueryTerm[]) => terms.every((t) => t.every((l) => !NOT_A_CONVERSATION_WORD.test(l.text)))
+export const matchesConversationWords = (terms: readonly QueryTerm[]) =>
+  terms.every((t) => t.every((l) => !NOT_A_CONVERSATION_WORD.test(l.text)))
 
 /**
  * Where the terms match in analyzed text, as [start, end) offsets, sorted and merged: the same rule

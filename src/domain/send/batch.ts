@@ -9,7 +9,8 @@ import { transact } from '../core/transact.ts'
 import { settingsAfterSend } from '../members/conversationSettings.ts'
 import { checkSend, type PreparedSend, type SendMessageResult } from './prepare.ts'
 
-const keyOf = (conversationId: number, k: IdempotencyKey) => `${conversationId}:${k.senderType}:${k.senderId}:${k.clientMessageId}`
+const keyOf = (conversationId: number, k: IdempotencyKey) =>
+  `${conversationId}:${k.senderType}:${k.senderId}:${k.clientMessageId}`
 const storedKeyOf = (m: MessageRecord) => `${m.conversationId}:${m.senderType}:${m.senderId}:${m.clientMessageId}`
 
 /**
@@ -37,7 +38,11 @@ function lockRequests(sends: readonly PreparedSend[]): LockRequest[] {
  * insert. Without `wait`, a conversation whose row another transaction holds is not waited for: its
  * sends come back `deferred`, so they hold up no other conversation of the batch.
  */
-export async function commitSends(app: App, sends: readonly PreparedSend[], opts: { wait: boolean }): Promise<Outcome[]> {
+export async function commitSends(
+  app: App,
+  sends: readonly PreparedSend[],
+  opts: { wait: boolean },
+): Promise<Outcome[]> {
   return transact(app, async (tx) => {
     // The idempotency lookup runs under the lock, so it sees every send committed before this one.
     const locked = await lockConversations(tx, lockRequests(sends), { forSend: true, skipLocked: !opts.wait })
@@ -61,7 +66,13 @@ export async function commitSends(app: App, sends: readonly PreparedSend[], opts
         if (original) outcomes[index] = { message: original, deduplicated: true }
         else if (firstOfKey.has(key)) outcomes[index] = { sameAs: firstOfKey.get(key)! }
         else {
-          const draft = await checkSend(tx, app, send, { conversation: lock.conversation, member }, { now, blockedByPeer: lock.blockedByPeer.has(send.viewer.userId) })
+          const draft = await checkSend(
+            tx,
+            app,
+            send,
+            { conversation: lock.conversation, member },
+            { now, blockedByPeer: lock.blockedByPeer.has(send.viewer.userId) },
+          )
           checked.push({ conversationId: send.conversationId, index, draft })
           firstOfKey.set(key, index)
         }
@@ -71,18 +82,35 @@ export async function commitSends(app: App, sends: readonly PreparedSend[], opts
       }
     }
     const accepted = groupBy(checked, (c) => c.conversationId)
-    const appends = [...accepted].map(([conversationId, rows]) => ({ conversationId, last: locked.get(conversationId)!.conversation, drafts: rows.map((r) => r.draft) }))
+    const appends = [...accepted].map(([conversationId, rows]) => ({
+      conversationId,
+      last: locked.get(conversationId)!.conversation,
+      drafts: rows.map((r) => r.draft),
+    }))
     const messages = appends.length ? await appendMessagesTo(tx, appends) : []
-    ;[...accepted.values()].flat().forEach(({ index }, i) => (outcomes[index] = { message: messages[i]!, deduplicated: false }))
+    ;[...accepted.values()]
+      .flat()
+      .forEach(({ index }, i) => (outcomes[index] = { message: messages[i]!, deduplicated: false }))
     // In seq order within each conversation.
-    const events: RealtimeEvent[] = messages.map((m) => ({ type: 'message', kind: 'ADDED', conversationId: m.conversationId, seq: m.seq, pts: m.pts }))
+    const events: RealtimeEvent[] = messages.map((m) => ({
+      type: 'message',
+      kind: 'ADDED',
+      conversationId: m.conversationId,
+      seq: m.seq,
+      pts: m.pts,
+    }))
     let offset = 0
     const sent = appends.map(({ conversationId, drafts }) => ({
       conversationId,
       messages: messages.slice(offset, (offset += drafts.length)),
       touched: locked.get(conversationId)!.sendSettings,
     }))
-    events.push(...(await settingsAfterSend(tx, sent.filter((s) => s.touched.length))))
+    events.push(
+      ...(await settingsAfterSend(
+        tx,
+        sent.filter((s) => s.touched.length),
+      )),
+    )
     return { result: outcomes, events }
   })
 }

@@ -13,7 +13,9 @@ import { refuseRecalled } from '../policy/policy.ts'
 import { listNames } from './systemText.ts'
 
 /** MessageContentInput as GraphQL hands it over: @oneOf, so exactly one member is set. */
-export type ContentInput = Partial<Record<'text' | 'image' | 'audio' | 'video' | 'file' | 'sticker' | 'card' | 'forward' | 'material' | 'copy', unknown>>
+export type ContentInput = Partial<
+  Record<'text' | 'image' | 'audio' | 'video' | 'file' | 'sticker' | 'card' | 'forward' | 'material' | 'copy', unknown>
+>
 
 /** Content ready to store: the JSONB is the validated object, without unset (null) fields. */
 export type ValidContent = { kind: MessageKind; content: Record<string, unknown> }
@@ -24,26 +26,36 @@ export type ContentDraft = ValidContent | { kind: 'FORWARD'; forward: ForwardReq
 /** Content as stored, with the origin of a copy. */
 export type SnapshotContent = ValidContent & { forwardedFrom: ForwardOriginRecord | null }
 
-const range = (min: number, max: number) => z.number().int().min(min, `must be between ${min} and ${max}`).max(max, `must be between ${min} and ${max}`)
+const range = (min: number, max: number) =>
+  z.number().int().min(min, `must be between ${min} and ${max}`).max(max, `must be between ${min} and ${max}`)
 const words = (max: number) =>
   z
     .string()
     .max(max, `must be at most ${max} characters`)
     .refine((s) => s.trim().length > 0, 'must not be empty')
-const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an absolute http(s) URL' }).max(LIMITS.urlLength, `must be at most ${LIMITS.urlLength} characters`)
+const httpUrl = z
+  .url({ protocol: /^https?$/, error: 'must be an absolute http(s) URL' })
+  .max(LIMITS.urlLength, `must be at most ${LIMITS.urlLength} characters`)
 const bytes = range(0, LIMITS.mediaBytes)
 const pixels = range(1, LIMITS.mediaPixels)
 const durationMs = range(1, LIMITS.mediaDurationMs)
 const jsonBytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value), 'utf8')
 
 /** Objects and arrays nested deeper than `max` (the root is level 1), found without recursion. */
-const nestedDeeperThan = (value: unknown, max: number) => findInJson(value, (v, depth) => depth >= max && typeof v === 'object' && v !== null) !== null
+const nestedDeeperThan = (value: unknown, max: number) =>
+  findInJson(value, (v, depth) => depth >= max && typeof v === 'object' && v !== null) !== null
 
 // The depth is checked first, without recursion, and aborts: JSON.stringify (the size) recurses and
 // would overflow the stack on data nested thousands of levels deep.
 const cardData = z
-  .custom<Record<string, unknown>>((v) => typeof v === 'object' && v !== null && !Array.isArray(v), 'must be a JSON object')
-  .refine((v) => !nestedDeeperThan(v, LIMITS.cardDataDepth), { message: `must nest objects and arrays at most ${LIMITS.cardDataDepth} levels deep`, abort: true })
+  .custom<Record<string, unknown>>(
+    (v) => typeof v === 'object' && v !== null && !Array.isArray(v),
+    'must be a JSON object',
+  )
+  .refine((v) => !nestedDeeperThan(v, LIMITS.cardDataDepth), {
+    message: `must nest objects and arrays at most ${LIMITS.cardDataDepth} levels deep`,
+    abort: true,
+  })
   .refine((v) => jsonBytes(v) <= LIMITS.cardDataBytes, `must be at most ${LIMITS.cardDataBytes} bytes as JSON`)
 
 /** Validators per input member (GraphQL already checked types and required fields). */
@@ -51,12 +63,25 @@ const CONTENT = {
   text: { kind: 'TEXT', schema: z.object({ text: words(LIMITS.textLength) }) },
   image: {
     kind: 'IMAGE',
-    schema: z.object({ url: httpUrl, width: pixels.nullish(), height: pixels.nullish(), sizeBytes: bytes.nullish(), thumbnailUrl: httpUrl.nullish() }),
+    schema: z.object({
+      url: httpUrl,
+      width: pixels.nullish(),
+      height: pixels.nullish(),
+      sizeBytes: bytes.nullish(),
+      thumbnailUrl: httpUrl.nullish(),
+    }),
   },
   audio: { kind: 'AUDIO', schema: z.object({ url: httpUrl, durationMs, sizeBytes: bytes.nullish() }) },
   video: {
     kind: 'VIDEO',
-    schema: z.object({ url: httpUrl, durationMs, width: pixels.nullish(), height: pixels.nullish(), coverUrl: httpUrl.nullish(), sizeBytes: bytes.nullish() }),
+    schema: z.object({
+      url: httpUrl,
+      durationMs,
+      width: pixels.nullish(),
+      height: pixels.nullish(),
+      coverUrl: httpUrl.nullish(),
+      sizeBytes: bytes.nullish(),
+    }),
   },
   file: {
     kind: 'FILE',
@@ -71,11 +96,21 @@ const CONTENT = {
         .nullish(),
     }),
   },
-  sticker: { kind: 'STICKER', schema: z.object({ stickerId: words(LIMITS.stickerIdLength), url: httpUrl, label: words(LIMITS.stickerLabelLength).nullish() }) },
+  sticker: {
+    kind: 'STICKER',
+    schema: z.object({
+      stickerId: words(LIMITS.stickerIdLength),
+      url: httpUrl,
+      label: words(LIMITS.stickerLabelLength).nullish(),
+    }),
+  },
   card: {
     kind: 'CARD',
     schema: z.object({
-      cardType: words(LIMITS.cardTypeLength).regex(/^[A-Za-z0-9][\w.:-]*$/, 'must be an identifier (letters, digits, _ . : -)'),
+      cardType: words(LIMITS.cardTypeLength).regex(
+        /^[A-Za-z0-9][\w.:-]*$/,
+        'must be an identifier (letters, digits, _ . : -)',
+      ),
       data: cardData,
     }),
   },
@@ -83,17 +118,29 @@ const CONTENT = {
     kind: 'FORWARD',
     schema: z.object({
       title: words(LIMITS.forwardTitleLength).nullish(),
-      messageIds: z.array(z.string()).min(1, `must name 1..${LIMITS.forwardMessages} messages`).max(LIMITS.forwardMessages, `must name 1..${LIMITS.forwardMessages} messages`),
+      messageIds: z
+        .array(z.string())
+        .min(1, `must name 1..${LIMITS.forwardMessages} messages`)
+        .max(LIMITS.forwardMessages, `must name 1..${LIMITS.forwardMessages} messages`),
     }),
   },
   material: {
     kind: 'MATERIAL',
-    schema: z.object({ title: words(LIMITS.materialTitleLength), coverUrl: httpUrl.nullish(), digest: words(LIMITS.materialDigestLength).nullish(), url: httpUrl }),
+    schema: z.object({
+      title: words(LIMITS.materialTitleLength),
+      coverUrl: httpUrl.nullish(),
+      digest: words(LIMITS.materialDigestLength).nullish(),
+      url: httpUrl,
+    }),
   },
   copy: { kind: null, schema: z.object({ messageId: z.string() }) },
-} as const satisfies Record<keyof ContentInput, { kind: MessageKind | null; schema: z.ZodType<Record<string, unknown>> }>
+} as const satisfies Record<
+  keyof ContentInput,
+  { kind: MessageKind | null; schema: z.ZodType<Record<string, unknown>> }
+>
 
-const withoutNulls = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== null && v !== undefined))
+const withoutNulls = (o: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(o).filter(([, v]) => v !== null && v !== undefined))
 
 /** Validates a MessageContentInput; a merged forward comes back as a request to snapshot. */
 export function parseContent(input: ContentInput): ContentDraft {
@@ -154,8 +201,15 @@ async function snapshotCopy(conn: Conn, viewer: Viewer, key: MessageKey): Promis
 }
 
 async function originOf(conn: Conn, viewer: Viewer, original: MessageRecord): Promise<ForwardOriginRecord> {
-  const [[sender], [access]] = await Promise.all([findUsersByIds(conn, [original.senderId!]), findConversationsForUser(conn, [original.conversationId], viewer.userId)])
-  return { senderName: sender?.displayName ?? '', sentAt: original.sentAt.toISOString(), conversationTitle: access?.conversation.title ?? null }
+  const [[sender], [access]] = await Promise.all([
+    findUsersByIds(conn, [original.senderId!]),
+    findConversationsForUser(conn, [original.conversationId], viewer.userId),
+  ])
+  return {
+    senderName: sender?.displayName ?? '',
+    sentAt: original.sentAt.toISOString(),
+    conversationTitle: access?.conversation.title ?? null,
+  }
 }
 
 /** A merged-forward item as stored: a copy, so later edits, recalls or deletes of the source do not change it. */
@@ -170,8 +224,11 @@ export async function snapshotForward(conn: Conn, viewer: Viewer, request: Forwa
   const found = await findVisibleMessages(conn, viewer, request.sources)
   if (found.length !== request.sources.length) throw notFound('Forwarded message')
   for (const m of found) refuseRecalled(m, 'forwarded')
-  if (found.some((m) => m.senderId === null)) throw badInput('system notices cannot be forwarded', 'content.forward.messageIds')
-  const senders = new Map((await findUsersByIds(conn, [...new Set(found.map((m) => m.senderId!))])).map((u) => [u.id, u.displayName]))
+  if (found.some((m) => m.senderId === null))
+    throw badInput('system notices cannot be forwarded', 'content.forward.messageIds')
+  const senders = new Map(
+    (await findUsersByIds(conn, [...new Set(found.map((m) => m.senderId!))])).map((u) => [u.id, u.displayName]),
+  )
   const items: ForwardedItemRecord[] = found.sort(bySending).map((m) => ({
     senderName: senders.get(m.senderId!) ?? '',
     kind: m.kind,
@@ -180,7 +237,10 @@ export async function snapshotForward(conn: Conn, viewer: Viewer, request: Forwa
   }))
   const content = { title: request.title ?? defaultForwardTitle(items.map((i) => i.senderName)), items }
   if (jsonBytes(content) > LIMITS.forwardSnapshotBytes) {
-    throw badInput(`the forwarded messages are larger than ${LIMITS.forwardSnapshotBytes} bytes together`, 'content.forward.messageIds')
+    throw badInput(
+      `the forwarded messages are larger than ${LIMITS.forwardSnapshotBytes} bytes together`,
+      'content.forward.messageIds',
+    )
   }
   return { kind: 'FORWARD', content }
 }
@@ -195,7 +255,11 @@ export function defaultForwardTitle(senderNames: string[]): string {
 }
 
 const strings = (value: unknown): string[] =>
-  typeof value === 'string' ? [value] : typeof value === 'object' && value !== null ? Object.values(value).flatMap(strings) : []
+  typeof value === 'string'
+    ? [value]
+    : typeof value === 'object' && value !== null
+      ? Object.values(value).flatMap(strings)
+      : []
 
 /**
  * The human-readable text of stored content, which the sensitive-word filter reads: text, file
@@ -217,7 +281,10 @@ export function readableText(kind: MessageKind, content: unknown): string[] {
     case 'CARD':
       return [...pick('cardType'), ...strings(c.data)]
     case 'FORWARD':
-      return [...pick('title'), ...((c.items ?? []) as ForwardedItemRecord[]).flatMap((i) => readableText(i.kind, i.content))]
+      return [
+        ...pick('title'),
+        ...((c.items ?? []) as ForwardedItemRecord[]).flatMap((i) => readableText(i.kind, i.content)),
+      ]
     default:
       return []
   }

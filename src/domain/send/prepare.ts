@@ -51,18 +51,40 @@ export function prepareSend(viewer: Viewer, input: SendMessageInput): PreparedSe
     throw badInput('a directed message can mention only users it is directed to', 'mentionUserIds')
   }
   const quoted = parseQuoted(input.quotedMessageId, conversationId)
-  const key = { senderType: viewer.kind === 'AGENT' ? ('AGENT' as const) : ('USER' as const), senderId: viewer.userId, clientMessageId }
-  return { viewer, conversationId, key, content, quoted, mentionUserIds, mentionAll: input.mentionAll ?? false, visibleTo }
+  const key = {
+    senderType: viewer.kind === 'AGENT' ? ('AGENT' as const) : ('USER' as const),
+    senderId: viewer.userId,
+    clientMessageId,
+  }
+  return {
+    viewer,
+    conversationId,
+    key,
+    content,
+    quoted,
+    mentionUserIds,
+    mentionAll: input.mentionAll ?? false,
+    visibleTo,
+  }
 }
 
 /**
  * The rules a send must pass under the conversation lock, before anything is written (a rejected
  * send writes nothing and takes no seq); returns the row to append.
  */
-export async function checkSend(tx: Conn, app: App, send: PreparedSend, access: MemberAccess, locked: { now: Date; blockedByPeer: boolean }): Promise<MessageDraft> {
+export async function checkSend(
+  tx: Conn,
+  app: App,
+  send: PreparedSend,
+  access: MemberAccess,
+  locked: { now: Date; blockedByPeer: boolean },
+): Promise<MessageDraft> {
   const { viewer, conversationId } = send
   checkSender(viewer, access, { mentionAll: send.mentionAll, ...locked })
-  await checkReferences(tx, viewer, conversationId, { userIds: [...new Set([...send.mentionUserIds, ...send.visibleTo])], quoted: send.quoted })
+  await checkReferences(tx, viewer, conversationId, {
+    userIds: [...new Set([...send.mentionUserIds, ...send.visibleTo])],
+    quoted: send.quoted,
+  })
   const { kind, content, forwardedFrom } = await snapshotContent(tx, viewer, send.content)
   checkSensitiveWords(app.settings.sensitiveWords, readableText(kind, content))
   return {

@@ -29,7 +29,12 @@ export type SendObserver = { committed(sends: number): void }
 /** What a send asks of the App: this instance's queues and rate limits. */
 export type SendApp = App & { sends: SendQueues; limits: RateLimits }
 
-export const createSendQueues = (): SendQueues => ({ pending: [], busy: new Set(), running: 0, observer: { committed() {} } })
+export const createSendQueues = (): SendQueues => ({
+  pending: [],
+  busy: new Set(),
+  running: 0,
+  observer: { committed() {} },
+})
 
 /**
  * Coalescing across conversations: a send commits at once when a transaction slot is free and no
@@ -64,7 +69,8 @@ function pump(app: SendApp): void {
 function takeBatch(queues: SendQueues): Waiter[] {
   const batch: Waiter[] = []
   const rest: Waiter[] = []
-  for (const waiter of queues.pending) (batch.length < MAX_BATCH && !queues.busy.has(waiter.send.conversationId) ? batch : rest).push(waiter)
+  for (const waiter of queues.pending)
+    (batch.length < MAX_BATCH && !queues.busy.has(waiter.send.conversationId) ? batch : rest).push(waiter)
   queues.pending = rest
   for (const waiter of batch) queues.busy.add(waiter.send.conversationId)
   return batch
@@ -79,7 +85,8 @@ async function runBatch(app: SendApp, batch: Waiter[]): Promise<void> {
   const deferred = await settle(app, batch, false)
   const waiting = groupBy(deferred, (w) => w.send.conversationId)
   queues.running--
-  for (const waiter of batch) if (!waiting.has(waiter.send.conversationId)) queues.busy.delete(waiter.send.conversationId)
+  for (const waiter of batch)
+    if (!waiting.has(waiter.send.conversationId)) queues.busy.delete(waiter.send.conversationId)
   pump(app)
   await Promise.all(
     [...waiting].map(async ([conversationId, waiters]) => {
@@ -97,7 +104,11 @@ async function runBatch(app: SendApp, batch: Waiter[]): Promise<void> {
 async function settle(app: SendApp, batch: Waiter[], wait: boolean): Promise<Waiter[]> {
   let outcomes: Outcome[]
   try {
-    outcomes = await commitSends(app, batch.map((w) => w.send), { wait })
+    outcomes = await commitSends(
+      app,
+      batch.map((w) => w.send),
+      { wait },
+    )
   } catch (error) {
     if (batch.length === 1) return (batch[0]!.reject(error), [])
     // Something broke the shared transaction: settle each send alone, so only its own send fails.
@@ -110,7 +121,9 @@ async function settle(app: SendApp, batch: Waiter[], wait: boolean): Promise<Wai
   if (committed) app.sends.observer.committed(committed)
   const result = (i: number): Exclude<Outcome, { sameAs: number }> => {
     const outcome = outcomes[i]!
-    return typeof outcome === 'object' && 'sameAs' in outcome ? { ...(result(outcome.sameAs) as SendMessageResult), deduplicated: true } : outcome
+    return typeof outcome === 'object' && 'sameAs' in outcome
+      ? { ...(result(outcome.sameAs) as SendMessageResult), deduplicated: true }
+      : outcome
   }
   const deferred: Waiter[] = []
   batch.forEach((waiter, i) => {

@@ -24,7 +24,12 @@ export function parseQuoted(quotedMessageId: string | null | undefined, conversa
 }
 
 /** Mentioned (and directed-to) users must be current members; a quoted message must be visible to the viewer and not recalled. */
-export async function checkReferences(tx: Conn, viewer: Viewer, conversationId: number, refs: { userIds: readonly number[]; quoted: MessageKey | null }): Promise<void> {
+export async function checkReferences(
+  tx: Conn,
+  viewer: Viewer,
+  conversationId: number,
+  refs: { userIds: readonly number[]; quoted: MessageKey | null },
+): Promise<void> {
   if (refs.userIds.length && (await countCurrentMembers(tx, conversationId, refs.userIds)) !== refs.userIds.length) {
     throw badInput('mentioned and directed users must be members of the conversation', 'mentionUserIds')
   }

@@ -17,7 +17,13 @@ export type SystemEvent =
   | 'MESSAGE_UNPINNED'
 
 /** The stored content of a SYSTEM message; `seq` names the message a pin notice is about. */
-export type SystemContentRecord = { event: SystemEvent; actorId: number | null; targetIds: number[]; text: string | null; seq?: number }
+export type SystemContentRecord = {
+  event: SystemEvent
+  actorId: number | null
+  targetIds: number[]
+  text: string | null
+  seq?: number
+}
 
 /**
  * Writes a SYSTEM message through the same seq allocation as user messages, directed to `visibleTo`
@@ -30,7 +36,17 @@ export async function writeSystemMessage(
   visibleTo: number[] = [],
 ): Promise<RealtimeEvent> {
   const [message] = await appendMessages(tx, conversation.id, conversation, [
-    { senderType: 'SYSTEM', senderId: null, kind: 'SYSTEM', clientMessageId: null, content, quotedSeq: null, mentionUserIds: [], mentionAll: false, visibleTo },
+    {
+      senderType: 'SYSTEM',
+      senderId: null,
+      kind: 'SYSTEM',
+      clientMessageId: null,
+      content,
+      quotedSeq: null,
+      mentionUserIds: [],
+      mentionAll: false,
+      visibleTo,
+    },
   ])
   return { type: 'message', kind: 'ADDED', conversationId: conversation.id, seq: message!.seq, pts: message!.pts }
 }

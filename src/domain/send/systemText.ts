@@ -4,7 +4,9 @@ import type { SystemContentRecord } from './systemMessages.ts'
 export function listNames(names: readonly string[]): string {
   const distinct = [...new Set(names)]
   const others = distinct.length - 2
-  return others > 0 ? `${distinct[0]}, ${distinct[1]} and ${others} other${others > 1 ? 's' : ''}` : distinct.join(' and ')
+  return others > 0
+    ? `${distinct[0]}, ${distinct[1]} and ${others} other${others > 1 ? 's' : ''}`
+    : distinct.join(' and ')
 }
 
 const ROLE_PHRASE: Record<string, string> = { OWNER: 'the owner', ADMIN: 'an admin', MEMBER: 'a member' }
@@ -13,7 +15,11 @@ const ROLE_PHRASE: Record<string, string> = { OWNER: 'the owner', ADMIN: 'an adm
  * The sentence a client shows for a SYSTEM message (SystemContent.text), in English, from the
  * stored event and the current display names; `detail` is the stored text (a title, a role, an end time).
  */
-export function renderSystemText(content: SystemContentRecord, actorName: string | null, targetNames: readonly string[]): string {
+export function renderSystemText(
+  content: SystemContentRecord,
+  actorName: string | null,
+  targetNames: readonly string[],
+): string {
   const actor = actorName ?? 'Someone'
   const targets = listNames(targetNames) || 'someone'
   const detail = content.text

@@ -2,7 +2,18 @@ import type { Db } from '../../db/client.ts'
 import { DomainError } from '../core/errors.ts'
 import { messageKeyText, type MessageKey } from '../core/ids.ts'
 import type { ConversationAccess } from '../../store/conversations.ts'
-import { CONVERSATION_CHANGE, MEMBERSHIP_CHANGE, MESSAGE_STATE_CHANGE, readSnapshot, rangeAfter, readSyncDifference, type Snapshot, type SyncChange, type SyncKey, type SyncRange } from '../../store/sync.ts'
+import {
+  CONVERSATION_CHANGE,
+  MEMBERSHIP_CHANGE,
+  MESSAGE_STATE_CHANGE,
+  readSnapshot,
+  rangeAfter,
+  readSyncDifference,
+  type Snapshot,
+  type SyncChange,
+  type SyncKey,
+  type SyncRange,
+} from '../../store/sync.ts'
 import { NO_ACTIONS, type ViewerState } from '../../store/userActions.ts'
 import type { App, Viewer } from '../core/app.ts'
 import { syncBatchSize } from '../core/input.ts'
@@ -47,9 +58,24 @@ export async function currentSyncToken(app: App, viewer: Viewer): Promise<string
   return tokenAt(viewer.userId, (await readSnapshot(app.db, null)).snapshot)
 }
 
-export async function readDifference(db: Db, viewer: Viewer, range: SyncRange, limit: number, heads: readonly number[] = []): Promise<Difference> {
-  const { snapshot, ahead, changes: found, heads: lastPts } = await readSyncDifference(db, viewer.userId, range, limit + 1, heads)
-  if (ahead) throw new DomainError('RESYNC_REQUIRED', 'this sync token is from another database state; refetch, then take a new Viewer.syncToken')
+export async function readDifference(
+  db: Db,
+  viewer: Viewer,
+  range: SyncRange,
+  limit: number,
+  heads: readonly number[] = [],
+): Promise<Difference> {
+  const {
+    snapshot,
+    ahead,
+    changes: found,
+    heads: lastPts,
+  } = await readSyncDifference(db, viewer.userId, range, limit + 1, heads)
+  if (ahead)
+    throw new DomainError(
+      'RESYNC_REQUIRED',
+      'this sync token is from another database state; refetch, then take a new Viewer.syncToken',
+    )
   const changes = found.slice(0, limit)
   const conversations = new Map<number, ConversationAccess>()
   const states = new Map<string, ViewerState>()
@@ -63,7 +89,16 @@ export async function readDifference(db: Db, viewer: Viewer, range: SyncRange, l
     }
   }
   const conversationIds = [...new Set(changes.filter(isConversationChange).map((c) => c.conversationId))]
-  return { snapshot, changes, hasMore: found.length > limit, conversationIds, keys: uniqueKeys(changes.filter(isStateChange)), conversations, states, heads: lastPts }
+  return {
+    snapshot,
+    changes,
+    hasMore: found.length > limit,
+    conversationIds,
+    keys: uniqueKeys(changes.filter(isStateChange)),
+    conversations,
+    states,
+    heads: lastPts,
+  }
 }
 
 function uniqueKeys(changes: readonly SyncChange[]): MessageKey[] {
@@ -86,11 +121,17 @@ export function tokensAfter(userId: number, range: SyncRange, diff: Difference):
 }
 
 /** Query.sync: one batch of the difference after `since`, each conversation and message once. */
-export async function sync(app: App, viewer: Viewer, since: string, first: number | null | undefined): Promise<SyncBatch> {
+export async function sync(
+  app: App,
+  viewer: Viewer,
+  since: string,
+  first: number | null | undefined,
+): Promise<SyncBatch> {
   const limit = syncBatchSize(first, 'first')
   const { range } = decodeSyncToken(since, viewer.userId, 'since')
   const diff = await readDifference(app.db, viewer, range, limit)
-  if (!diff.changes.length) return { token: since, hasMore: false, conversations: [], removedConversationIds: [], messageStates: [] }
+  if (!diff.changes.length)
+    return { token: since, hasMore: false, conversations: [], removedConversationIds: [], messageStates: [] }
   return {
     token: tokensAfter(viewer.userId, range, diff)(diff.changes.length - 1),
     hasMore: diff.hasMore,

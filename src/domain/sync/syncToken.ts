@@ -13,12 +13,21 @@ export type SyncPosition = { userId: number; range: SyncRange }
 
 // xmin:xmax:xip,… with xmin ≤ every xip < xmax (PostgreSQL checks the rest when it parses it).
 const SNAPSHOT = /^(\d{1,20}):(\d{1,20}):((?:\d{1,20},)*\d{1,20})?$/
-const snapshot = z.string().max(20_000).refine((s) => {
-  const m = SNAPSHOT.exec(s)
-  if (!m) return false
-  const [xmin, xmax] = [BigInt(m[1]!), BigInt(m[2]!)]
-  return xmin <= xmax && (m[3] ?? '').split(',').filter(Boolean).every((x) => BigInt(x) >= xmin && BigInt(x) < xmax)
-})
+const snapshot = z
+  .string()
+  .max(20_000)
+  .refine((s) => {
+    const m = SNAPSHOT.exec(s)
+    if (!m) return false
+    const [xmin, xmax] = [BigInt(m[1]!), BigInt(m[2]!)]
+    return (
+      xmin <= xmax &&
+      (m[3] ?? '')
+        .split(',')
+        .filter(Boolean)
+        .every((x) => BigInt(x) >= xmin && BigInt(x) < xmax)
+    )
+  })
 const id = z.number().int().positive().max(Number.MAX_SAFE_INTEGER)
 const seq = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER)
 
@@ -28,7 +37,10 @@ const tokenSchema = z.strictObject({
   s: snapshot,
   m: snapshot.optional(),
   k: z.tuple([z.string().regex(/^\d{1,20}$/), z.number().int().min(0).max(2), seq, seq, z.string().max(16)]).optional(),
-  f: z.array(z.tuple([id, seq])).max(1000).optional(),
+  f: z
+    .array(z.tuple([id, seq]))
+    .max(1000)
+    .optional(),
 })
 
 /**
@@ -39,7 +51,12 @@ export function syncTokenEncoder(userId: number, range: Omit<SyncRange, 'after'>
   const head = `{"v":1,"u":${JSON.stringify(userId)},"s":${JSON.stringify(range.since)}`
   const mid = range.mid ? `,"m":${JSON.stringify(range.mid)},"k":` : null
   const tail = `${range.floors.length ? `,"f":${JSON.stringify(range.floors)}` : ''}}`
-  return (k) => Buffer.from(mid !== null && k ? `${head}${mid}${JSON.stringify([k.xid, k.kind, k.conversationId, k.seq, k.action])}${tail}` : head + tail).toString('base64url')
+  return (k) =>
+    Buffer.from(
+      mid !== null && k
+        ? `${head}${mid}${JSON.stringify([k.xid, k.kind, k.conversationId, k.seq, k.action])}${tail}`
+        : head + tail,
+    ).toString('base64url')
 }
 
 export const encodeSyncToken = ({ userId, range }: SyncPosition): string => syncTokenEncoder(userId, range)(range.after)
@@ -49,7 +66,8 @@ export function decodeSyncToken(token: string, userId: number, field: string): S
   let parsed: z.infer<typeof tokenSchema>
   try {
     const decoded = tokenSchema.safeParse(JSON.parse(Buffer.from(token, 'base64url').toString('utf8')))
-    if (!decoded.success || (decoded.data.m === undefined) !== (decoded.data.k === undefined)) throw new Error('malformed')
+    if (!decoded.success || (decoded.data.m === undefined) !== (decoded.data.k === undefined))
+      throw new Error('malformed')
     parsed = decoded.data
   } catch {
     throw badInput(`${field} is not a sync token`, field)
@@ -61,4 +79,5 @@ export function decodeSyncToken(token: string, userId: number, field: string): S
 }
 
 /** The token of a snapshot with nothing pending. */
-export const tokenAt = (userId: number, snapshot: Snapshot): string => encodeSyncToken({ userId, range: { since: snapshot, mid: null, after: null, floors: [] } })
+export const tokenAt = (userId: number, snapshot: Snapshot): string =>
+  encodeSyncToken({ userId, range: { since: snapshot, mid: null, after: null, floors: [] } })

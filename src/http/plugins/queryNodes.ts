@@ -55,7 +55,12 @@ const TALLIES_PER_DOCUMENT = 64
 function variablesThatCount(document: DocumentNode): Set<string> {
   const names = new Set<string>()
   visit(document, {
-    Argument: (argument) => void (argument.value.kind === Kind.VARIABLE && PAGE_ARGS.has(argument.name.value) && names.add(argument.value.name.value)),
+    Argument: (argument) =>
+      void (
+        argument.value.kind === Kind.VARIABLE &&
+        PAGE_ARGS.has(argument.name.value) &&
+        names.add(argument.value.name.value)
+      ),
     Directive: (directive) => visit(directive, { Variable: (variable) => void names.add(variable.name.value) }),
   })
   return names
@@ -66,7 +71,12 @@ function variablesThatCount(document: DocumentNode): Set<string> {
  * the variables the count reads (the send path's documents read none). Null when nothing will run:
  * no such operation, or variables that do not coerce (refused before execution).
  */
-export function tallyOperation(schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined, rawVariables: unknown): Tally | null {
+export function tallyOperation(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName: string | null | undefined,
+  rawVariables: unknown,
+): Tally | null {
   let cached = byDocument.get(document)
   if (!cached) byDocument.set(document, (cached = { variables: variablesThatCount(document), tallies: new Map() }))
   const raw = (rawVariables ?? {}) as Record<string, unknown>
@@ -87,16 +97,25 @@ export function tallyOperation(schema: GraphQLSchema, document: DocumentNode, op
  * another. Results are memoized by (type, merged field nodes, page), so a fragment spread at many
  * places costs one walk, not one per path.
  */
-function walk(schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined, raw: Record<string, unknown>, counted: Set<string>): Tally | null {
+function walk(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName: string | null | undefined,
+  raw: Record<string, unknown>,
+  counted: Set<string>,
+): Tally | null {
   const operation = getOperationAST(document, operationName)
   const rootType = operation && schema.getRootType(operation.operation)
   if (!operation || !rootType) return null
-  const definitions = (operation.variableDefinitions ?? []).filter((definition) => counted.has(definition.variable.name.value))
+  const definitions = (operation.variableDefinitions ?? []).filter((definition) =>
+    counted.has(definition.variable.name.value),
+  )
   const coerced = getVariableValues(schema, definitions, raw)
   if (coerced.errors) return null
   const variables = coerced.coerced
   const fragments: Record<string, FragmentDefinitionNode> = {}
-  for (const definition of document.definitions) if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments[definition.name.value] = definition
+  for (const definition of document.definitions)
+    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments[definition.name.value] = definition
 
   const fieldIds = new Map<FieldNode, number>()
   const idOf = (node: FieldNode) => fieldIds.get(node) ?? (fieldIds.set(node, fieldIds.size + 1), fieldIds.size)
@@ -107,7 +126,12 @@ function walk(schema: GraphQLSchema, document: DocumentNode, operationName: stri
     if (!args.length) return undefined
     const given = args.flatMap((arg) => {
       const value = node.arguments?.find((a) => a.name.value === arg.name)?.value
-      const size = value?.kind === Kind.INT ? Number(value.value) : value?.kind === Kind.VARIABLE ? variables[value.name.value] : undefined
+      const size =
+        value?.kind === Kind.INT
+          ? Number(value.value)
+          : value?.kind === Kind.VARIABLE
+            ? variables[value.name.value]
+            : undefined
       return typeof size === 'number' ? [size] : []
     })
     const fallback = args.find((arg) => typeof arg.defaultValue === 'number')?.defaultValue as number | undefined
@@ -115,7 +139,11 @@ function walk(schema: GraphQLSchema, document: DocumentNode, operationName: stri
     return Math.min(Math.max(0, given.length ? Math.max(...given) : (fallback ?? LIMITS.defaultPageSize)), max)
   }
 
-  const tallyFields = (type: GraphQLObjectType, fields: Map<string, readonly FieldNode[]>, pageOf: number | undefined): Tally => {
+  const tallyFields = (
+    type: GraphQLObjectType,
+    fields: Map<string, readonly FieldNode[]>,
+    pageOf: number | undefined,
+  ): Tally => {
     let nodes = 0
     let height = 0
     for (const fieldNodes of fields.values()) {
@@ -143,13 +171,21 @@ function walk(schema: GraphQLSchema, document: DocumentNode, operationName: stri
     return { nodes, height }
   }
 
-  const tallyValue = (type: GraphQLObjectType | GraphQLAbstractType, fieldNodes: readonly FieldNode[], pageOf: number | undefined): Tally => {
+  const tallyValue = (
+    type: GraphQLObjectType | GraphQLAbstractType,
+    fieldNodes: readonly FieldNode[],
+    pageOf: number | undefined,
+  ): Tally => {
     const key = `${type.name}|${pageOf}|${fieldNodes.map(idOf).join(',')}`
     const known = memo.get(key)
     if (known) return known
     const tally = { nodes: 0, height: 0 }
     for (const runtimeType of isAbstractType(type) ? schema.getPossibleTypes(type) : [type]) {
-      const one = tallyFields(runtimeType, collectSubfields(schema, fragments, variables, runtimeType, fieldNodes), pageOf)
+      const one = tallyFields(
+        runtimeType,
+        collectSubfields(schema, fragments, variables, runtimeType, fieldNodes),
+        pageOf,
+      )
       tally.nodes = Math.max(tally.nodes, one.nodes)
       tally.height = Math.max(tally.height, one.height)
     }

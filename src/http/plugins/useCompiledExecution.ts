@@ -27,7 +27,8 @@ function reachesOneOf(type: GraphQLInputType, seen = new Set<GraphQLInputType>()
 function breaksOneOf(type: GraphQLInputType, value: unknown): boolean {
   if (isNonNullType(type)) return breaksOneOf(type.ofType, value)
   if (value === null || value === undefined) return false
-  if (isListType(type)) return Array.isArray(value) ? value.some((item) => breaksOneOf(type.ofType, item)) : breaksOneOf(type.ofType, value)
+  if (isListType(type))
+    return Array.isArray(value) ? value.some((item) => breaksOneOf(type.ofType, item)) : breaksOneOf(type.ofType, value)
   if (!isInputObjectType(type) || typeof value !== 'object' || Array.isArray(value)) return false
   const entries = Object.entries(value)
   if (type.isOneOf && (entries.length !== 1 || entries[0]![1] === null)) return true
@@ -42,7 +43,11 @@ const oneOfVariables = (schema: GraphQLSchema, operation: OperationDefinitionNod
     return type && reachesOneOf(type) ? [{ name: definition.variable.name.value, type }] : []
   })
 
-type Compiled = { query: CompiledQuery; operation: OperationDefinitionNode; oneOf: { name: string; type: GraphQLInputType }[] }
+type Compiled = {
+  query: CompiledQuery
+  operation: OperationDefinitionNode
+  oneOf: { name: string; type: GraphQLInputType }[]
+}
 
 /**
  * Executes operations with graphql-jit: each document is compiled once into plain JavaScript, which
@@ -64,8 +69,14 @@ export function useCompiledExecution(): Plugin {
     let entry = byOperation.get(operationName)
     if (!entry) {
       const query = compileQuery(args.schema, args.document, operationName, { disablingCapturingStackErrors: true })
-      const operation = args.document.definitions.find((d): d is OperationDefinitionNode => d.kind === 'OperationDefinition' && (!operationName || d.name?.value === operationName))
-      entry = isCompiledQuery(query) && operation ? { query, operation, oneOf: oneOfVariables(args.schema, operation) } : (query as ExecutionResult)
+      const operation = args.document.definitions.find(
+        (d): d is OperationDefinitionNode =>
+          d.kind === 'OperationDefinition' && (!operationName || d.name?.value === operationName),
+      )
+      entry =
+        isCompiledQuery(query) && operation
+          ? { query, operation, oneOf: oneOfVariables(args.schema, operation) }
+          : (query as ExecutionResult)
       byOperation.set(operationName, entry)
     }
     return entry
@@ -85,7 +96,8 @@ export function useCompiledExecution(): Plugin {
     }
     const result = entry.query.query(args.rootValue, args.contextValue, args.variableValues)
     // graphql-jit answers refused variables with errors and no data, before anything runs.
-    const refused = (r: ExecutionResult) => (!('data' in r) && r.errors?.length ? { errors: variableErrors(args, entry) ?? r.errors } : r)
+    const refused = (r: ExecutionResult) =>
+      !('data' in r) && r.errors?.length ? { errors: variableErrors(args, entry) ?? r.errors } : r
     return result instanceof Promise ? result.then(refused) : refused(result as ExecutionResult)
   }
 

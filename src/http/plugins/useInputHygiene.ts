@@ -15,7 +15,8 @@ export const isStorable = (s: string): boolean => !UNSTORABLE.test(s)
 const UNSTORABLE_MESSAGE = 'contains a character that cannot be stored (NUL, U+0000, or an unpaired UTF-16 surrogate)'
 
 /** A 400 before anything runs, the same for GET and POST. */
-const badRequest = (message: string) => new GraphQLError(message, { extensions: { code: 'BAD_USER_INPUT', http: { status: 400 } } })
+const badRequest = (message: string) =>
+  new GraphQLError(message, { extensions: { code: 'BAD_USER_INPUT', http: { status: 400 } } })
 
 const isJsonType = (request: Request) => {
   const type = request.headers.get('content-type')?.split(',')[0]?.split(';')[0]?.trim()
@@ -52,12 +53,18 @@ function parseGet(request: Request) {
     const value = params.get(name)
     return value ? parseJson(value, `the ${name} parameter`) : undefined
   }
-  return { query: params.get('query') ?? undefined, operationName: params.get('operationName') ?? undefined, variables: json('variables'), extensions: json('extensions') }
+  return {
+    query: params.get('query') ?? undefined,
+    operationName: params.get('operationName') ?? undefined,
+    variables: json('variables'),
+    extensions: json('extensions'),
+  }
 }
 
 async function parsePost(request: Request, original: (request: Request) => unknown, RequestClass: typeof Request) {
   const text = await utf8Body(request)
-  if (!isJsonType(request)) return original(new RequestClass(request.url, { method: request.method, headers: request.headers, body: text }))
+  if (!isJsonType(request))
+    return original(new RequestClass(request.url, { method: request.method, headers: request.headers, body: text }))
   const body = parseJson(text, 'the request body')
   if (typeof body !== 'object' || body === null) throw badRequest('the request body must be a JSON object')
   return body
@@ -82,7 +89,9 @@ function hasUnstorableLiteral(document: DocumentNode): boolean {
 /** BAD_USER_INPUT for the first variable or literal string (or object key) that cannot be stored, else null. */
 export function unstorableInput(args: Pick<ExecutionArgs, 'document' | 'variableValues'>): GraphQLError | null {
   if (hasUnstorableLiteral(args.document)) return badInput(`a string literal in the document ${UNSTORABLE_MESSAGE}`)
-  const path = args.variableValues ? findInJson(args.variableValues, (value) => typeof value === 'string' && !isStorable(value)) : null
+  const path = args.variableValues
+    ? findInJson(args.variableValues, (value) => typeof value === 'string' && !isStorable(value))
+    : null
   if (!path) return null
   const field = path.map((step) => (typeof step === 'string' && !isStorable(step) ? '<key>' : step)).join('.')
   return badInput(`variable ${field} ${UNSTORABLE_MESSAGE}`, field)
@@ -99,7 +108,12 @@ export function useInputHygiene(): Plugin {
     onRequestParse({ requestParser: original, setRequestParser, fetchAPI }) {
       // No parser chosen: Yoga answers 415 as before.
       if (!original) return
-      setRequestParser((req) => (req.method === 'GET' ? parseGet(req) : parsePost(req, original, fetchAPI.Request)) as ReturnType<typeof original>)
+      setRequestParser(
+        (req) =>
+          (req.method === 'GET' ? parseGet(req) : parsePost(req, original, fetchAPI.Request)) as ReturnType<
+            typeof original
+          >,
+      )
     },
     onExecute({ args, setResultAndStopExecution }) {
       const error = unstorableInput(args)

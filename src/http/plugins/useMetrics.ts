@@ -3,7 +3,9 @@ import type { Plugin } from 'graphql-yoga'
 import type { Metrics } from '../../ops/metrics.ts'
 
 const rootFields = (document: DocumentNode, operationName?: string | null): string[] =>
-  getOperationAST(document, operationName)?.selectionSet.selections.flatMap((s) => (s.kind === 'Field' ? [s.name.value] : [])) ?? []
+  getOperationAST(document, operationName)?.selectionSet.selections.flatMap((s) =>
+    s.kind === 'Field' ? [s.name.value] : [],
+  ) ?? []
 
 const errorsOf = (result: unknown): readonly GraphQLError[] => (result as ExecutionResult | undefined)?.errors ?? []
 
@@ -25,9 +27,15 @@ export function useMetrics(metrics: Metrics): Plugin {
       if (request) {
         executed.add(request)
         // A request without operationName still names its operation in the document.
-        if (operations.get(request) === 'anonymous') operations.set(request, metrics.operationLabel(getOperationAST(args.document, args.operationName)?.name?.value))
+        if (operations.get(request) === 'anonymous')
+          operations.set(
+            request,
+            metrics.operationLabel(getOperationAST(args.document, args.operationName)?.name?.value),
+          )
       }
-      const timer = rootFields(args.document, args.operationName).includes('sendMessage') ? metrics.sendDuration.startTimer() : undefined
+      const timer = rootFields(args.document, args.operationName).includes('sendMessage')
+        ? metrics.sendDuration.startTimer()
+        : undefined
       return {
         onExecuteDone({ result }) {
           timer?.()

@@ -3,7 +3,9 @@ import { getOperationAST, type ExecutionResult } from 'graphql'
 import type { Plugin } from 'graphql-yoga'
 import { tracer } from '../../ops/tracing.ts'
 
-const errorCodes = (result: ExecutionResult): string[] => [...new Set((result.errors ?? []).map((e) => String(e.extensions?.code ?? 'UNKNOWN')))]
+const errorCodes = (result: ExecutionResult): string[] => [
+  ...new Set((result.errors ?? []).map((e) => String(e.extensions?.code ?? 'UNKNOWN'))),
+]
 
 /**
  * A SERVER span around each query and mutation, named like "mutation SendMessage", continuing the
@@ -18,8 +20,13 @@ export function useOperationSpans(): Plugin {
       if (!operation) return
       const name = `${operation.operation} ${operation.name?.value ?? 'anonymous'}`
       const request = (args.contextValue as { request?: Request }).request
-      const parent = request ? propagation.extract(context.active(), Object.fromEntries(request.headers)) : context.active()
-      const attributes: Attributes = { 'graphql.operation.type': operation.operation, 'graphql.operation.name': operation.name?.value ?? 'anonymous' }
+      const parent = request
+        ? propagation.extract(context.active(), Object.fromEntries(request.headers))
+        : context.active()
+      const attributes: Attributes = {
+        'graphql.operation.type': operation.operation,
+        'graphql.operation.name': operation.name?.value ?? 'anonymous',
+      }
       const requestId = (args.contextValue as { requestId?: string }).requestId
       if (requestId) attributes['parley.request_id'] = requestId
       setExecuteFn((execArgs) =>

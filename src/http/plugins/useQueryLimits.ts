@@ -16,7 +16,14 @@ export type QueryLimits = {
   nesting: number
 }
 
-export const DEFAULT_QUERY_LIMITS: QueryLimits = { nodes: 250_000, depth: 15, aliases: 30, directives: 20, tokens: 3_000, nesting: 64 }
+export const DEFAULT_QUERY_LIMITS: QueryLimits = {
+  nodes: 250_000,
+  depth: 15,
+  aliases: 30,
+  directives: 20,
+  tokens: 3_000,
+  nesting: 64,
+}
 
 const figure = (n: number) => n.toLocaleString('en-US')
 
@@ -24,7 +31,13 @@ const figure = (n: number) => n.toLocaleString('en-US')
  * overHttp: answered like Yoga's validation errors (400 under application/graphql-response+json);
  * Yoga reads that hint and leaves it out of the response. Parse errors get it from Yoga itself.
  */
-function tooComplex(limit: keyof QueryLimits, max: number, found: number, message: string, overHttp = false): GraphQLError {
+function tooComplex(
+  limit: keyof QueryLimits,
+  max: number,
+  found: number,
+  message: string,
+  overHttp = false,
+): GraphQLError {
   const http = overHttp ? { http: { spec: true, status: 400 } } : {}
   return new GraphQLError(message, { extensions: { code: QUERY_TOO_COMPLEX, limit, max, found, ...http } })
 }
@@ -41,14 +54,26 @@ export function checkSource(source: string | Source, limits: QueryLimits): void 
   let deepest = 0
   for (let token = lexer.advance(); token.kind !== TokenKind.EOF; token = lexer.advance()) {
     tokens++
-    if (token.kind === TokenKind.BRACE_L || token.kind === TokenKind.BRACKET_L || token.kind === TokenKind.PAREN_L) deepest = Math.max(deepest, ++open)
-    else if (token.kind === TokenKind.BRACE_R || token.kind === TokenKind.BRACKET_R || token.kind === TokenKind.PAREN_R) open--
+    if (token.kind === TokenKind.BRACE_L || token.kind === TokenKind.BRACKET_L || token.kind === TokenKind.PAREN_L)
+      deepest = Math.max(deepest, ++open)
+    else if (token.kind === TokenKind.BRACE_R || token.kind === TokenKind.BRACKET_R || token.kind === TokenKind.PAREN_R)
+      open--
   }
   if (deepest > limits.nesting) {
-    throw tooComplex('nesting', limits.nesting, deepest, `This query nests brackets ${figure(deepest)} levels deep; the limit is ${figure(limits.nesting)}.`)
+    throw tooComplex(
+      'nesting',
+      limits.nesting,
+      deepest,
+      `This query nests brackets ${figure(deepest)} levels deep; the limit is ${figure(limits.nesting)}.`,
+    )
   }
   if (tokens > limits.tokens) {
-    throw tooComplex('tokens', limits.tokens, tokens, `This query has ${figure(tokens)} tokens; the limit is ${figure(limits.tokens)}. Send a smaller document.`)
+    throw tooComplex(
+      'tokens',
+      limits.tokens,
+      tokens,
+      `This query has ${figure(tokens)} tokens; the limit is ${figure(limits.tokens)}. Send a smaller document.`,
+    )
   }
 }
 
@@ -70,19 +95,50 @@ function countAliasesAndDirectives(document: DocumentNode) {
 type Params = { operationName?: string | null; variables?: unknown }
 
 /** Checks a valid document against the limits; throws the first one it exceeds. */
-export function checkDocument(schema: GraphQLSchema, document: DocumentNode, params: Params, limits: QueryLimits, overHttp = false): void {
+export function checkDocument(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  params: Params,
+  limits: QueryLimits,
+  overHttp = false,
+): void {
   const { aliases, directives } = countAliasesAndDirectives(document)
-  if (aliases > limits.aliases) throw tooComplex('aliases', limits.aliases, aliases, `This query uses ${figure(aliases)} aliases; the limit is ${figure(limits.aliases)}.`, overHttp)
+  if (aliases > limits.aliases)
+    throw tooComplex(
+      'aliases',
+      limits.aliases,
+      aliases,
+      `This query uses ${figure(aliases)} aliases; the limit is ${figure(limits.aliases)}.`,
+      overHttp,
+    )
   if (directives > limits.directives) {
-    throw tooComplex('directives', limits.directives, directives, `This query uses ${figure(directives)} directives; the limit is ${figure(limits.directives)}.`, overHttp)
+    throw tooComplex(
+      'directives',
+      limits.directives,
+      directives,
+      `This query uses ${figure(directives)} directives; the limit is ${figure(limits.directives)}.`,
+      overHttp,
+    )
   }
   const tally = tallyOperation(schema, document, params.operationName, params.variables)
   if (!tally) return
   if (tally.height > limits.depth) {
-    throw tooComplex('depth', limits.depth, tally.height, `This query is ${figure(tally.height)} levels deep; the limit is ${figure(limits.depth)}.`, overHttp)
+    throw tooComplex(
+      'depth',
+      limits.depth,
+      tally.height,
+      `This query is ${figure(tally.height)} levels deep; the limit is ${figure(limits.depth)}.`,
+      overHttp,
+    )
   }
   if (tally.nodes > limits.nodes) {
-    throw tooComplex('nodes', limits.nodes, tally.nodes, `This query would return up to ${figure(tally.nodes)} nodes; the limit is ${figure(limits.nodes)}. Ask for smaller pages.`, overHttp)
+    throw tooComplex(
+      'nodes',
+      limits.nodes,
+      tally.nodes,
+      `This query would return up to ${figure(tally.nodes)} nodes; the limit is ${figure(limits.nodes)}. Ask for smaller pages.`,
+      overHttp,
+    )
   }
 }
 
@@ -92,7 +148,9 @@ export function checkDocument(schema: GraphQLSchema, document: DocumentNode, par
  * on the variables, so a refusal is thrown rather than set as the validation result, which Yoga
  * caches per document.
  */
-export function useQueryLimits(limits: QueryLimits = DEFAULT_QUERY_LIMITS): Plugin<{ params?: Params; request?: Request }> {
+export function useQueryLimits(
+  limits: QueryLimits = DEFAULT_QUERY_LIMITS,
+): Plugin<{ params?: Params; request?: Request }> {
   return {
     onParse({ parseFn, setParseFn }) {
       setParseFn((source, options) => {

@@ -45,10 +45,16 @@ function limitOperation(args: ExecutionArgs): Promise<void> | null {
   if (!ctx.viewer || !operation || operation.operation === 'query') return null
   const caller = callerOf(ctx.viewer)
   // Per connection over graphql-ws (a socket lives on one instance); an SSE stream is its own request, so per user.
-  if (operation.operation === 'subscription') return ctx.app.limits.consume('subscribe', ctx.socket ? { ...caller, key: socketKey(ctx.socket) } : caller)
+  if (operation.operation === 'subscription')
+    return ctx.app.limits.consume('subscribe', ctx.socket ? { ...caller, key: socketKey(ctx.socket) } : caller)
   const points = new Map<RateRule, number>()
   for (const selection of operation.selectionSet.selections) {
-    const rule = selection.kind !== 'Field' ? 'mutation' : selection.name.value in FIELD_RULES ? FIELD_RULES[selection.name.value]! : 'mutation'
+    const rule =
+      selection.kind !== 'Field'
+        ? 'mutation'
+        : selection.name.value in FIELD_RULES
+          ? FIELD_RULES[selection.name.value]!
+          : 'mutation'
     if (rule) points.set(rule, (points.get(rule) ?? 0) + 1)
   }
   // sendMessage alone: counted by the send action.
@@ -62,7 +68,13 @@ function limitOperation(args: ExecutionArgs): Promise<void> | null {
  * Stops the operation with RATE_LIMITED if its count is refused. A query returns nothing, so envelop
  * goes on to execute in the same turn instead of after a promise.
  */
-function refuseIfLimited({ args, setResultAndStopExecution }: { args: ExecutionArgs; setResultAndStopExecution(result: ExecutionResult): void }) {
+function refuseIfLimited({
+  args,
+  setResultAndStopExecution,
+}: {
+  args: ExecutionArgs
+  setResultAndStopExecution(result: ExecutionResult): void
+}) {
   return limitOperation(args)?.catch((error: unknown) => {
     if (!(error instanceof GraphQLError)) throw error
     setResultAndStopExecution({ errors: [error] })

@@ -11,12 +11,14 @@ const MAX_RULE_LISTS = 8
  * is served, so the schema is no part of the key.
  */
 export function useValidationCache(): Plugin {
-  const byRules: { rules: readonly ValidationRule[] | undefined; results: WeakMap<DocumentNode, readonly Error[]> }[] = []
+  const byRules: { rules: readonly ValidationRule[] | undefined; results: WeakMap<DocumentNode, readonly Error[]> }[] =
+    []
   const same = (a: readonly ValidationRule[] | undefined, b: readonly ValidationRule[] | undefined) =>
     a === b || (a !== undefined && b !== undefined && a.length === b.length && a.every((rule, i) => rule === b[i]))
   const resultsFor = (rules: readonly ValidationRule[] | undefined) => {
     let entry = byRules.find((e) => same(e.rules, rules))
-    if (!entry && byRules.length < MAX_RULE_LISTS) byRules.push((entry = { rules: rules && [...rules], results: new WeakMap() }))
+    if (!entry && byRules.length < MAX_RULE_LISTS)
+      byRules.push((entry = { rules: rules && [...rules], results: new WeakMap() }))
     return entry?.results
   }
   return {
