@@ -101,14 +101,12 @@ const SCENARIOS: Record<string, Scenario> = {
     const { database, viewers } = await openInboxFixture(host)
     const sides = await start(database.url)
     const measures = await Promise.all(
-      viewers
-        .slice(0, 2)
-        .map(async (v) => ({
-          label: `inbox page of 50, ${v.handle}`,
-          unit: 'p50 ms',
-          ops: INBOX_SAMPLES,
-          run: sequentialP50(client, { token: await tokenFor(v.handle), query: INBOX }),
-        })),
+      viewers.slice(0, 2).map(async (v) => ({
+        label: `inbox page of 50, ${v.handle}`,
+        unit: 'p50 ms',
+        ops: INBOX_SAMPLES,
+        run: sequentialP50(client, { token: await tokenFor(v.handle), query: INBOX }),
+      })),
     )
     const big = { token: await tokenFor(viewers[0]!.handle), query: UNREAD_TOTAL }
     measures.push({

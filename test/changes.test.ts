@@ -11,7 +11,7 @@ type Batch = {
 }
 
 async function changes(user: TestUser, conversationId: string, sincePts: number, first?: number): Promise<Batch> {
-  return (await user.run(Changes, { id: conversationId, sincePts, first })).conversation!.changes as Batch
+  return (await user.run(Changes, { id: conversationId, sincePts, first })).conversation!.changes
 }
 
 /** Pages through the whole feed after sincePts; checks each batch's order and bounds on the way. */

@@ -31,7 +31,7 @@ describe('content union', () => {
       newUser({ name: 'Bob' }),
       newUser({ name: 'Carol' }),
     ])
-    const group = await createGroup(owner, [bob!], 'SHARED', 'Q3 planning')
+    const group = await createGroup(owner, [bob], 'SHARED', 'Q3 planning')
     await owner.run(AddMembers, { conversationId: group.id, userIds: [carol.id] })
     await owner.run(SetRole, { conversationId: group.id, userId: bob.id, role: 'ADMIN' })
     await owner.run(RemoveMember, { conversationId: group.id, userId: carol.id })

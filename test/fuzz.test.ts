@@ -230,7 +230,7 @@ const MALFORMED_BODIES = [
 function withValue(variables: Record<string, unknown>, path: string, value: unknown): Record<string, unknown> {
   const copy = structuredClone(variables)
   const keys = path.split('.')
-  let target = copy as Record<string, unknown>
+  let target = copy
   for (const key of keys.slice(0, -1)) target = (target[key] ??= {}) as Record<string, unknown>
   target[keys.at(-1)!] = value
   return copy

@@ -249,7 +249,7 @@ describe('over graphql-ws', () => {
     )
     await send.ended()
     expect(send.errors.map((e) => e.extensions?.code)).toEqual(['BAD_USER_INPUT'])
-    const subscription = subscribeWs(client, ConversationEvents, { conversationId: `${group.id}${NUL}` } as never)
+    const subscription = subscribeWs(client, ConversationEvents, { conversationId: `${group.id}${NUL}` })
     await subscription.ended()
     expect(subscription.errors.map((e) => e.extensions?.code)).toEqual(['BAD_USER_INPUT'])
     const nested = `mutation { setConversationTitle(conversationId: "${group.id}", title: ${'['.repeat(2_000)}"x"${']'.repeat(2_000)}) { title } }`

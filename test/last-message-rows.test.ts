@@ -18,9 +18,9 @@ beforeAll(async () => {
   const [viewer, other] = await newUsers(2)
   const groups = []
   for (let i = 0; i < 5; i++) groups.push((await createGroup(viewer!, [other!])).id)
-  ids = groups.map((id) => parseId(id, 'Conversation')!)
+  ids = groups.map((id) => parseId(id, 'Conversation'))
   viewerId = parseId(viewer!.id, 'User')!
-  const otherId = parseId(other!.id, 'User')!
+  const otherId = parseId(other!.id, 'User')
   const [a, b, c, , e] = ids
   const { db } = testApp()
   // a: its last message edited, mentioning the viewer, with a reaction and a copy's origin.

@@ -35,7 +35,7 @@ type MessageEvents = { conversationEvents: { __typename: string; pts?: number; m
 const ids = (events: MessageEvents) => events.map((e) => e.conversationEvents.message?.id)
 
 function follow(client: Client, conversationId: string, sincePts?: number): Received<MessageEvents[number]> {
-  return subscribeWs(client, ConversationEvents, { conversationId, sincePts }) as Received<MessageEvents[number]>
+  return subscribeWs(client, ConversationEvents, { conversationId, sincePts })
 }
 
 describe(`several instances (events through ${testRedisUrl ? 'Redis' : 'a shared in-process target'})`, () => {

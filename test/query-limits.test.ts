@@ -252,7 +252,7 @@ describe('the corpus over HTTP', () => {
       })
       expect(response.status).toBe(status)
       const body = (await response.json()) as GraphQLResponse<unknown>
-      expectRefused(body.errors as Refusal[], 'nodes', 2_040_302)
+      expectRefused(body.errors, 'nodes', 2_040_302)
       // Yoga's HTTP status hint stays on the server.
       expect(body.errors![0]!.extensions).not.toHaveProperty('http')
     }
@@ -326,7 +326,7 @@ describe('the corpus over graphql-ws', () => {
     const alice = await newUser({ prefix: 'corpus-ws' })
     const pages = subscribe(alice, corpus('refused/subscription-pages'), { id: 'x' })
     await pages.ended()
-    expectRefused(pages.errors as Refusal[], 'nodes', 2_040_404)
+    expectRefused(pages.errors, 'nodes', 2_040_404)
 
     const nested = live.connect(alice.token)
     const errors = await new Promise<readonly Refusal[]>((resolve) =>

@@ -79,12 +79,12 @@ describe('rate limits', () => {
     const agentHandle = uniqueHandle('agent')
     await operator.run(UpsertUsers, { users: [{ handle: agentHandle, displayName: 'Bot', kind: 'AGENT' }] })
     const [owner, a, b, c, d] = [...(await newUsers(4)), await userWithHandle(agentHandle)]
-    const large = await createGroup(owner!, [a!, b!, c!, d!])
-    const small = await createGroup(owner!, [a!])
-    expect(codes(await send(owner!, large.id))).toEqual([])
-    expect(codes(await send(owner!, large.id))).toEqual(['RATE_LIMITED'])
-    expect(codes(await send(owner!, small.id))).toEqual([])
-    expect(await lastSeq(owner!, large.id)).toBe(large.lastSeq + 1)
+    const large = await createGroup(owner, [a!, b!, c!, d!])
+    const small = await createGroup(owner, [a!])
+    expect(codes(await send(owner, large.id))).toEqual([])
+    expect(codes(await send(owner, large.id))).toEqual(['RATE_LIMITED'])
+    expect(codes(await send(owner, small.id))).toEqual([])
+    expect(await lastSeq(owner, large.id)).toBe(large.lastSeq + 1)
 
     // Eight at once: over a user's burst of 3, within the agent tier's 20; the large group's 1 per minute holds for agents too.
     const ofAgent = await createGroup(d!, [a!])

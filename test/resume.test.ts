@@ -19,7 +19,7 @@ type Events = Received<{
 }>
 
 function follow(user: TestUser, conversationId: string, sincePts?: number): Events {
-  return subscribeWs(instance.connect(user.token), ConversationEvents, { conversationId, sincePts }) as Events
+  return subscribeWs(instance.connect(user.token), ConversationEvents, { conversationId, sincePts })
 }
 
 const messageEvents = (stream: Events) =>

@@ -58,7 +58,7 @@ describe('search visibility', () => {
     const { alice, bob, carol, group, visible, texts } = matrix
     const outsider = await newUser()
     const expected = (seen: number[], query: string) =>
-      seen.filter((seq) => texts[seq] !== undefined && holds(texts[seq]!, query)).reverse()
+      seen.filter((seq) => texts[seq] !== undefined && holds(texts[seq], query)).reverse()
 
     for (const [user, seen] of [...visible, [outsider, []] as [TestUser, number[]]]) {
       for (const query of QUERIES)

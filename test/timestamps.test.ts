@@ -7,7 +7,7 @@ import { TIMESTAMPTZ, parseTimestamptz } from '../src/store/timestamps.ts'
  * (postgres-date) gives for every text PostgreSQL writes: each value here comes from the server.
  */
 let client: pg.Client
-const pgParser = pg.types.getTypeParser(TIMESTAMPTZ as never) as (text: string) => Date | number
+const pgParser = pg.types.getTypeParser(TIMESTAMPTZ) as (text: string) => Date | number
 // Text, not Dates: the values as PostgreSQL writes them.
 const texts = async (sql: string) =>
   (await client.query<{ t: string }>({ text: sql, types: { getTypeParser: () => (v: string) => v } })).rows.map(

@@ -37,6 +37,6 @@ declare global {
   }
 }
 
-SchemaBuilder.registerPlugin('syncNodeIds', SyncNodeIdsPlugin as never)
+SchemaBuilder.registerPlugin('syncNodeIds', SyncNodeIdsPlugin)
 
 export default 'syncNodeIds' as const

@@ -19,7 +19,7 @@ const numberTypes = {
         ? int8Numbers
         : oid === TIMESTAMPTZ
           ? parseTimestamptz
-          : pg.types.getTypeParser(oid as never, format),
+          : pg.types.getTypeParser(oid, format),
 }
 
 /**

@@ -1,7 +1,7 @@
 import pg from 'pg'
 
 export const TIMESTAMPTZ = 1184
-const parseAny = pg.types.getTypeParser(TIMESTAMPTZ as never) as (text: string) => Date
+const parseAny = pg.types.getTypeParser(TIMESTAMPTZ) as (text: string) => Date
 const digit = (s: string, i: number) => s.charCodeAt(i) - 48
 const twoDigits = (s: string, i: number) => digit(s, i) * 10 + digit(s, i + 1)
 const [DASH, SPACE, DOT] = ['-', ' ', '.'].map((c) => c.charCodeAt(0))

@@ -106,7 +106,7 @@ export async function userWithHandle(
     },
   }
   const me = await request(token, WhoAmI)
-  user.id = me.data!.viewer!.user.id
+  user.id = me.data!.viewer.user.id
   return user
 }
 

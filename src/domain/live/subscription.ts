@@ -150,7 +150,7 @@ export class Subscription {
     switch (event.type) {
       case 'message':
         loaders.conversations.prime(conversationId, { conversation: reads.conversation!, member: member!.member })
-        loaders.messages.prime(reads.message!, reads.message!)
+        loaders.messages.prime(reads.message!, reads.message)
         return {
           payload: {
             typename: 'MessageEvent',

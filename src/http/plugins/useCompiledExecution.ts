@@ -98,7 +98,7 @@ export function useCompiledExecution(): Plugin {
     // graphql-jit answers refused variables with errors and no data, before anything runs.
     const refused = (r: ExecutionResult) =>
       !('data' in r) && r.errors?.length ? { errors: variableErrors(args, entry) ?? r.errors } : r
-    return result instanceof Promise ? result.then(refused) : refused(result as ExecutionResult)
+    return result instanceof Promise ? result.then(refused) : refused(result)
   }
 
   const subscribe = async (args: ExecutionArgs) => {
