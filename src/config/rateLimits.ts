@@ -30,9 +30,9 @@ export const RATE_RULES: readonly RateRule[] = [
 ]
 
 /** `points` per `seconds`, in fixed windows starting at the first use. */
-export type Rate = { points: number; seconds: number }
+type Rate = { points: number; seconds: number }
 /** A tier's rules (absent = unlimited) and how many WebSockets one user may hold open (absent = any). */
-export type TierLimits = { rates: Partial<Record<RateRule, Rate>>; openSockets?: number }
+type TierLimits = { rates: Partial<Record<RateRule, Rate>>; openSockets?: number }
 
 export type RateLimitSettings = {
   tiers: Record<Tier, TierLimits>

@@ -18,6 +18,9 @@ import type { Metrics } from '../ops/metrics.ts'
 import { Utf8WebSocket } from './webSocket.ts'
 import { createYogaServer, GRAPHQL_PATH, type YogaOptions } from './yoga.ts'
 
+/** Envelop's execute and subscribe for one operation, carried to graphql-ws as its root value. */
+type EnvelopRoot = Pick<ReturnType<ReturnType<typeof createYogaServer>['getEnveloped']>, 'execute' | 'subscribe'>
+
 export type ParleyServer = {
   server: Server
   yoga: ReturnType<typeof createYogaServer>
@@ -33,7 +36,7 @@ export type ParleyServer = {
 }
 
 /** How long a shutdown waits for running requests by default. */
-export const DEFAULT_SHUTDOWN_GRACE_MS = 10_000
+const DEFAULT_SHUTDOWN_GRACE_MS = 10_000
 
 /** WebSocket close code for a server going away: graphql-ws clients retry on it. */
 const GOING_AWAY = 1001
@@ -96,7 +99,8 @@ export function createParleyServer(opts: ServerOptions): ParleyServer {
     // Yoga's context reads the id back from this header: a server context of our own besides
     // whatwg-node's would be merged into a new object per request (about 2 % of a `{ __typename }`).
     res.setHeader('x-request-id', requestIdFrom(req.headers['x-request-id']))
-    yoga(req, res)
+    // Yoga answers its own failures; nothing is left to catch here.
+    void yoga(req, res)
   })
   server.keepAliveTimeout = opts.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS
   // A request's headers may take as long as Node allows, and never less than an idle connection may wait.
@@ -144,8 +148,9 @@ export function createParleyServer(opts: ServerOptions): ParleyServer {
         ctx.extra.socket.once('close', release)
         return true
       },
-      execute: (args: any) => args.rootValue.execute(args),
-      subscribe: (args: any) => args.rootValue.subscribe(args),
+      // onSubscribe hands over envelop's own execute and subscribe as the root value (below).
+      execute: (args) => (args.rootValue as EnvelopRoot).execute(args),
+      subscribe: (args) => (args.rootValue as EnvelopRoot).subscribe(args),
       onSubscribe: async (ctx, _id, params) => {
         const extra: SocketExtra = ctx.extra
         const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({

@@ -16,10 +16,14 @@ const SEND_HIGH_WATER = 256 * 1024
  * that the sender waits for the write as before, so a slow client still holds back its stream and
  * the unsent bytes per socket stay bounded.
  */
+type SendData = Parameters<WebSocket['send']>[0]
+type SendOptions = Exclude<Parameters<WebSocket['send']>[1], SendCallback | undefined>
+type SendCallback = (error?: Error) => void
+
 class BatchingWebSocket extends WebSocket {
   private corked = false
 
-  override send(data: any, options?: any, cb?: (error?: Error) => void): void {
+  override send(data: SendData, options?: SendOptions | SendCallback, cb?: SendCallback): void {
     if (typeof options === 'function') return this.send(data, {}, options)
     // ws keeps the TCP socket private; it is set once the connection is open.
     const socket = (this as unknown as { _socket?: Socket })._socket
@@ -50,7 +54,7 @@ const INVALID_PAYLOAD = 1007
  * ws closes that socket with the matching code, and graphql-ws would log a stack for each one.
  */
 export class Utf8WebSocket extends BatchingWebSocket {
-  override emit(event: string | symbol, ...args: any[]): boolean {
+  override emit(event: string | symbol, ...args: unknown[]): boolean {
     if (event === 'message' && Buffer.isBuffer(args[0])) {
       if (args[1] === true && !isUtf8(args[0])) {
         this.close(INVALID_PAYLOAD, 'frames must be UTF-8')

@@ -9,7 +9,7 @@ import type { Realtime } from '../realtime/pubsub.ts'
 import type { RedisObserver } from '../realtime/redis.ts'
 
 /** Distinct operation-name label values kept; names past the cap count as "other" (clients choose names). */
-export const OPERATION_LABEL_CAP = 200
+const OPERATION_LABEL_CAP = 200
 
 /** Every Parley metric, on its own registry (one per server, so tests in one process do not collide). */
 export function createMetrics() {

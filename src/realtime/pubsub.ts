@@ -28,7 +28,7 @@ export type Realtime = {
 }
 
 /** Routes each event to its topic: one per conversation, one per user (never a global topic plus a filter). */
-export function topicsOf(event: RealtimeEvent): string[] {
+function topicsOf(event: RealtimeEvent): string[] {
   switch (event.type) {
     case 'message':
     case 'typing':
@@ -44,7 +44,7 @@ export function topicsOf(event: RealtimeEvent): string[] {
   }
 }
 
-export const DEFAULT_SUBSCRIBER_BUFFER = 1000
+const DEFAULT_SUBSCRIBER_BUFFER = 1000
 
 /** The part of the DOM EventTarget the buses use: Node's EventTarget, or the Redis event target. */
 export type EventTargetLike = {

@@ -8,7 +8,8 @@ import { MessageKindEnum } from './enums.ts'
 import { UserRef } from './user.ts'
 
 /** Stored message content (JSONB) together with its kind, which picks the union member. */
-export type ContentShape = { kind: MessageKind; data: Record<string, any> }
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSONB read per union member; each member's resolvers know its shape
+type ContentShape = { kind: MessageKind; data: Record<string, any> }
 
 const TYPE_BY_KIND: Record<MessageKind, string> = {
   TEXT: 'TextContent',
@@ -75,7 +76,7 @@ const MaterialContent = content('MaterialContent', (t) => ({
   url: str(t, 'url'),
 }))
 
-export const SystemEventEnum = builder.enumType('SystemEvent', {
+const SystemEventEnum = builder.enumType('SystemEvent', {
   values: [
     'CONVERSATION_CREATED',
     'MEMBERS_ADDED',

@@ -3,7 +3,7 @@ import type { SavedStickerRecord } from '../store/stickers.ts'
 import { builder } from './builder.ts'
 import { ViewerRef } from './viewer.ts'
 
-export const SavedStickerRef = builder.objectRef<SavedStickerRecord>('SavedSticker')
+const SavedStickerRef = builder.objectRef<SavedStickerRecord>('SavedSticker')
 
 builder.node(SavedStickerRef, {
   id: { resolve: (s) => s.id },

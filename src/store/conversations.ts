@@ -21,14 +21,14 @@ import {
 
 export type ConversationRow = Parameters<typeof toConversation>[0]
 export type MemberRow = Parameters<typeof toMember>[0]
-export type AccessRow = ConversationRow & { member: MemberRow | null }
+type AccessRow = ConversationRow & { member: MemberRow | null }
 
 export type ConversationAccess = { conversation: ConversationRecord; member: MemberRecord | null }
 
 // Member rows read as JSON carry their timestamps as strings.
 export const toMemberFromJson = (m: MemberRow) =>
   toMember({ ...m, lastReadAt: date(m.lastReadAt), mutedUntil: date(m.mutedUntil), joinedAt: date(m.joinedAt)! })
-export const toAccess = (r: AccessRow): ConversationAccess => ({
+const toAccess = (r: AccessRow): ConversationAccess => ({
   conversation: toConversation(r),
   member: r.member ? toMemberFromJson(r.member) : null,
 })

@@ -6,7 +6,7 @@ import { toConversation, toMember } from './records.ts'
 import { Prisma, limitLiteral, type Conn } from './sql.ts'
 
 /** Where a conversation stands in the viewer's list: pinned ones first by pin time, then the rest by last activity. */
-export type InboxKey = { pinned: boolean; at: Date; id: number }
+type InboxKey = { pinned: boolean; at: Date; id: number }
 export type InboxEntry = ConversationAccess & { key: InboxKey }
 export type InboxQuery = {
   type: ConversationType | null

@@ -8,7 +8,7 @@ import type {
   UserKind,
 } from '../generated/prisma/enums.ts'
 
-export type { ConversationType, HistoryVisibility, MemberRole, MessageKind, MessageStatus, SenderType, UserKind }
+export type { ConversationType, HistoryVisibility, MemberRole, MessageKind, MessageStatus, UserKind }
 
 /** Rows as the rest of the code sees them: BIGINT columns become JS numbers (ids and seqs < 2^53). */
 export type UserRecord = { id: number; handle: string; displayName: string; kind: UserKind }

@@ -32,7 +32,7 @@ import type { SearchDocument } from './searchDocuments.ts'
  */
 
 /** Where a page of results starts: the last result of the previous page (newest first). */
-export type SearchCursor = { sentAt: Date; conversationId: number; seq: number }
+type SearchCursor = { sentAt: Date; conversationId: number; seq: number }
 
 /**
  * How a search matches documents: one tsquery over the documents' index, or one tsquery per

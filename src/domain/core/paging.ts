@@ -1,6 +1,6 @@
 /** Relay connections as the domain hands them to the schema layer (sizes: input.ts; cursors: cursors.ts). */
 export type PageArgs = { first?: number | null; after?: string | null; last?: number | null; before?: string | null }
-export type Edge<T> = { cursor: string; node: T }
+type Edge<T> = { cursor: string; node: T }
 export type PageInfo = {
   hasNextPage: boolean
   hasPreviousPage: boolean

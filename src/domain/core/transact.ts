@@ -19,7 +19,9 @@ export async function transact<T>(app: App, work: (tx: Tx) => Promise<Committed<
   for (let attempt = 1; ; attempt++) {
     try {
       const { result, events } = await app.db.$transaction(work)
-      if (events.length) app.realtime.publish(events)
+      // Not awaited: the write stands either way. publish never rejects (a bus that is away answers
+      // false), and subscribers read what they missed from the database.
+      if (events.length) void app.realtime.publish(events)
       return result
     } catch (error) {
       if (attempt >= CONFLICT_ATTEMPTS || !isWriteConflict(error)) throw error

@@ -7,7 +7,7 @@ import type { App } from '../core/app.ts'
 import { isRecalled } from '../policy/policy.ts'
 
 /** How long a claim holds a due reminder: a scheduler that dies with it lets another fire it after this. */
-export const REMINDER_LEASE_MS = 30_000
+const REMINDER_LEASE_MS = 30_000
 
 /**
  * The events of claimed reminders: a reminder whose message its owner can no longer see (deleted
@@ -72,7 +72,10 @@ export function startReminderScheduler(
     } catch (error) {
       log(`reminder pass failed: ${error instanceof Error ? error.message : String(error)}`)
     }
-    if (!stopped) timer = setTimeout(() => (running = tick()), intervalMs)
+    if (!stopped)
+      timer = setTimeout(() => {
+        running = tick()
+      }, intervalMs)
   }
   running = tick()
 

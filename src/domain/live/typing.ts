@@ -4,12 +4,12 @@ import type { App, Viewer } from '../core/app.ts'
 import { isMuted } from '../policy/policy.ts'
 
 /** At most one typing event per user and conversation in this interval; calls in between are no-ops. */
-export const TYPING_INTERVAL_MS = 2_000
+const TYPING_INTERVAL_MS = 2_000
 /** How long a typing indicator shows unless renewed (longer than the interval, so one stays lit while typing goes on). */
-export const TYPING_TTL_MS = 6_000
+const TYPING_TTL_MS = 6_000
 
 /** Per app (App.typing): when each "<user>:<conversation>" last published on this instance. */
-export type TypingThrottle = Map<string, number>
+type TypingThrottle = Map<string, number>
 
 /** What typing asks of the App: this instance's throttle. */
 export type TypingApp = App & { typing: TypingThrottle }
@@ -39,7 +39,7 @@ export async function sendTyping(app: TypingApp, viewer: Viewer, conversationId:
   const now = Date.now()
   if (publishedRecently(app.typing, key, now) || isMuted(member, new Date(now))) return true
   remember(app.typing, key, now)
-  app.realtime.publish([
+  void app.realtime.publish([
     {
       type: 'typing',
       conversationId: id,

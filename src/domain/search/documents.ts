@@ -13,7 +13,7 @@ import type { ForwardedItemRecord } from '../send/content.ts'
 import { documentVector } from './text.ts'
 
 /** The kinds whose content has searchable text. */
-export const SEARCHABLE_KINDS: readonly MessageKind[] = ['TEXT', 'FILE', 'CARD', 'FORWARD', 'MATERIAL']
+const SEARCHABLE_KINDS: readonly MessageKind[] = ['TEXT', 'FILE', 'CARD', 'FORWARD', 'MATERIAL']
 
 /**
  * What search reads of stored content (docs/search.md "What is searched"): the text of a TEXT

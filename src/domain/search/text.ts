@@ -10,7 +10,7 @@
 export type Unit = { term: string; position: number; start: number; end: number; cjk: boolean }
 
 /** A lexeme of a query term: its text, its offset from the term's first lexeme, and how it matches. */
-export type QueryLexeme = { text: string; offset: number; match: 'exact' | 'prefix' | 'pair' }
+type QueryLexeme = { text: string; offset: number; match: 'exact' | 'prefix' | 'pair' }
 /** A query term matches where all its lexemes sit at their offsets (a word, a run of characters, a phrase). */
 export type QueryTerm = QueryLexeme[]
 
@@ -65,7 +65,7 @@ function* wordsOf(text: string, from: number, to: number): Generator<[string, nu
 }
 
 /** Is the unit after `u` the next character of the same CJK run (so the two form a pair)? */
-export const pairsWith = (u: Unit, next: Unit | undefined) =>
+const pairsWith = (u: Unit, next: Unit | undefined) =>
   u.cjk &&
   next !== undefined &&
   next.cjk &&

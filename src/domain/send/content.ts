@@ -20,7 +20,7 @@ export type ContentInput = Partial<
 /** Content ready to store: the JSONB is the validated object, without unset (null) fields. */
 export type ValidContent = { kind: MessageKind; content: Record<string, unknown> }
 /** A merged forward before its snapshot is taken (that needs the sender's view of the sources). */
-export type ForwardRequest = { title: string | null; sources: MessageKey[] }
+type ForwardRequest = { title: string | null; sources: MessageKey[] }
 /** A copy (content.copy) before its snapshot is taken: the message it copies. */
 export type ContentDraft = ValidContent | { kind: 'FORWARD'; forward: ForwardRequest } | { copy: MessageKey }
 /** Content as stored, with the origin of a copy. */
@@ -220,7 +220,7 @@ export type ForwardedItemRecord = { senderName: string; kind: MessageKind; conte
  * every source must be visible to the sender, else NOT_FOUND; recalled ones are MESSAGE_RECALLED;
  * SYSTEM notices are not forwardable. Items are in the order they were sent.
  */
-export async function snapshotForward(conn: Conn, viewer: Viewer, request: ForwardRequest): Promise<ValidContent> {
+async function snapshotForward(conn: Conn, viewer: Viewer, request: ForwardRequest): Promise<ValidContent> {
   const found = await findVisibleMessages(conn, viewer, request.sources)
   if (found.length !== request.sources.length) throw notFound('Forwarded message')
   for (const m of found) refuseRecalled(m, 'forwarded')
@@ -249,7 +249,7 @@ const bySending = (a: MessageRecord, b: MessageRecord) =>
   a.sentAt.getTime() - b.sentAt.getTime() || a.conversationId - b.conversationId || a.seq - b.seq
 
 /** "Chat history of Alice", "… of Alice and Bob", "… of Alice, Bob and 3 others" (distinct senders, in order). */
-export function defaultForwardTitle(senderNames: string[]): string {
+function defaultForwardTitle(senderNames: string[]): string {
   const title = `Chat history of ${listNames(senderNames)}`
   return title.length <= LIMITS.forwardTitleLength ? title : `${title.slice(0, LIMITS.forwardTitleLength - 1)}…`
 }

@@ -24,7 +24,7 @@ const MAX_RUNNING = 2
 export type SendQueues = { pending: Waiter[]; busy: Set<number>; running: number; observer: SendObserver }
 
 /** What the send queues report to the operator's metrics (ops/metrics.ts sets it; a no-op otherwise). */
-export type SendObserver = { committed(sends: number): void }
+type SendObserver = { committed(sends: number): void }
 
 /** What a send asks of the App: this instance's queues and rate limits. */
 export type SendApp = App & { sends: SendQueues; limits: RateLimits }

@@ -3,7 +3,7 @@ import type { RealtimeEvent } from '../../realtime/events.ts'
 import { appendMessages } from '../../store/messages.ts'
 import type { ConversationRecord } from '../../store/records.ts'
 
-export type SystemEvent =
+type SystemEvent =
   | 'CONVERSATION_CREATED'
   | 'MEMBERS_ADDED'
   | 'MEMBER_REMOVED'

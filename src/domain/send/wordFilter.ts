@@ -5,7 +5,7 @@ import { DomainError } from '../core/errors.ts'
 const fold = (s: string) => s.normalize('NFKC').toLowerCase()
 
 /** Parses a word list: one word per line; blank lines and lines starting with # are skipped. */
-export function parseSensitiveWords(text: string): string[] {
+function parseSensitiveWords(text: string): string[] {
   return [
     ...new Set(
       text

@@ -25,7 +25,7 @@ import { decodeSyncToken, syncTokenEncoder, tokenAt } from './syncToken.ts'
  * statement so the rows and the snapshot the next token names are the same state (decision 0160).
  */
 
-export type MessageState = { key: MessageKey; state: ViewerState }
+type MessageState = { key: MessageKey; state: ViewerState }
 
 /** A difference read at `snapshot`: its changes in order, with the rows they name as of that snapshot. */
 export type Difference = {

@@ -34,7 +34,7 @@ const PAGE_ARGS = new Set(['first', 'last', 'count'])
  * fragment at three levels (100 × 100 × 100). Paged connections, which can be nested at will and each
  * cost a page read, count at their page size.
  */
-export const PLAIN_LIST_ITEMS = 10
+const PLAIN_LIST_ITEMS = 10
 /** Plain lists whose documented size is larger than the estimate. */
 const PLAIN_LIST_SIZES: Record<string, number> = {
   // A replay payload carries up to 100 changes (Subscription.conversationEventBatches).

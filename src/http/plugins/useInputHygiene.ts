@@ -87,7 +87,7 @@ function hasUnstorableLiteral(document: DocumentNode): boolean {
 }
 
 /** BAD_USER_INPUT for the first variable or literal string (or object key) that cannot be stored, else null. */
-export function unstorableInput(args: Pick<ExecutionArgs, 'document' | 'variableValues'>): GraphQLError | null {
+function unstorableInput(args: Pick<ExecutionArgs, 'document' | 'variableValues'>): GraphQLError | null {
   if (hasUnstorableLiteral(args.document)) return badInput(`a string literal in the document ${UNSTORABLE_MESSAGE}`)
   const path = args.variableValues
     ? findInJson(args.variableValues, (value) => typeof value === 'string' && !isStorable(value))

@@ -47,7 +47,7 @@ function tooComplex(
  * Parsing is recursive descent, so a 2,000-level list literal overflows the stack inside `parse`;
  * the lexer is a loop, so this check runs in constant stack whatever the input.
  */
-export function checkSource(source: string | Source, limits: QueryLimits): void {
+function checkSource(source: string | Source, limits: QueryLimits): void {
   const lexer = new Lexer(typeof source === 'string' ? new Source(source) : source)
   let tokens = 0
   let open = 0
@@ -95,7 +95,7 @@ function countAliasesAndDirectives(document: DocumentNode) {
 type Params = { operationName?: string | null; variables?: unknown }
 
 /** Checks a valid document against the limits; throws the first one it exceeds. */
-export function checkDocument(
+function checkDocument(
   schema: GraphQLSchema,
   document: DocumentNode,
   params: Params,
