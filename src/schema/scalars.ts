@@ -9,7 +9,7 @@ import { builder } from './builder.ts'
  */
 const DateTime = new GraphQLScalarType({
   ...DateTimeResolver.toConfig(),
-  serialize: (value) => (DateTimeResolver.serialize(value)).toISOString(),
+  serialize: (value) => DateTimeResolver.serialize(value).toISOString(),
 })
 
 builder.addScalarType('DateTime', DateTime)

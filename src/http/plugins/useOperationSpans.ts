@@ -4,7 +4,9 @@ import type { Plugin } from 'graphql-yoga'
 import { tracer } from '../../ops/tracing.ts'
 
 const errorCodes = (result: ExecutionResult): string[] => [
-  ...new Set((result.errors ?? []).map((e) => (typeof e.extensions?.code === 'string' ? e.extensions.code : 'UNKNOWN'))),
+  ...new Set(
+    (result.errors ?? []).map((e) => (typeof e.extensions?.code === 'string' ? e.extensions.code : 'UNKNOWN')),
+  ),
 ]
 
 /**
