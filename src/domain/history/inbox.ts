@@ -1,5 +1,6 @@
 import { notFound } from '../core/errors.ts'
-import { findMember, listMembers, type ConversationAccess } from '../../store/conversations.ts'
+import { type ConversationAccess } from '../../store/conversations.ts'
+import { findMember, listMembers } from '../../store/members.ts'
 import { listInbox, type InboxEntry } from '../../store/inbox.ts'
 import type { ConversationType, MemberRecord } from '../../store/records.ts'
 import type { App, Viewer } from '../core/app.ts'

@@ -3,7 +3,7 @@ import { LRUCache } from 'lru-cache'
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible'
 import type { Db } from '../../db/client.ts'
 import { retryLater } from '../core/errors.ts'
-import { countMembers } from '../../store/conversations.ts'
+import { countMembers } from '../../store/members.ts'
 import { RATE_RULES, TIERS, type RateLimitSettings, type RateRule, type Tier } from '../../config/rateLimits.ts'
 
 /** Who is counted: a viewer's tier and key, or (for `anonymous`, `subscribe`) a key of its own. */

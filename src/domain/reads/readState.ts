@@ -1,6 +1,6 @@
 import { notFound } from '../core/errors.ts'
 import { parseId, type MessageKey } from '../core/ids.ts'
-import { findMember } from '../../store/conversations.ts'
+import { findMember } from '../../store/members.ts'
 import { advanceReadPosition, countUnreadTotal, listReceiptReaders } from '../../store/reads.ts'
 import type { ConversationType, MemberRecord, MessageRecord, UserRecord } from '../../store/records.ts'
 import type { RealtimeEvent } from '../../realtime/events.ts'

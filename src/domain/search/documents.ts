@@ -7,9 +7,9 @@ import {
   findUnindexedUsers,
   insertDocuments,
   updateUserDocuments,
-} from '../../store/search.ts'
+} from '../../store/searchBackfill.ts'
 import { type SearchDocument } from '../../store/searchDocuments.ts'
-import type { ForwardedItemRecord } from '../send/content.ts'
+import { type ForwardedItemRecord } from '../send/content.ts'
 import { documentVector } from './text.ts'
 
 /** The kinds whose content has searchable text. */

@@ -3,13 +3,8 @@ import { badInput } from '../core/errors.ts'
 import { parseId } from '../core/ids.ts'
 import { type Reader } from '../../store/fragments.ts'
 import type { MemberRecord, MessageKind, MessageRecord, UserRecord } from '../../store/records.ts'
-import {
-  listSearchConversations,
-  searchMembers,
-  searchUsers as storeSearchUsers,
-  searchVisibleMessages,
-  type TextMatch,
-} from '../../store/search.ts'
+import { listSearchConversations, searchVisibleMessages, type TextMatch } from '../../store/search.ts'
+import { searchMembers, searchUsers as storeSearchUsers } from '../../store/peopleSearch.ts'
 import { accessConversation } from '../policy/access.ts'
 import type { App, Viewer } from '../core/app.ts'
 import { keysetCursor } from '../core/cursors.ts'

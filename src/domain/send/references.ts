@@ -1,6 +1,6 @@
 import { badInput, notFound } from '../core/errors.ts'
 import { parseId, parseMessageId, type MessageKey } from '../core/ids.ts'
-import { countCurrentMembers } from '../../store/conversations.ts'
+import { countCurrentMembers } from '../../store/members.ts'
 import { findVisibleMessages } from '../../store/messages.ts'
 import type { Conn } from '../../store/sql.ts'
 import type { Viewer } from '../core/app.ts'

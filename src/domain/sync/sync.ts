@@ -8,12 +8,12 @@ import {
   MESSAGE_STATE_CHANGE,
   readSnapshot,
   rangeAfter,
-  readSyncDifference,
   type Snapshot,
   type SyncChange,
   type SyncKey,
   type SyncRange,
 } from '../../store/sync.ts'
+import { readSyncDifference } from '../../store/syncDifference.ts'
 import { NO_ACTIONS, type ViewerState } from '../../store/userActions.ts'
 import type { App, Viewer } from '../core/app.ts'
 import { syncBatchSize } from '../core/input.ts'
