@@ -17,7 +17,7 @@ const storedKeyOf = (m: MessageRecord) => `${m.conversationId}:${m.senderType}:$
  * The outcome of one send in a shared transaction: its result, a reference to an earlier send of the
  * same key, its own error, or `deferred`: its conversation's row was locked elsewhere (only without `wait`).
  */
-export type Outcome = SendMessageResult | { sameAs: number } | DomainError | 'deferred'
+export type SendOutcome = SendMessageResult | { sameAs: number } | DomainError | 'deferred'
 
 /** One lock request per conversation of the batch: its senders and their idempotency keys. */
 function lockRequests(sends: readonly PreparedSend[]): LockRequest[] {
@@ -42,13 +42,13 @@ export async function commitSends(
   app: App,
   sends: readonly PreparedSend[],
   opts: { wait: boolean },
-): Promise<Outcome[]> {
+): Promise<SendOutcome[]> {
   return transact(app, async (tx) => {
     // The idempotency lookup runs under the lock, so it sees every send committed before this one.
     const locked = await lockConversations(tx, lockRequests(sends), { forSend: true, skipLocked: !opts.wait })
     const stored = new Map([...locked.values()].flatMap((l) => l.stored.map((m) => [storedKeyOf(m), m] as const)))
     const now = new Date()
-    const outcomes: Outcome[] = []
+    const outcomes: SendOutcome[] = []
     const checked: { conversationId: number; index: number; draft: MessageDraft }[] = []
     const firstOfKey = new Map<string, number>()
     for (const [index, send] of sends.entries()) {

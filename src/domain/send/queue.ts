@@ -3,7 +3,7 @@ import { groupBy } from '../../lib/groupBy.ts'
 import type { App } from '../core/app.ts'
 import type { PreparedSend, SendMessageResult } from './prepare.ts'
 import type { RateLimits } from '../rateLimits/rateLimits.ts'
-import { commitSends, type Outcome } from './batch.ts'
+import { commitSends, type SendOutcome } from './batch.ts'
 
 type Waiter = { send: PreparedSend; resolve: (r: SendMessageResult) => void; reject: (e: unknown) => void }
 
@@ -102,7 +102,7 @@ async function runBatch(app: SendApp, batch: Waiter[]): Promise<void> {
  * waiters deferred (their conversation locked elsewhere; only without `wait`). Never throws.
  */
 async function settle(app: SendApp, batch: Waiter[], wait: boolean): Promise<Waiter[]> {
-  let outcomes: Outcome[]
+  let outcomes: SendOutcome[]
   try {
     outcomes = await commitSends(
       app,
@@ -119,7 +119,7 @@ async function settle(app: SendApp, batch: Waiter[], wait: boolean): Promise<Wai
   const committed = outcomes.filter((o) => o !== 'deferred').length
   // Counted once committed: a batch that falls back to one-by-one counts as the singles that commit.
   if (committed) app.sends.observer.committed(committed)
-  const result = (i: number): Exclude<Outcome, { sameAs: number }> => {
+  const result = (i: number): Exclude<SendOutcome, { sameAs: number }> => {
     const outcome = outcomes[i]!
     return typeof outcome === 'object' && 'sameAs' in outcome
       ? { ...(result(outcome.sameAs) as SendMessageResult), deduplicated: true }
