@@ -12,7 +12,7 @@ export type GraphQLCall = { token: string; query: string; variables?: Record<str
 const agent = new http.Agent({ keepAlive: true })
 
 /** POSTs one GraphQL operation; throws on GraphQL errors. */
-function graphqlRequest(endpoint: string, { token, query, variables }: GraphQLCall): Promise<any> {
+function graphqlRequest(endpoint: string, { token, query, variables }: GraphQLCall): Promise<unknown> {
   const body = JSON.stringify({ query, variables })
   return new Promise((resolve, reject) => {
     const request = http.request(
@@ -58,8 +58,11 @@ const connect = (wsUrl: string, token: string): Client =>
     connectionParams: { authorization: `Bearer ${token}` },
   })
 
+/** A subscription's failure as an Error (graphql-ws may end one with a CloseEvent or a list of GraphQL errors). */
+const asError = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)))
+
 /** Hands every `next` payload of one subscription on `client` to `onEvent`. */
-function subscribeOn(client: Client, call: GraphQLCall, onEvent: (data: any) => void): Promise<void> {
+function subscribeOn(client: Client, call: GraphQLCall, onEvent: (data: unknown) => void): Promise<void> {
   const done = new Promise<void>((resolve, reject) => {
     client.subscribe(
       { query: call.query, variables: call.variables },
@@ -78,7 +81,7 @@ function subscribeOn(client: Client, call: GraphQLCall, onEvent: (data: any) => 
 function subscribe(
   wsUrl: string,
   call: GraphQLCall,
-  onEvent: (data: any) => void,
+  onEvent: (data: unknown) => void,
 ): { client: Client; done: Promise<void> } {
   const client = connect(wsUrl, call.token)
   return { client, done: subscribeOn(client, call, onEvent) }
@@ -137,7 +140,7 @@ const jobs = {
     let received = 0
     await new Promise<void>((resolve, reject) => {
       const sub = subscribe(a.wsUrl, a.call, (data) => {
-        received += a.batchField ? data[a.batchField].events.length : 1
+        received += a.batchField ? (data as Record<string, { events: unknown[] }>)[a.batchField]!.events.length : 1
         if (received === a.events) void Promise.resolve(sub.client.dispose()).then(resolve)
       })
       sub.done.catch(reject)
@@ -154,15 +157,16 @@ const jobs = {
    */
   async openSubscribers(a: { wsUrl: string; calls: GraphQLCall[]; perSocket?: number }) {
     const perSocket = a.perSocket ?? 1
-    const onEvent = (data: any) => {
-      const text = data.conversationEvents?.message?.content?.text
+    const onEvent = (data: unknown) => {
+      const text = (data as { conversationEvents?: { message?: { content?: { text?: string } } } }).conversationEvents
+        ?.message?.content?.text
       const wait = text !== undefined && fanout.pending.get(text)
       if (!wait) return
       wait.received.push(performance.now() - wait.sentAt)
       if (--wait.left === 0) wait.resolve()
     }
     const onFailure = (error: unknown) => {
-      fanout.failure = error instanceof Error ? error : new Error(String(error))
+      fanout.failure = asError(error)
       for (const wait of fanout.pending.values()) wait.reject(fanout.failure)
     }
     const sockets: GraphQLCall[][] = []
@@ -183,7 +187,7 @@ const jobs = {
                   first = false
                   onEvent(data)
                 }).catch((error: unknown) => {
-                  failed(error)
+                  failed(asError(error))
                   onFailure(error)
                 })
               }),
@@ -268,25 +272,27 @@ const jobs = {
   },
 
   async closeSoak() {
-    await Promise.all(soak.clients.splice(0).map((c) => c.dispose()))
+    await Promise.all(soak.clients.splice(0).map((c) => Promise.resolve(c.dispose())))
   },
 
   async closeSubscribers() {
     fanout.subscriptions = 0
     fanout.failure = null
-    await Promise.all(fanout.clients.splice(0).map((c) => c.dispose()))
+    await Promise.all(fanout.clients.splice(0).map((c) => Promise.resolve(c.dispose())))
   },
 }
 
 export type Jobs = typeof jobs
-export type Request = { id: number; job: keyof Jobs; args: any }
+/** `args` crossed the process boundary untyped; LoadClient (bench/client.ts) types each job's at the caller. */
+export type Request = { id: number; job: keyof Jobs; args: unknown }
 export type Reply = { id: number; result?: unknown; error?: string }
 
 // The bench process gone (finished or killed), its load generator goes too.
 process.on('disconnect', () => process.exit())
 process.on('message', (request: Request) => {
   const reply = (r: Omit<Reply, 'id'>) => process.send!({ id: request.id, ...r })
-  jobs[request.job](request.args).then(
+  const job = jobs[request.job] as (args: unknown) => Promise<unknown>
+  job(request.args).then(
     (result) => reply({ result }),
     (error: unknown) => reply({ error: error instanceof Error ? (error.stack ?? error.message) : String(error) }),
   )

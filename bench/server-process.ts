@@ -21,7 +21,7 @@ export type ParleyProcess = {
 
 const logMessage = (line: string): string => {
   try {
-    return String((JSON.parse(line) as { msg?: unknown }).msg ?? '')
+    return (JSON.parse(line) as { msg?: string }).msg ?? ''
   } catch {
     return ''
   }
@@ -177,6 +177,7 @@ function installPostGraphile(): void {
       .filter((line) => !/^npm error\s+at /.test(line))
     throw new Error(
       `could not install bench/peers/postgraphile (npm ci there); the peer scenario needs the npm registry once:\n${stderr.join('\n').trim()}`,
+      { cause: error },
     )
   }
 }

@@ -69,16 +69,27 @@ describe('Dockerfile', () => {
   })
 })
 
+/** What these tests read of a compose.yaml service. */
+type ComposeService = {
+  build?: string
+  image?: string
+  environment?: Record<string, string>
+  depends_on?: unknown
+  volumes?: string[]
+}
+
 describe('compose.yaml', () => {
-  const compose = parse(read('compose.yaml'), { merge: true }) as { services: Record<string, any> }
+  const compose = parse(read('compose.yaml'), { merge: true }) as {
+    services: Record<string, ComposeService> & Record<'postgres' | 'redis' | 'proxy', ComposeService>
+  }
 
   it('runs two Parley instances on PostgreSQL and Redis behind a proxy', () => {
     const parleys = Object.entries(compose.services).filter(([, s]) => s.build === '.')
     expect(parleys.map(([name]) => name)).toEqual(['parley-1', 'parley-2'])
     for (const [, service] of parleys) {
-      expect(service.environment.DATABASE_URL).toMatch(/@postgres:5432\//)
-      expect(service.environment.REDIS_URL).toBe('redis://redis:6379')
-      expect(service.environment.NODE_ENV).toBe('production')
+      expect(service.environment?.DATABASE_URL).toMatch(/@postgres:5432\//)
+      expect(service.environment?.REDIS_URL).toBe('redis://redis:6379')
+      expect(service.environment?.NODE_ENV).toBe('production')
     }
     expect(compose.services.postgres.image).toMatch(/^postgres:/)
     expect(compose.services.redis.image).toMatch(/^redis:/)

@@ -84,7 +84,7 @@ describe('a database outage', () => {
       const open = subscribeWs(watcher, ConversationEvents, { conversationId: group.id })
       await waitForSubscriptions(server.app, bob!, 1)
       await proxy.down(how)
-      server.app.realtime.publish([
+      await server.app.realtime.publish([
         {
           type: 'typing',
           conversationId: parseId(group.id, 'Conversation'),

@@ -1,4 +1,4 @@
-import { getIntrospectionQuery } from 'graphql'
+import { getIntrospectionQuery, type IntrospectionQuery } from 'graphql'
 import { renderGraphiQL } from 'graphql-yoga'
 import { decodeJwt } from 'jose'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -16,13 +16,13 @@ async function pageOptions(url: string): Promise<{ headers?: string; defaultHead
   return (JSON.parse(json!) as { options: { headers?: string; defaultHeaders?: string } }).options
 }
 
-async function post(url: string, headers: Record<string, string>, query: string) {
+async function post<Data = unknown>(url: string, headers: Record<string, string>, query: string) {
   const response = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...headers },
     body: JSON.stringify({ query }),
   })
-  return { status: response.status, body: (await response.json()) as { data?: any; errors?: { message: string }[] } }
+  return { status: response.status, body: (await response.json()) as { data?: Data; errors?: { message: string }[] } }
 }
 
 describe('GraphiQL served by Parley alone', () => {
@@ -76,9 +76,9 @@ describe('GraphiQL served by Parley alone', () => {
     expect(claims.sub).toBe(DEV_USER)
     expect(claims.exp! - claims.iat!).toBe(12 * 3600)
 
-    const schema = await post(dev.url, prefilled, getIntrospectionQuery())
+    const schema = await post<IntrospectionQuery>(dev.url, prefilled, getIntrospectionQuery())
     expect(schema.status).toBe(200)
-    expect(schema.body.data.__schema.queryType.name).toBe('Query')
+    expect(schema.body.data?.__schema.queryType.name).toBe('Query')
     const first = await post(dev.url, prefilled, '{ viewer { user { handle } } }')
     expect(first.body).toEqual({ data: { viewer: { user: { handle: DEV_USER } } } })
   })
@@ -96,9 +96,9 @@ describe('GraphiQL served by Parley alone', () => {
       expect(options.headers).toBeUndefined()
       expect(options.defaultHeaders).toBeUndefined()
       expect(JSON.stringify(options)).not.toMatch(/Bearer/)
-      const schema = await post(url, {}, getIntrospectionQuery())
+      const schema = await post<IntrospectionQuery>(url, {}, getIntrospectionQuery())
       expect(schema.status).toBe(200)
-      expect(schema.body.data.__schema.queryType.name).toBe('Query')
+      expect(schema.body.data?.__schema.queryType.name).toBe('Query')
     } finally {
       await production.close()
     }

@@ -34,7 +34,7 @@ beforeAll(async () => {
   ])
 })
 afterAll(async () => {
-  await Promise.all(clients.map((c) => c.dispose()))
+  await Promise.all(clients.map((c) => Promise.resolve(c.dispose())))
   await Promise.all([server.close(), impatient.close()])
 })
 

@@ -31,7 +31,7 @@ beforeAll(async () => {
   server = await startServer(createApp({ db: testApp().db, realtime: createRealtime(), settings }))
 })
 afterAll(async () => {
-  await Promise.all(clients.map((c) => c.dispose()))
+  await Promise.all(clients.map((c) => Promise.resolve(c.dispose())))
   await server.close()
 })
 

@@ -42,7 +42,7 @@ beforeAll(async () => {
   ;[a, b, limitedA, limitedB] = await Promise.all([startInstance(bus()), startInstance(bus()), limited(), limited()])
 })
 afterAll(async () => {
-  await Promise.all(clients.map((c) => c.dispose()))
+  await Promise.all(clients.map((c) => Promise.resolve(c.dispose())))
   await Promise.all([a, b, limitedA, limitedB].map((s) => s.close()))
   stores.forEach((store) => store.disconnect())
 })
@@ -90,7 +90,7 @@ describe('rate limits through Redis', () => {
     })
 
   it('hold across instances, and while Redis is away each instance counts alone', async () => {
-    await Promise.all(stores.map((store) => store.status === 'ready' || once(store, 'ready')))
+    await Promise.all(stores.filter((store) => store.status !== 'ready').map((store) => once(store, 'ready')))
     const [owner, member] = await newUsers(2)
     const group = await createGroup(owner!, [member!])
     expect([codes(await send(limitedA, owner!, group.id)), codes(await send(limitedB, owner!, group.id))]).toEqual([

@@ -172,22 +172,25 @@ describe('resume with sincePts', () => {
     const group = await createGroup(owner!, [])
     const sent = await sendText(owner!, group.id, 'dated')
     await owner!.run(EditMessage, { messageId: sent.message.id, text: 'dated, edited' })
-    const stream = subscribeWs(
+    const stream = subscribeWs<
+      {
+        conversationEvents: {
+          message: {
+            id: string
+            sender: { id: string }
+            conversation: { id: string }
+            sentAt: string
+            editedAt: string
+            recalledAt: null
+          }
+        }
+      },
+      { id: string; since: number }
+    >(
       instance.connect(owner!.token),
       `subscription Dated($id: ID!, $since: SafeInt) { conversationEvents(conversationId: $id, sincePts: $since) { ... on MessageEvent { message { id sender { id } conversation { id } sentAt editedAt recalledAt } } } }`,
       { id: group.id, since: group.lastPts },
-    ) as Received<{
-      conversationEvents: {
-        message: {
-          id: string
-          sender: { id: string }
-          conversation: { id: string }
-          sentAt: string
-          editedAt: string
-          recalledAt: null
-        }
-      }
-    }>
+    )
     const [event] = await stream.waitFor(1)
     stream.dispose()
     const { seq } = parseMessageId(sent.message.id)

@@ -79,7 +79,7 @@ function conflictingSharedFields(served: GraphQLSchema): string[] {
         else if (seen.type !== String(field.type)) {
           const pair = [
             `${seen.member}.${field.name} is ${seen.type}`,
-            `${member.name}.${field.name} is ${field.type}`,
+            `${member.name}.${field.name} is ${String(field.type)}`,
           ].sort()
           conflicts.push(`${type.name}: ${pair.join(', ')}`)
         }

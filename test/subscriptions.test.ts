@@ -286,7 +286,7 @@ describe('inboxEvents', () => {
     await viewer!.run(DeleteForMe, { ids: [b.message.id] })
     // The reminder scheduler publishes this on the owner's topic (its firing is tested with the scheduler).
     const remindAt = new Date().toISOString()
-    testApp().app.realtime.publish([
+    await testApp().app.realtime.publish([
       {
         type: 'reminderDue',
         userId: parseId(viewer!.id, 'User'),
@@ -368,15 +368,18 @@ describe('unsubscribing', () => {
       )
 
       // The first socket of each member completes its subscriptions and stays open; the second closes.
-      clients.forEach((client, i) =>
-        i % 2 ? client.dispose() : streams.slice(i * 3, i * 3 + 3).forEach((stream) => stream.dispose()),
+      await Promise.all(
+        clients.map(async (client, i) => {
+          if (i % 2) await client.dispose()
+          else streams.slice(i * 3, i * 3 + 3).forEach((stream) => stream.dispose())
+        }),
       )
       for (const member of members) await waitForSubscriptions(server.app, member, 0)
       expect(server.app.hub.open.size).toBe(0)
       expect(server.app.hub.stats()).toEqual({ subscriptions: 0, conversationTopics: 0, userTopics: 0 })
       expect(streams.flatMap((stream) => stream.errors)).toEqual([])
     } finally {
-      await Promise.all(clients.map((client) => client.dispose()))
+      await Promise.all(clients.map((client) => Promise.resolve(client.dispose())))
       await server.close()
     }
   })

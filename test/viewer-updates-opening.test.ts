@@ -1,17 +1,11 @@
+import type { ResultOf } from '@graphql-typed-document-node/core'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { newUsers, testApp, type TestUser } from './support/harness.ts'
 import { userKey } from './support/lifecycle.ts'
 import { InboxEvents } from './support/live.ts'
 import { createGroup } from './support/operations.ts'
 import { seededRandom as random } from './support/random.ts'
-import {
-  sendVia,
-  subscribeWs,
-  testRedisUrl,
-  twoInstances,
-  waitForSubscriptions,
-  type Received,
-} from './support/server.ts'
+import { sendVia, subscribeWs, testRedisUrl, twoInstances, waitForSubscriptions } from './support/server.ts'
 import { SyncToken, ViewerUpdates } from './support/sync.ts'
 
 /**
@@ -21,7 +15,8 @@ import { SyncToken, ViewerUpdates } from './support/sync.ts'
  */
 const instances = twoInstances()
 
-type Update = { viewerUpdates: { token: string; event: Record<string, any> } }
+type Update = ResultOf<typeof ViewerUpdates>
+type ViewerEvent = Update['viewerUpdates']['event']
 
 const ROUNDS = 20
 /** Conversations the viewer follows besides the four the sends go to: an opening that reads their positions takes a while. */
@@ -42,10 +37,11 @@ beforeAll(async () => {
 })
 
 /** The conversation an event is about, and the pts it brings the device to. */
-const reached = (event: Record<string, any>): [string, number] =>
-  event.__typename === 'MessageEvent'
-    ? [event.message.conversation.id, event.pts]
-    : [event.conversation.id, event.conversation.lastPts]
+const reached = (event: ViewerEvent): [string, number] => {
+  if (event.__typename === 'MessageEvent') return [event.message.conversation.id, event.pts]
+  if (event.__typename === 'ConversationUpdatedEvent') return [event.conversation.id, event.conversation.lastPts]
+  throw new Error(`a ${event.__typename} brings no conversation to a pts`)
+}
 
 /**
  * Resumes viewerUpdates on B from `since` while three senders commit through both instances until
@@ -66,7 +62,7 @@ async function openDuringSends(round: number, since: string) {
     }
   })
   const client = instances.connect(instances.b, viewer.token)
-  const updates = subscribeWs(client, ViewerUpdates, { since }) as Received<Update>
+  const updates = subscribeWs(client, ViewerUpdates, { since })
   await waitForSubscriptions(instances.b.app, viewer, 1)
   opened = true
   await Promise.all(sends)

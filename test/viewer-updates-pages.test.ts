@@ -1,3 +1,4 @@
+import type { ResultOf } from '@graphql-typed-document-node/core'
 import { describe, expect, it } from 'vitest'
 import type WebSocket from 'ws'
 import { encodeGlobalId } from '../src/domain/core/ids.ts'
@@ -11,7 +12,8 @@ const live = liveServer()
 /** More than viewerUpdates reads in its first statements of a difference (100, then 1,000 each), all changed in one transaction. */
 const CONVERSATIONS = 2_100
 
-type Update = { viewerUpdates: { token: string; event: Record<string, any> } }
+type Update = ResultOf<typeof ViewerUpdates>
+type ViewerEvent = Update['viewerUpdates']['event']
 
 /** Conversations the viewer and `other` are members of, made in SQL (through the API this would take a minute). */
 async function groupsOf(viewer: TestUser, other: TestUser, count: number): Promise<number[]> {
@@ -48,7 +50,7 @@ describe('viewerUpdates across difference pages', () => {
 
     const known = new Map(ids.map((id) => [id, 0]))
     let favourited = 0
-    const apply = (event: Record<string, any>) => {
+    const apply = (event: ViewerEvent) => {
       if (event.__typename === 'ConversationUpdatedEvent') {
         expect(event.conversation.lastPts, `ConversationUpdatedEvent of ${event.conversation.id}`).toBeGreaterThan(
           known.get(event.conversation.id)!,
@@ -68,9 +70,7 @@ describe('viewerUpdates across difference pages', () => {
       let connected!: (socket: WebSocket) => void
       const socket = new Promise<WebSocket>((resolve) => (connected = resolve))
       const client = wsClient(live.server.wsUrl, viewer.token, { on: { connected: (s) => connected(s as WebSocket) } })
-      const updates = subscribeWs(client, ViewerUpdates, { since: token }) as ReturnType<
-        typeof subscribeWs<Update, unknown>
-      >
+      const updates = subscribeWs(client, ViewerUpdates, { since: token })
       await during()
       await updates.waitUntil(until)
       ;(await socket).terminate()

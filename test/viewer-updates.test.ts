@@ -1,3 +1,4 @@
+import type { ResultOf } from '@graphql-typed-document-node/core'
 import type { Client } from 'graphql-ws'
 import { describe, expect, it } from 'vitest'
 import type WebSocket from 'ws'
@@ -30,7 +31,8 @@ function connect(server: TestServer, user: TestUser): { client: Client; cut(): P
 
 const send = (server: TestServer, user: TestUser, conversationId: string) => sendVia(server, user, conversationId, 'hi')
 
-type Update = { viewerUpdates: { token: string; event: Record<string, any> } }
+type Update = ResultOf<typeof ViewerUpdates>
+type ViewerEvent = Update['viewerUpdates']['event']
 
 describe(`viewerUpdates (instances through ${testRedisUrl ? 'Redis' : 'a shared in-process target'})`, () => {
   it('with since: the difference first, then live events; a removal ends that conversation at once', async () => {
@@ -41,9 +43,7 @@ describe(`viewerUpdates (instances through ${testRedisUrl ? 'Redis' : 'a shared 
     await viewer.run(SetFavorite, { messageId: missed.id, favorite: true })
     await owner.run(RemoveMember, { conversationId: left.id, userId: viewer.id })
 
-    const updates = subscribeWs(connect(instances.b, viewer).client, ViewerUpdates, { since }) as ReturnType<
-      typeof subscribeWs<Update, unknown>
-    >
+    const updates = subscribeWs(connect(instances.b, viewer).client, ViewerUpdates, { since })
     await updates.waitFor(3)
     await waitForSubscriptions(instances.b.app, viewer, 1)
     expect(updates.events.map((u) => u.viewerUpdates.event)).toEqual([
@@ -69,9 +69,7 @@ describe(`viewerUpdates (instances through ${testRedisUrl ? 'Redis' : 'a shared 
     const [viewer, owner] = (await newUsers(2)) as [TestUser, TestUser]
     const [first, second] = [await createGroup(owner, [viewer]), await createGroup(owner, [viewer])]
     await send(instances.a, owner, first.id)
-    const updates = subscribeWs(connect(instances.a, viewer).client, ViewerUpdates, {}) as ReturnType<
-      typeof subscribeWs<Update, unknown>
-    >
+    const updates = subscribeWs(connect(instances.a, viewer).client, ViewerUpdates, {})
     await waitForSubscriptions(instances.a.app, viewer, 1)
     const live = await send(instances.b, owner, first.id)
     const [update] = await updates.waitFor(1)
@@ -86,9 +84,7 @@ describe(`viewerUpdates (instances through ${testRedisUrl ? 'Redis' : 'a shared 
   it('carries a draft saved on another device as a ConversationUpdatedEvent whose token syncs nothing more', async () => {
     const [viewer, owner] = (await newUsers(2)) as [TestUser, TestUser]
     const group = await createGroup(owner, [viewer])
-    const updates = subscribeWs(connect(instances.a, viewer).client, ViewerUpdates, {}) as ReturnType<
-      typeof subscribeWs<Update, unknown>
-    >
+    const updates = subscribeWs(connect(instances.a, viewer).client, ViewerUpdates, {})
     await waitForSubscriptions(instances.a.app, viewer, 1)
     expect(
       (await post(instances.b.url, viewer.token, SaveDraft, { id: group.id, draft: { text: 'from the laptop' } }))
@@ -134,7 +130,7 @@ describe(`viewerUpdates (instances through ${testRedisUrl ? 'Redis' : 'a shared 
     })
 
     /** Checks one event against what the device knew: nothing repeated, nothing skipped. */
-    const apply = (event: Record<string, any>) => {
+    const apply = (event: ViewerEvent) => {
       if (event.__typename === 'MessageEvent') {
         const id = event.message.conversation.id
         expect(event.pts, `MessageEvent in ${id}`).toBe(known.get(id)! + 1)
@@ -150,9 +146,7 @@ describe(`viewerUpdates (instances through ${testRedisUrl ? 'Redis' : 'a shared 
     let token = start.syncToken
     const session = async (server: TestServer, until: (events: Update[]) => boolean) => {
       const { client, cut } = connect(server, viewer)
-      const updates = subscribeWs(client, ViewerUpdates, { since: token }) as ReturnType<
-        typeof subscribeWs<Update, unknown>
-      >
+      const updates = subscribeWs(client, ViewerUpdates, { since: token })
       await updates.waitUntil(until)
       await cut()
       await updates.ended()

@@ -50,11 +50,11 @@ export async function historyDepth(host: DatabaseHost, client: LoadClient): Prom
           count,
           call: { token, query: HISTORY, variables: { id, before } },
         })
-      const check = await client.request({
+      const check = (await client.request({
         endpoint: parley.endpoint,
         call: { token, query: HISTORY, variables: { id, before: deepCursor } },
-      })
-      if (check.conversation.messages.edges[0].node.seq !== 1) throw new Error('deep page does not start at seq 1')
+      })) as { conversation: { messages: { edges: { node: { seq: number } }[] } } }
+      if (check.conversation.messages.edges[0]!.node.seq !== 1) throw new Error('deep page does not start at seq 1')
       // Rounds of SAMPLES requests, newest page and deep page alternating, so drift hits both alike.
       const [shallow, deep] = await pairedMedians(
         RUNS,

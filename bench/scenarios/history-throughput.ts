@@ -14,7 +14,7 @@ export type OtherServer = {
   server: Server
   call: GraphQLCall
   /** Its response's rows as `seq handle text`, newest first, as the raw page returns them. */
-  rows(data: any): string[]
+  rows(data: unknown): string[]
 }
 
 export const CONCURRENCY = 8
@@ -32,8 +32,8 @@ type Edge = { node: { seq: number; sender: { handle: string } | null; content: {
 type RawRow = { seq: string; text: string; handle: string }
 
 /** The rows of the README's history query's response (oldest first in a `last:` page), newest first. */
-export const parleyPageRows = (data: any): string[] =>
-  (data.conversation.messages.edges as Edge[])
+export const parleyPageRows = (data: unknown): string[] =>
+  (data as { conversation: { messages: { edges: Edge[] } } }).conversation.messages.edges
     .map((e) => `${e.node.seq} ${e.node.sender?.handle} ${e.node.content?.text}`)
     .reverse()
 

@@ -328,7 +328,9 @@ async function statementsOf(databaseUrl: string, client: LoadClient, call: Graph
   try {
     await client.request({ endpoint: counted.endpoint, call })
     const before = counted.statements.count
-    const page = await client.request({ endpoint: counted.endpoint, call })
+    const page = (await client.request({ endpoint: counted.endpoint, call })) as {
+      viewer: { conversations: { edges: unknown[] } }
+    }
     if (page.viewer.conversations.edges.length !== 50) throw new Error('expected a page of 50')
     return counted.statements.count - before
   } finally {

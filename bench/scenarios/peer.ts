@@ -23,8 +23,10 @@ const POSTGRAPHILE_HISTORY = `query History($id: BigInt!) {
     pageInfo { hasNextPage endCursor } } } }`
 
 type PostGraphileEdge = { node: { seq: string; userBySenderId: { handle: string } | null; content: { text?: string } } }
-const postGraphileRows = (data: any): string[] =>
-  (data.conversationByRowId.messagesByConversationId.edges as PostGraphileEdge[]).map(
+const postGraphileRows = (data: unknown): string[] =>
+  (
+    data as { conversationByRowId: { messagesByConversationId: { edges: PostGraphileEdge[] } } }
+  ).conversationByRowId.messagesByConversationId.edges.map(
     (e) => `${e.node.seq} ${e.node.userBySenderId?.handle} ${e.node.content.text}`,
   )
 

@@ -93,7 +93,9 @@ export async function prepareAccountResume(databaseUrl: string, endpoint: string
     return { ids: await insertGroups(pg, CONVERSATIONS, [viewer!, sender!]), viewer: viewer!, sender: sender! }
   })
   const token = await tokenFor('account-0')
-  const since = (await client.request({ endpoint, call: { token, query: TOKEN } })).viewer.syncToken as string
+  const since = (
+    (await client.request({ endpoint, call: { token, query: TOKEN } })) as { viewer: { syncToken: string } }
+  ).viewer.syncToken
   // The raw baseline's snapshot, taken after the token's: both see the changes below as after them.
   const changedAfter = await withClient(databaseUrl, async (pg) => {
     const { rows } = await pg.query(`SELECT pg_current_snapshot()::text AS snapshot`)

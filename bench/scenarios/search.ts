@@ -61,12 +61,11 @@ export async function search(host: DatabaseHost, client: LoadClient): Promise<Fi
       const baselineSql = ilikeSql(reader, query.split(' '))
       const baseline = () => pool.query(baselineSql.text, baselineSql.values)
       // Both must find the same newest 20 before either is timed.
-      const found = await client.request({ endpoint: server.endpoint, call })
+      const found = (await client.request({ endpoint: server.endpoint, call })) as {
+        searchMessages: { edges: { node: { id: string } }[] }
+      }
       const expected = (await baseline()).rows.map((r) => encodeGlobalId('Message', `${r.conversation_id}:${r.seq}`))
-      if (
-        JSON.stringify(found.searchMessages.edges.map((e: { node: { id: string } }) => e.node.id)) !==
-        JSON.stringify(expected)
-      ) {
+      if (JSON.stringify(found.searchMessages.edges.map((e) => e.node.id)) !== JSON.stringify(expected)) {
         throw new Error(`search "${query}" and its ILIKE baseline disagree`)
       }
       const [ilike, searched] = await pairedMedians(

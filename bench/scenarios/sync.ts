@@ -47,7 +47,8 @@ export async function syncScenario(host: DatabaseHost, client: LoadClient): Prom
     const parley = await startParleyProcess(database.url)
     try {
       const request = (call: GraphQLCall) => client.request({ endpoint: parley.endpoint, call })
-      const since = async (token: string) => (await request({ token, query: TOKEN })).viewer.syncToken as string
+      const since = async (token: string) =>
+        ((await request({ token, query: TOKEN })) as { viewer: { syncToken: string } }).viewer.syncToken
       const [bigSince, smallSince] = [await since(bigToken!), await since(smallToken!)]
       let n = 0
       const send = (conversationId: number) =>
@@ -69,7 +70,7 @@ export async function syncScenario(host: DatabaseHost, client: LoadClient): Prom
       const bigCall = { token: bigToken!, query: SYNC, variables: { since: bigSince } }
       const smallCall = { token: smallToken!, query: SYNC, variables: { since: smallSince } }
       for (const call of [bigCall, smallCall]) {
-        const batch = (await request(call)).sync
+        const batch = ((await request(call)) as { sync: { conversations: unknown[]; hasMore: boolean } }).sync
         if (batch.conversations.length !== CHANGED || batch.hasMore)
           throw new Error(`expected ${CHANGED} changed conversations, got ${batch.conversations.length}`)
       }

@@ -48,7 +48,9 @@ beforeAll(async () => {
 
 const live = liveServer()
 const environments: ReturnType<typeof createRelayEnvironment>[] = []
-afterAll(() => environments.forEach((e) => e.close()))
+afterAll(async () => {
+  await Promise.all(environments.map((e) => Promise.resolve(e.close())))
+})
 
 function relayEnvironment(user: TestUser) {
   const created = createRelayEnvironment({ httpUrl: live.server.url, wsUrl: live.server.wsUrl, token: user.token })

@@ -18,9 +18,11 @@ export function failOnConsoleWarnings() {
 export function countingFetch(): { fetch: typeof fetch; requests: string[] } {
   const requests: string[] = []
   const counting: typeof fetch = (input, init) => {
-    const body = init?.body
-      ? JSON.parse(String(init.body))
-      : { operationName: new URL(String(input)).searchParams.get('operationName') }
+    const sent = init?.body
+    if (sent && typeof sent !== 'string') throw new Error('countingFetch reads JSON text bodies only')
+    const body = sent
+      ? JSON.parse(sent)
+      : { operationName: new URL(input instanceof Request ? input.url : input).searchParams.get('operationName') }
     requests.push(body.operationName)
     return fetch(input, init)
   }

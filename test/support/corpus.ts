@@ -28,8 +28,10 @@ function withFragments(operation: DocumentNode, fragments: Map<string, FragmentD
     visit(next, {
       FragmentSpread(spread) {
         const fragment = fragments.get(spread.name.value)
-        if (fragment && !included.has(spread.name.value))
-          included.set(spread.name.value, fragment) && pending.push(fragment)
+        if (fragment && !included.has(spread.name.value)) {
+          included.set(spread.name.value, fragment)
+          pending.push(fragment)
+        }
       },
     })
   }

@@ -63,7 +63,7 @@ export function liveServer(): { readonly server: TestServer; connect(token: stri
     server = await startServer()
   })
   afterAll(async () => {
-    await Promise.all(clients.map((c) => c.dispose()))
+    await Promise.all(clients.map((c) => Promise.resolve(c.dispose())))
     await server?.close()
   })
   return {
@@ -176,13 +176,10 @@ export function twoInstances(): {
   let started: [TestServer, TestServer] | undefined
   const clients: Client[] = []
   beforeAll(async () => {
-    started = (await Promise.all([startInstance(buses.create()), startInstance(buses.create())])) as [
-      TestServer,
-      TestServer,
-    ]
+    started = await Promise.all([startInstance(buses.create()), startInstance(buses.create())])
   })
   afterAll(async () => {
-    await Promise.all(clients.map((c) => c.dispose()))
+    await Promise.all(clients.map((c) => Promise.resolve(c.dispose())))
     await Promise.all(started?.map((s) => s.close()) ?? [])
   })
   return {
