@@ -9,7 +9,7 @@ import type { SearchDocument } from './searchDocuments.ts'
 /** A message that may need a document (npm run search:backfill): searchable kind, not recalled, none yet. */
 export type UnindexedMessage = MessageKey & { sentAt: Date; kind: MessageKind; content: unknown }
 
-export const unindexed = (kinds: readonly MessageKind[]) => Prisma.sql`
+const unindexed = (kinds: readonly MessageKind[]) => Prisma.sql`
   m.kind = ANY(${kinds}::"MessageKind"[]) AND ${notRecalled}
   AND NOT EXISTS (SELECT 1 FROM message_search s WHERE s.conversation_id = m.conversation_id AND s.seq = m.seq)`
 

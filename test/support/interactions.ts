@@ -73,7 +73,8 @@ export const PinnedState = graphql(`
   }
 `)
 
-export const REACTIONS = graphql(`
+// A fragment for codegen: the operations that spread it carry it in their generated documents.
+graphql(`
   fragment MessageReactions on Message {
     id
     seq
@@ -177,7 +178,8 @@ export const HistoryWithInteractions = graphql(`
   }
 `)
 
-export const COPY = graphql(`
+// A fragment for codegen: the operations that spread it carry it in their generated documents.
+graphql(`
   fragment CopiedMessage on Message {
     id
     seq

@@ -6,7 +6,8 @@ import type { TestUser } from './harness.ts'
 
 /** Operations and helpers shared by the message lifecycle, user action, change feed and reminder tests. */
 
-export const MESSAGE_STATE = graphql(`
+// A fragment for codegen: the operations that spread it carry it in their generated documents.
+graphql(`
   fragment LifecycleMessage on Message {
     id
     seq

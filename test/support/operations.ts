@@ -43,7 +43,8 @@ export const CreateGroup = graphql(`
 `)
 
 /** Every field a send answers with that a later read must answer alike (test/send-coalescing.test.ts). */
-export const StoredFields = graphql(`
+// A fragment for codegen: the operations that spread it carry it in their generated documents.
+graphql(`
   fragment StoredFields on Message {
     id
     seq

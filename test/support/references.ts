@@ -60,7 +60,7 @@ function jsonLocations(value: unknown): string[] {
 }
 
 /** The kind of text a response holds, by its content type; null for files that load nothing (images). */
-export function kindOf(contentType: string | null): 'html' | 'css' | 'js' | null {
+function kindOf(contentType: string | null): 'html' | 'css' | 'js' | null {
   if (contentType?.startsWith('text/html')) return 'html'
   if (contentType?.startsWith('text/css')) return 'css'
   if (contentType && /javascript/.test(contentType)) return 'js'

@@ -85,7 +85,7 @@ export const testRedisUrl = process.env.TEST_REDIS_URL ?? process.env.REDIS_URL
  * Buses for several instances in this process: Redis pub/sub when configured, else one shared
  * in-process event target (the same delivery code, without the network hop).
  */
-export function sharedBuses(opts: { subscriberBuffer?: number } = {}): {
+function sharedBuses(opts: { subscriberBuffer?: number } = {}): {
   kind: 'redis' | 'memory'
   create(): Realtime
 } {
@@ -260,7 +260,7 @@ export type Received<T> = {
 
 const WAIT_LIMIT_MS = 15_000
 
-export function receiver<T>(): {
+function receiver<T>(): {
   received: Received<T>
   push(event: T): void
   fail(errors: Errors): void

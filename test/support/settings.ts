@@ -2,7 +2,8 @@ import { graphql } from '../gql/index.ts'
 
 /** Operations on the viewer's own state of a conversation: settings, drafts, the list they order. */
 
-export const SETTINGS_FIELDS = graphql(`
+// A fragment for codegen: the operations that spread it carry it in their generated documents.
+graphql(`
   fragment SettingsFields on ConversationSettings {
     doNotDisturbUntil
     doNotDisturb

@@ -12,7 +12,8 @@ export const SyncToken = graphql(`
   }
 `)
 
-export const SYNC_CONVERSATION = graphql(`
+// A fragment for codegen: the operations that spread it carry it in their generated documents.
+graphql(`
   fragment SyncConversation on Conversation {
     id
     title
@@ -95,7 +96,7 @@ export const FreshState = graphql(`
 `)
 
 /** What a client reads after a conversation's lastPts moved. */
-export const SyncChanges = graphql(`
+const SyncChanges = graphql(`
   query SyncChanges($id: ID!, $sincePts: SafeInt!) {
     conversation(id: $id) {
       changes(sincePts: $sincePts, first: 100) {

@@ -32,7 +32,7 @@ export async function snapshotContent(conn: Conn, viewer: Viewer, draft: Content
  * must be visible to the sender (NOT_FOUND), not recalled (MESSAGE_RECALLED) and not a SYSTEM notice
  * (BAD_USER_INPUT). A copy of a copy names the first original, as a forward chain should.
  */
-export async function snapshotCopy(conn: Conn, viewer: Viewer, key: MessageKey): Promise<SnapshotContent> {
+async function snapshotCopy(conn: Conn, viewer: Viewer, key: MessageKey): Promise<SnapshotContent> {
   const [original] = await findVisibleMessages(conn, viewer, [key])
   if (!original) throw notFound('Copied message')
   refuseRecalled(original, 'forwarded')
@@ -41,7 +41,7 @@ export async function snapshotCopy(conn: Conn, viewer: Viewer, key: MessageKey):
   return { kind: original.kind, content: original.content as Record<string, unknown>, forwardedFrom: origin }
 }
 
-export async function originOf(conn: Conn, viewer: Viewer, original: MessageRecord): Promise<ForwardOriginRecord> {
+async function originOf(conn: Conn, viewer: Viewer, original: MessageRecord): Promise<ForwardOriginRecord> {
   const [[sender], [access]] = await Promise.all([
     findUsersByIds(conn, [original.senderId!]),
     findConversationsForUser(conn, [original.conversationId], viewer.userId),
@@ -58,7 +58,7 @@ export async function originOf(conn: Conn, viewer: Viewer, original: MessageReco
  * every source must be visible to the sender, else NOT_FOUND; recalled ones are MESSAGE_RECALLED;
  * SYSTEM notices are not forwardable. Items are in the order they were sent.
  */
-export async function snapshotForward(conn: Conn, viewer: Viewer, request: ForwardRequest): Promise<ValidContent> {
+async function snapshotForward(conn: Conn, viewer: Viewer, request: ForwardRequest): Promise<ValidContent> {
   const found = await findVisibleMessages(conn, viewer, request.sources)
   if (found.length !== request.sources.length) throw notFound('Forwarded message')
   for (const m of found) refuseRecalled(m, 'forwarded')
@@ -83,11 +83,11 @@ export async function snapshotForward(conn: Conn, viewer: Viewer, request: Forwa
   return { kind: 'FORWARD', content }
 }
 
-export const bySending = (a: MessageRecord, b: MessageRecord) =>
+const bySending = (a: MessageRecord, b: MessageRecord) =>
   a.sentAt.getTime() - b.sentAt.getTime() || a.conversationId - b.conversationId || a.seq - b.seq
 
 /** "Chat history of Alice", "… of Alice and Bob", "… of Alice, Bob and 3 others" (distinct senders, in order). */
-export function defaultForwardTitle(senderNames: string[]): string {
+function defaultForwardTitle(senderNames: string[]): string {
   const title = `Chat history of ${listNames(senderNames)}`
   return title.length <= LIMITS.forwardTitleLength ? title : `${title.slice(0, LIMITS.forwardTitleLength - 1)}…`
 }
