@@ -1,4 +1,4 @@
-// Writes schema.graphql from the Pothos schema (lexicographically sorted). test/schema.test.ts fails when it is stale.
+// Writes schema.graphql from the Pothos schema (lexicographically sorted). test/http/schema.test.ts fails when it is stale.
 import { writeFileSync } from 'node:fs'
 import { printSchemaSnapshot, SCHEMA_SNAPSHOT_PATH } from '../src/schema/snapshot.ts'
 

@@ -42,7 +42,7 @@ export const CreateGroup = graphql(`
   }
 `)
 
-/** Every field a send answers with that a later read must answer alike (test/send-coalescing.test.ts). */
+/** Every field a send answers with that a later read must answer alike (test/send/send-coalescing.test.ts). */
 // A fragment for codegen: the operations that spread it carry it in their generated documents.
 graphql(`
   fragment StoredFields on Message {

@@ -1,5 +1,5 @@
 /**
- * A scheduler killed between its two steps: run as its own process (test/reminders.test.ts), it
+ * A scheduler killed between its two steps: run as its own process (test/lifecycle/reminders.test.ts), it
  * claims the due reminders with a lease of LEASE_MS, and at the moment it would publish their events
  * kills itself with SIGKILL, leaving the claims committed and nothing published or marked fired.
  */

@@ -1,4 +1,4 @@
-/** The brute-force model test/unread-model.test.ts compares the API with, and its random source. */
+/** The brute-force model test/reads/unread-model.test.ts compares the API with, and its random source. */
 
 export { seededRandom as random } from './random.ts'
 

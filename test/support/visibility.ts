@@ -2,8 +2,8 @@ import { newUsers, type TestUser } from './harness.ts'
 import { AddMembers, createGroup, SendMessage } from './operations.ts'
 
 /**
- * The visibility matrix every read path is tested against (test/visibility.test.ts, and search in
- * test/search-visibility.test.ts): a JOINED group, a late member, directed messages, quotes and a
+ * The visibility matrix every read path is tested against (test/history/visibility.test.ts, and search in
+ * test/search/search-visibility.test.ts): a JOINED group, a late member, directed messages, quotes and a
  * forward. A change to the rule changes `visible` here, and every path's test follows it.
  */
 

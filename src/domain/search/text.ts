@@ -38,7 +38,7 @@ const foldWord = (s: string) =>
     .slice(0, MAX_TERM)
     .join('')
 
-/** Kana and the main ideograph blocks are their own NFKC form (checked in test/search-text.test.ts): no need to fold them. */
+/** Kana and the main ideograph blocks are their own NFKC form (checked in test/search/search-text.test.ts): no need to fold them. */
 const foldsToItself = (cp: number) =>
   (cp >= 0x4e00 && cp <= 0x9fff) ||
   (cp >= 0x3400 && cp <= 0x4dbf) ||
