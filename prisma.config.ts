@@ -2,7 +2,7 @@ import path from 'node:path'
 import { defineConfig } from 'prisma/config'
 
 // This machine cannot download Prisma's native schema engine: route the CLI's schema-engine calls
-// to the wasm engine through scripts/schema-engine-shim.mjs (see docs/decisions/0002-prisma-offline.md).
+// to the wasm engine through scripts/schema-engine-shim.mjs (see docs/decisions/0002-prisma-offline-schema-engine.md).
 process.env.PRISMA_SCHEMA_ENGINE_BINARY ??= path.resolve(import.meta.dirname, 'scripts/schema-engine-shim.mjs')
 process.env.CHECKPOINT_DISABLE ??= '1'
 

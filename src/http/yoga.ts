@@ -47,7 +47,7 @@ export type YogaOptions = {
 /**
  * Where the viewer's token arrives: the HTTP header, or graphql-ws connectionParams; `req` is the
  * node request (its address); `requestId` the WebSocket's, or over HTTP the x-request-id header
- * server.ts set on the response `res`.
+ * http/server.ts set on the response `res`.
  */
 type ServerContext = {
   request?: Request

@@ -89,7 +89,7 @@ export function createRedisRealtime(
 }
 
 /**
- * The connection the rate limits count on (domain/rateLimits.ts): a command never waits for Redis (no
+ * The connection the rate limits count on (domain/rateLimits/rateLimits.ts): a command never waits for Redis (no
  * offline queue, no resend), so while it is away each instance counts alone. Logged once each way.
  */
 export function createRateLimitRedis(url: string, log: (message: string) => void): Redis {

@@ -117,7 +117,7 @@ builder.queryField('conversation', (t) =>
     args: { id: t.arg.id({ required: true }) },
     resolve: async (_root, { id }, ctx, info) => {
       const conversationId = parseId(id, 'Conversation')
-      // A page of its messages asked for too: one statement for both (domain/history.ts).
+      // A page of its messages asked for too: one statement for both (domain/history/history.ts).
       const messages = childField(info, 'messages')
       if (messages)
         await prefetchMessages(

@@ -68,7 +68,7 @@ export const deletedForUser = (userId: number | Prisma.Sql) => Prisma.sql`
     WHERE ua.conversation_id = m.conversation_id AND ua.seq = m.seq AND ua.user_id = ${userId}
       AND ua.action = 'DELETE' AND ua.status = 'ACTIVE'`
 
-/** The recall rule of domain/policy.ts in SQL: recalled messages are not counted, listed or indexed (unread, favourites, reminders, search). */
+/** The recall rule of domain/policy/policy.ts in SQL: recalled messages are not counted, listed or indexed (unread, favourites, reminders, search). */
 export const notRecalled = Prisma.sql`m.status <> 'RECALLED'`
 
 /** Joins the reader's current membership row as `cm`. */

@@ -9,7 +9,7 @@ import { MESSAGE_COLUMNS, membershipOf, notRecalled, visibleToUser, type Reader 
  * feeds and asks OpenSearch (docs/decisions/0070-search-documents.md).
  *
  * Documents and queries arrive as the text forms of a tsvector and a tsquery, built by
- * src/domain/searchText.ts; PostgreSQL's own parsers and dictionaries are never used.
+ * src/domain/search/text.ts; PostgreSQL's own parsers and dictionaries are never used.
  */
 
 /** Where a page of results starts: the last result of the previous page (newest first). */

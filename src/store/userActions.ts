@@ -50,7 +50,7 @@ export async function deactivateActions(
   return rows.map(toKey)
 }
 
-/** A user's own state of one message, as their other devices are told about it (a recall hides some: domain/policy.ts shownViewerState). */
+/** A user's own state of one message, as their other devices are told about it (a recall hides some: domain/policy/policy.ts shownViewerState). */
 export type ViewerState = { favorite: boolean; deletedForMe: boolean; remindAt: Date | null }
 export const NO_ACTIONS: ViewerState = { favorite: false, deletedForMe: false, remindAt: null }
 

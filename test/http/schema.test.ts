@@ -109,7 +109,7 @@ describe('schema.graphql', () => {
   })
 
   it('gives every field shared by members of a union or interface one type (the contract’s client rule)', () => {
-    // The contract breaks its own rule in two places (docs/decisions/0013-contract-v2-notes.md); those stay until it changes.
+    // The contract breaks its own rule in two places (docs/decisions/0013-contract-v2-vendoring.md); those stay until it changes.
     const contractConflicts = new Set(conflictingSharedFields(buildSchema(readFileSync(VENDORED, 'utf8'))))
     expect(conflictingSharedFields(schema).filter((conflict) => !contractConflicts.has(conflict))).toEqual([])
   })

@@ -4,7 +4,7 @@ import { codes, newUser, newUsers, sqlLog, type TestUser } from '../support/harn
 import { createGroup, lastSeqOf, MuteMember, ReadStored, SendMessage, SendStored } from '../support/operations.ts'
 import { seededRandom } from '../support/random.ts'
 
-/** Sends coalesced across conversations (src/domain/sendQueue.ts, decision 0140), raced through the API. */
+/** Sends coalesced across conversations (src/domain/send/queue.ts, decision 0140), raced through the API. */
 
 const send = (
   user: TestUser,

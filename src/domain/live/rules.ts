@@ -56,7 +56,7 @@ export const inDoNotDisturb = (until: Date | null, now: Date): boolean => until 
  * MessageEvent.alert: whether the viewer's client should notify. An ADDED message by someone else,
  * addressed to the viewer (not directed at others), outside do-not-disturb, or mentioning the viewer
  * or @all, which breaks through it. Never for own messages, SYSTEM notices, edits or recalls. The
- * send path uses the same rule to bring an archived conversation back (domain/conversationSettings.ts).
+ * send path uses the same rule to bring an archived conversation back (domain/members/conversationSettings.ts).
  */
 export function alerts(
   kind: MessageEventKind,

@@ -8,7 +8,8 @@ import type { Viewer } from '../core/app.ts'
 /**
  * Who may do what to whom, and what a recall hides: pure functions of rows the action already read
  * (under the conversation lock where it writes). Actions and the resolvers that carry a rule call
- * these; no role is compared anywhere else (docs/architecture.md).
+ * these; no other code compares roles to decide, and the one ordering by role (the owner's successor,
+ * store/members.ts findSuccessor) prefers admins as this hierarchy does (docs/architecture.md).
  *
  * One hierarchy (decision 0011): OWNER above ADMIN above everyone else. A manager (OWNER or ADMIN)
  * acts on members it outranks: the OWNER on anyone else, an ADMIN on plain members only.

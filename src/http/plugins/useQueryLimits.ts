@@ -5,7 +5,7 @@ import { tallyOperation } from './queryNodes.ts'
 export const QUERY_TOO_COMPLEX = 'QUERY_TOO_COMPLEX'
 
 export type QueryLimits = {
-  /** Objects the response may hold (src/queryNodes.ts, README "Limits"). */
+  /** Objects the response may hold (src/http/plugins/queryNodes.ts, README "Limits"). */
   nodes: number
   /** Nested fields along one path, fragments flattened (they add no level in the response). */
   depth: number

@@ -12,10 +12,10 @@ import type { Context } from '../../schema/context.ts'
  */
 const FIELD_RULES: Record<string, RateRule | null> = { sendMessage: null, sendTyping: 'typing' }
 
-/** What the address limits read of a request: the HTTP request itself, or what server.ts keeps of a WebSocket's upgrade request. */
+/** What the address limits read of a request: the HTTP request itself, or what http/server.ts keeps of a WebSocket's upgrade request. */
 export type ClientPeer = Pick<IncomingMessage, 'headers'> & { socket: { remoteAddress?: string } }
 
-/** The serving socket (graphql-ws) or HTTP request, as server.ts puts them in the context. */
+/** The serving socket (graphql-ws) or HTTP request, as http/server.ts puts them in the context. */
 type TransportContext = Context & { req?: ClientPeer; socket?: object }
 
 const socketKeys = new WeakMap<object, string>()

@@ -6,7 +6,7 @@ const MAX_RULE_LISTS = 8
 
 /**
  * Caches graphql-js validation per document, as Yoga's own cache does (its validationCache is off in
- * yoga.ts), without Yoga's key: the names of every rule joined into a string on every request, about
+ * http/yoga.ts), without Yoga's key: the names of every rule joined into a string on every request, about
  * 1.5 % of the server CPU of a `{ __typename }`. Rules are compared by identity instead. One schema
  * is served, so the schema is no part of the key.
  */
