@@ -1,9 +1,11 @@
+import cluster from 'node:cluster'
 import path from 'node:path'
 import { resolveAuthSecret } from './http/auth.ts'
 import { loadConfig, reportFailure, StartupError } from './config/env.ts'
 import { openDatabase } from './db/embedded.ts'
 import { createLogger } from './ops/logger.ts'
 import { isPortFree } from './lib/ports.ts'
+import { runWorkers } from './ops/workers.ts'
 
 // JSON lines (pino); the level is set from LOG_LEVEL once the environment is validated.
 const logger = createLogger('info')
@@ -19,8 +21,8 @@ async function start() {
   // Before a database is started for nothing; a port taken meanwhile is still reported by listen().
   if (config.PORT !== 0 && !(await isPortFree(config.PORT, config.HOST))) throw portInUse(config.PORT, config.HOST)
   // The server's modules (schema, Prisma client, Yoga) take seconds to load: after the checks above,
-  // so a mistake is reported at once, and while the database starts.
-  const server = import('./serve.ts')
+  // so a mistake is reported at once, and while the database starts. A primary of workers serves nothing.
+  const server = config.WORKERS > 1 ? null : import('./serve.ts')
   const database = await openDatabase(config, log)
   opened.push(() => database.stop())
   log(
@@ -28,6 +30,14 @@ async function start() {
       ? `embedded PostgreSQL in ${path.join(config.DATA_DIR, 'pg')} on port ${new URL(database.url).port}`
       : 'using DATABASE_URL',
   )
+  if (!server) {
+    const env = { DATABASE_URL: database.url, AUTH_SECRET: authSecret, PARLEY_EMBEDDED: database.embedded ? '1' : '' }
+    const relay = !config.REDIS_URL
+    const code = await runWorkers({ count: config.WORKERS, env, relay, shutdownGraceMs: config.SHUTDOWN_GRACE_MS, log })
+    await database.stop()
+    log('stopped')
+    process.exit(code)
+  }
   const { serve } = await server
   await serve({ config, authSecret, database, log, logger, opened: (close) => opened.push(close) }).catch(
     (error: NodeJS.ErrnoException) => {
@@ -52,8 +62,17 @@ function listenError(error: NodeJS.ErrnoException, port: number, host: string): 
   return error
 }
 
+/** A worker of WORKERS > 1: the primary has checked the configuration and opened and migrated the database. */
+async function startWorker() {
+  const config = loadConfig()
+  logger.level = config.LOG_LEVEL
+  const database = { url: config.DATABASE_URL!, stop: async () => {}, embedded: process.env.PARLEY_EMBEDDED === '1' }
+  const { serve } = await import('./serve.ts')
+  await serve({ config, authSecret: config.AUTH_SECRET!, database, log, logger, opened: (close) => opened.push(close) })
+}
+
 try {
-  await start()
+  await (cluster.isWorker ? startWorker() : start())
 } catch (error) {
   reportFailure('cannot start', error)
   for (const close of opened.reverse()) await close().catch(() => {})

@@ -1,3 +1,4 @@
+import cluster from 'node:cluster'
 import { signToken } from './http/auth.ts'
 import type { Config } from './config/env.ts'
 import { createDb } from './db/client.ts'
@@ -13,6 +14,7 @@ import { createMetrics, listenMetrics } from './ops/metrics.ts'
 import { startTracing, traceRealtime } from './ops/tracing.ts'
 import { createRealtime } from './realtime/pubsub.ts'
 import { createRateLimitRedis, createRedisRealtime } from './realtime/redis.ts'
+import { createWorkerRealtime } from './realtime/workerBus.ts'
 import { createParleyServer } from './http/server.ts'
 import { findUserByHandle } from './store/users.ts'
 
@@ -46,7 +48,7 @@ export async function serve({ config, authSecret, database, log, logger, opened 
         observer: metrics?.redis,
       })
     : undefined
-  const bus = redis ?? createRealtime()
+  const bus = redis ?? (cluster.isWorker ? createWorkerRealtime() : createRealtime())
   const counted = metrics ? metrics.countPublishes(bus) : bus
   const realtime = tracing ? traceRealtime(counted) : counted
   opened(() => realtime.close())
@@ -54,7 +56,9 @@ export async function serve({ config, authSecret, database, log, logger, opened 
   log(
     config.REDIS_URL
       ? 'realtime events through Redis'
-      : 'realtime events in process (set REDIS_URL for several instances)',
+      : cluster.isWorker
+        ? 'realtime events relayed between the workers of this machine'
+        : 'realtime events in process (set REDIS_URL for several instances)',
   )
   const rateLimitStore =
     config.REDIS_URL && config.RATE_LIMITS
@@ -69,7 +73,9 @@ export async function serve({ config, authSecret, database, log, logger, opened 
   })
 
   // A first embedded start gets demo data, so GraphiQL shows something real right away.
-  if (database.embedded && !(await findUserByHandle(db, DEV_USER))) {
+  // One worker of several seeds it: the first one forked.
+  const seeds = !cluster.isWorker || cluster.worker?.id === 1
+  if (database.embedded && seeds && !(await findUserByHandle(db, DEV_USER))) {
     await seedDemo(app)
     log('created demo users alice, bob, carol and helper-bot with a few conversations')
   }

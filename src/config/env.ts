@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os'
 import { z } from 'zod'
 import { parseRateLimits } from './rateLimits.ts'
 
@@ -41,6 +42,16 @@ const Env = z
     NODE_ENV: z.string().default('development'),
     PORT: wholeNumber(0, 65535).default(4000),
     HOST: z.string().default('0.0.0.0'),
+    WORKERS: z
+      .string()
+      .default('1')
+      .transform((value, ctx) => {
+        if (value === 'auto') return availableParallelism()
+        const count = Number(value)
+        if (Number.isInteger(count) && count >= 1 && count <= 256) return count
+        ctx.addIssue({ code: 'custom', message: 'must be auto (one per CPU) or a whole number from 1 to 256' })
+        return z.NEVER
+      }),
     DATABASE_URL: z.url({ error: 'must be a URL such as postgresql://user:password@localhost:5432/parley' }).optional(),
     DATA_DIR: z.string().default('.data'),
     EMBEDDED_PG_PORT: wholeNumber(1, 65535).default(54329),
