@@ -1,6 +1,7 @@
 import { notFound } from '../domain/core/index.ts'
 import { findConversationMember } from '../domain/history/index.ts'
 import { requireSticker } from '../domain/interactions/index.ts'
+import { requireAuditEntry, requireReport } from '../domain/governance/index.ts'
 import { decodeGlobalId, parseId, parseMemberId, parseMessageId } from '../domain/core/index.ts'
 import { builder } from './builder.ts'
 import { viewerOf } from './context.ts'
@@ -31,6 +32,10 @@ builder.queryField('node', (t) =>
         }
         case 'SavedSticker':
           return requireSticker(ctx.app, viewerOf(ctx), parseId(id, 'SavedSticker'))
+        case 'Report':
+          return requireReport(ctx.app, viewerOf(ctx), id)
+        case 'AuditEntry':
+          return requireAuditEntry(ctx.app, viewerOf(ctx), id)
       }
     },
   }),

@@ -6,6 +6,7 @@ export const LIMITS = {
   syncBatch: 500,
   defaultSyncBatch: 100,
   clientMessageIdLength: 128,
+  reportReasonLength: 500,
   textLength: 10_000,
   titleLength: 200,
   handleLength: 128,

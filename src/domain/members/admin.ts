@@ -7,6 +7,8 @@ import { pageSize } from '../core/input.ts'
 import { forwardPage, type Connection } from '../core/paging.ts'
 import { requireOperator } from '../policy/policy.ts'
 import { parseSearchQuery } from '../search/query.ts'
+import { transact } from '../core/transact.ts'
+import { recordAudit } from '../governance/audit.ts'
 
 export type AdminMessageFilter = {
   conversationId?: string | null
@@ -45,6 +47,10 @@ export async function adminMessages(
     sentBefore: filter.sentBefore ?? null,
     tsquery: filter.text == null ? null : parseSearchQuery(filter.text, 'filter.text').tsquery,
   }
-  const rows = await listAdminMessages(app.db, query, after, limit + 1)
-  return forwardPage(rows, limit, adminCursor, after !== null)
+  // Audited in the read's own transaction: an entry exists exactly for each page an operator read.
+  return transact(app, async (tx) => {
+    const rows = await listAdminMessages(tx, query, after, limit + 1)
+    await recordAudit(tx, viewer, 'adminMessages.read', filter.conversationId ?? null, { filter, ...args })
+    return { result: forwardPage(rows, limit, adminCursor, after !== null), events: [] }
+  })
 }

@@ -1,0 +1,3 @@
+// Governance and moderation: the audit trail of operator reads and actions, and members' reports.
+export { auditLog, requireAuditEntry } from './audit.ts'
+export { reportMessage, reports, requireReport, resolveReport } from './reports.ts'
