@@ -59,8 +59,14 @@ export function replaceContent(
   )
 }
 
+/** For a recall (a CTE beside the UPDATE, as `changed`): the earlier versions go with the content. */
+const purgeEdits = Prisma.sql`, purged AS (
+  DELETE FROM message_edits e USING changed c WHERE e.conversation_id = c."conversationId" AND e.seq = c.seq)`
+
 /**
- * Turns a message into a tombstone with `pts`, and drops its search document. With `sentWithinSeconds` only a message sent less
+ * Turns a message into a tombstone with `pts`: its content (a JSON null), its earlier versions and
+ * its search document are erased in the same statement, so a recalled text is nowhere in the
+ * database afterwards (issue 45). With `sentWithinSeconds` only a message sent less
  * than that long ago (by the database clock, which stamped sent_at) qualifies. Null when nothing
  * qualified (already recalled, or outside the window).
  */
@@ -77,9 +83,10 @@ export function markRecalled(
     conn,
     key.conversationId,
     change.pts,
-    Prisma.sql`UPDATE messages m SET status = 'RECALLED', recalled_at = clock_timestamp(), recalled_by_id = ${change.recalledById}, pts = ${change.pts}
+    Prisma.sql`UPDATE messages m SET status = 'RECALLED', content = 'null'::jsonb, recalled_at = clock_timestamp(),
+        recalled_by_id = ${change.recalledById}, pts = ${change.pts}
       WHERE ${oneMessage(key)} AND ${notRecalled} ${window}`,
-    unindexChanged,
+    Prisma.sql`${unindexChanged} ${purgeEdits}`,
   )
 }
 
