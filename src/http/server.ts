@@ -16,6 +16,7 @@ import { createHealth, databaseReadiness, type ReadinessCheck } from '../ops/hea
 import { connectionIdFrom, requestIdFrom, yogaLogger, type Logger } from '../ops/logger.ts'
 import type { Metrics } from '../ops/metrics.ts'
 import { Utf8WebSocket } from './webSocket.ts'
+import { handleExport } from './export.ts'
 import { createYogaServer, GRAPHQL_PATH, type YogaOptions } from './yoga.ts'
 
 /** Envelop's execute and subscribe for one operation, carried to graphql-ws as its root value. */
@@ -85,6 +86,12 @@ export function createParleyServer(opts: ServerOptions): ParleyServer {
   const availability = new DatabaseAvailability(() => opts.app.db.$queryRaw`SELECT 1`, logger)
   const resolveViewer = createViewerResolver(opts.app.db)
   const yoga = createYogaServer({ ...opts, resolveViewer, logger, availability })
+  const exportDeps = {
+    app: opts.app,
+    authenticate: (authorization: string | undefined) => authenticate(opts.authSecret, authorization),
+    resolveViewer,
+    log: (error: unknown) => logger.error('export failed', error),
+  }
   const health = createHealth([databaseReadiness(opts.app.db, { availability }), ...(opts.readinessChecks ?? [])])
   opts.metrics?.bindApp(opts.app)
   let stopping = false
@@ -96,6 +103,7 @@ export function createParleyServer(opts: ServerOptions): ParleyServer {
     if (health.handle(req, res)) return
     if (stopping) return refuseStopping(res)
     if (opts.serveMetrics && opts.metrics && req.url === '/metrics') return void opts.metrics.serve(req, res)
+    if (handleExport(req, res, exportDeps)) return
     // Yoga's context reads the id back from this header: a server context of our own besides
     // whatwg-node's would be merged into a new object per request (about 2 % of a `{ __typename }`).
     res.setHeader('x-request-id', requestIdFrom(req.headers['x-request-id']))

@@ -2,6 +2,7 @@ import type { ConversationType, MessageKind } from '../generated/prisma/enums.ts
 import { MESSAGE_COLUMNS } from './fragments.ts'
 import { adminTextMatch } from './search.ts'
 import { toMessage, type MessageRecord, type MessageRow } from './records.ts'
+import { queryPooled } from './pooled.ts'
 import { Prisma, type Conn } from './sql.ts'
 
 export type AdminMessageQuery = {
@@ -63,4 +64,54 @@ export async function listAdminMessages(
     ORDER BY ${order}
     LIMIT ${limit}`
   return rows.map(toMessage)
+}
+
+/** One exported message: the stored facts as JSON text, and the keys the caller turns into global ids. */
+export type ExportRow = {
+  seq: number
+  senderId: number | null
+  sender: { handle: string; displayName: string } | null
+  mentionUserIds: number[]
+  visibleTo: number[]
+  /** A JSON object of the message's own fields, content null once recalled, timestamps in UTC. */
+  fields: string
+}
+
+const utc = (column: Prisma.Sql) => Prisma.sql`to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
+
+/**
+ * A conversation's messages after `afterSeq`, ascending, as stored (the operators' export). PostgreSQL
+ * writes each message's JSON: the export passes text through instead of building objects per row.
+ */
+export async function listExportRows(
+  conn: Conn,
+  conversationId: number,
+  afterSeq: number,
+  limit: number,
+): Promise<ExportRow[]> {
+  const rows = await queryPooled<
+    Omit<ExportRow, 'seq' | 'senderId' | 'mentionUserIds' | 'visibleTo'> & {
+      seq: number | bigint
+      senderId: number | bigint | null
+      mentionUserIds: (number | bigint)[]
+      visibleTo: (number | bigint)[]
+    }
+  >(
+    conn,
+    Prisma.sql`SELECT m.seq, m.sender_id AS "senderId", m.mention_user_ids AS "mentionUserIds", m.visible_to AS "visibleTo",
+        CASE WHEN u.id IS NULL THEN NULL ELSE json_build_object('handle', u.handle, 'displayName', u.display_name) END AS sender,
+        json_build_object('seq', m.seq, 'pts', m.pts, 'senderType', m.sender_type, 'kind', m.kind, 'status', m.status,
+          'content', CASE WHEN m.status = 'RECALLED' THEN NULL ELSE m.content END, 'quotedSeq', m.quoted_seq,
+          'mentionAll', m.mention_all, 'sentAt', ${utc(Prisma.sql`m.sent_at`)}, 'editedAt', ${utc(Prisma.sql`m.edited_at`)},
+          'recalledAt', ${utc(Prisma.sql`m.recalled_at`)})::text AS fields
+      FROM messages m LEFT JOIN users u ON u.id = m.sender_id
+      WHERE m.conversation_id = ${conversationId} AND m.seq > ${afterSeq} ORDER BY m.seq LIMIT ${limit}`,
+  )
+  return rows.map((r) => ({
+    ...r,
+    seq: Number(r.seq),
+    senderId: r.senderId === null ? null : Number(r.senderId),
+    mentionUserIds: r.mentionUserIds.map(Number),
+    visibleTo: r.visibleTo.map(Number),
+  }))
 }

@@ -1,0 +1,56 @@
+import { listExportRows, type ExportRow } from '../../store/admin.ts'
+import { findConversationType } from '../../store/conversations.ts'
+import type { App, Viewer } from '../core/app.ts'
+import { notFound } from '../core/errors.ts'
+import { encodeGlobalId, messageGlobalId, parseId } from '../core/ids.ts'
+import { transact } from '../core/transact.ts'
+import { requireOperator } from '../policy/policy.ts'
+import { recordAudit } from './audit.ts'
+
+/** Messages read per statement: memory stays bounded by this, not by the conversation. */
+const EXPORT_PAGE = 500
+
+const userIds = (ids: number[]) => JSON.stringify(ids.map((id) => encodeGlobalId('User', id)))
+
+/**
+ * One message as an export line shows it, as adminMessages does: global ids and the sender, then
+ * the fields PostgreSQL wrote as JSON (content null once recalled), spliced in as text.
+ */
+function lineOf(row: ExportRow, conversationId: number): string {
+  const sender =
+    row.senderId === null || !row.sender ? null : { id: encodeGlobalId('User', row.senderId), ...row.sender }
+  const ids = {
+    id: messageGlobalId({ conversationId, seq: row.seq }),
+    conversationId: encodeGlobalId('Conversation', conversationId),
+  }
+  const head = `${JSON.stringify(ids).slice(0, -1)},"sender":${JSON.stringify(sender)}`
+  return `${head},"mentionUserIds":${userIds(row.mentionUserIds)},"visibleToUserIds":${userIds(row.visibleTo)},${row.fields.slice(1)}\n`
+}
+
+/**
+ * GET /export/conversations/{id}: operators only (FORBIDDEN), an existing conversation (NOT_FOUND).
+ * The audit entry is written before the first line; the lines, one message each in seq order, are
+ * read page by page as the caller pulls them, so memory does not grow with the conversation.
+ */
+export async function exportConversation(
+  app: App,
+  viewer: Viewer,
+  conversationId: string,
+): Promise<AsyncGenerator<Buffer>> {
+  requireOperator(viewer, 'export conversations')
+  const id = parseId(conversationId, 'Conversation')
+  await transact(app, async (tx) => {
+    if (!(await findConversationType(tx, id))) throw notFound('Conversation')
+    await recordAudit(tx, viewer, 'conversation.export', conversationId)
+    return { result: null, events: [] }
+  })
+  return (async function* lines() {
+    for (let afterSeq = 0; ;) {
+      const page = await listExportRows(app.db, id, afterSeq, EXPORT_PAGE)
+      if (!page.length) return
+      // A Buffer, not a string: its bytes live outside V8's heap and go as soon as the socket has them.
+      yield Buffer.from(page.map((row) => lineOf(row, id)).join(''))
+      afterSeq = page.at(-1)!.seq
+    }
+  })()
+}
