@@ -1,5 +1,5 @@
 import path from 'node:path'
-import { resolveAuthSecret } from './http/auth.ts'
+import { resolveAuthSecret } from './http/auth/hs256.ts'
 import { loadConfig, reportFailure, StartupError } from './config/env.ts'
 import { openDatabase } from './db/embedded.ts'
 import { createLogger } from './ops/logger.ts'

@@ -1,4 +1,4 @@
-import { signToken } from './http/auth.ts'
+import { signToken } from './http/auth/hs256.ts'
 import type { Config } from './config/env.ts'
 import { createDb } from './db/client.ts'
 import type { EmbeddedDatabase } from './db/embedded.ts'
@@ -18,7 +18,8 @@ import { findUserByHandle } from './store/users.ts'
 
 export type ServeOptions = {
   config: Config
-  authSecret: string
+  /** null: HS256 tokens off (production with only an identity provider). */
+  authSecret: string | null
   database: EmbeddedDatabase & { embedded: boolean }
   log: (message: string) => void
   logger: Logger
@@ -78,6 +79,8 @@ export async function serve({ config, authSecret, database, log, logger, opened 
   const server = createParleyServer({
     app,
     authSecret,
+    provider: config.AUTH_PROVIDER,
+    corsOrigins: config.CORS_ORIGINS,
     maxBodyBytes: config.MAX_BODY_BYTES,
     production,
     log: logger,
@@ -95,7 +98,11 @@ export async function serve({ config, authSecret, database, log, logger, opened 
   if (metrics)
     log(`Prometheus metrics on ${metricsServer ? `port ${config.METRICS_PORT}` : 'the GraphQL port'}, path /metrics`)
   log(`GraphQL (GraphiQL in a browser, WebSocket on the same path): ${url}`)
-  if (!production) {
+  if (config.AUTH_PROVIDER)
+    log(
+      `tokens from ${config.AUTH_PROVIDER.jwksUrl ?? config.AUTH_PROVIDER.issuer} accepted${authSecret ? ', and HS256 tokens' : ''}`,
+    )
+  if (!production && authSecret) {
     log(`GraphiQL opens with a token for ${DEV_USER} (valid ${DEV_TOKEN_LIFETIME}, a new one on each page load)`)
     log(`a token for ${DEV_USER}: ${await signToken(authSecret, DEV_USER)}`)
   }
