@@ -132,3 +132,30 @@ describe('a burst of unknown kids', () => {
     }
   })
 })
+
+describe('a provider that cannot be used', () => {
+  it('answers UNAVAILABLE with retryAfterMs, and tries the provider again only after a pause', async () => {
+    const key = await signingKey('ES256')
+    const idp = await identityProvider([key])
+    // A key set URL that answers 404, and one whose answer is larger than any key set.
+    const missing = loadConfig({ AUTH_JWKS_URL: `${idp.issuer}/missing` })
+    const oversized = loadConfig({ AUTH_JWKS_URL: idp.jwksUrl })
+    const servers = await Promise.all(
+      [missing, oversized].map((config) =>
+        startServer(testApp().app, { authSecret: AUTH_SECRET, provider: config.AUTH_PROVIDER }),
+      ),
+    )
+    try {
+      const unavailable = ['UNAVAILABLE', "the identity provider's signing keys cannot be fetched; retry shortly"]
+      for (let i = 0; i < 3; i++)
+        expect(refusal(await whoIs(servers[0]!, await idp.mint(key, { sub: uniqueHandle() })))).toEqual([unavailable])
+      expect(idp.state.otherRequests).toBe(1)
+      idp.state.padding = 300_000
+      expect(refusal(await whoIs(servers[1]!, await idp.mint(key, { sub: uniqueHandle() })))).toEqual([unavailable])
+      expect(idp.state.jwksRequests).toBe(1)
+    } finally {
+      await Promise.all(servers.map((s) => s.close()))
+      await idp.close()
+    }
+  })
+})

@@ -20,14 +20,15 @@ export async function signingKey(alg: ProviderAlg): Promise<SigningKey> {
  * `published` holds at the time (a rotation is an assignment) and counting the requests.
  */
 export async function identityProvider(keys: SigningKey[]) {
-  const state = { published: keys, jwksRequests: 0, discoveryRequests: 0 }
+  /** `padding`: characters of filler in the key set (a response too large); `otherRequests`: what was answered 404. */
+  const state = { published: keys, jwksRequests: 0, discoveryRequests: 0, otherRequests: 0, padding: 0 }
   const server = createServer((req, res) => {
     const body =
       req.url === '/.well-known/openid-configuration'
         ? (state.discoveryRequests++, { issuer, jwks_uri: `${issuer}/jwks` })
         : req.url === '/jwks'
-          ? (state.jwksRequests++, { keys: state.published.map((k) => k.jwk) })
-          : undefined
+          ? (state.jwksRequests++, { keys: state.published.map((k) => k.jwk), padding: 'x'.repeat(state.padding) })
+          : (state.otherRequests++, undefined)
     res.writeHead(body ? 200 : 404, { 'content-type': 'application/json' })
     res.end(JSON.stringify(body ?? {}))
   })
