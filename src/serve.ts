@@ -98,10 +98,12 @@ export async function serve({ config, authSecret, database, log, logger, opened 
   if (metrics)
     log(`Prometheus metrics on ${metricsServer ? `port ${config.METRICS_PORT}` : 'the GraphQL port'}, path /metrics`)
   log(`GraphQL (GraphiQL in a browser, WebSocket on the same path): ${url}`)
-  if (config.AUTH_PROVIDER)
-    log(
-      `tokens from ${config.AUTH_PROVIDER.jwksUrl ?? config.AUTH_PROVIDER.issuer} accepted${authSecret ? ', and HS256 tokens' : ''}`,
-    )
+  if (config.AUTH_PROVIDER) {
+    const { jwksUrl, issuer, audience } = config.AUTH_PROVIDER
+    log(`tokens from ${jwksUrl ?? issuer} accepted${authSecret ? ', and HS256 tokens' : ''}`)
+    // A provider signs tokens for every application in the realm; only aud tells Parley's apart.
+    if (!audience) logger.warn('AUTH_AUDIENCE is not set: tokens the provider issued for any application are accepted')
+  }
   if (!production && authSecret) {
     log(`GraphiQL opens with a token for ${DEV_USER} (valid ${DEV_TOKEN_LIFETIME}, a new one on each page load)`)
     log(`a token for ${DEV_USER}: ${await signToken(authSecret, DEV_USER)}`)

@@ -10,7 +10,7 @@ import {
   unsignedToken,
   type SigningKey,
 } from '../support/identityProvider.ts'
-import { startServer, type TestServer } from '../support/server.ts'
+import { spawnInstance, startServer, type TestServer } from '../support/server.ts'
 
 /** A Keycloak-style mapping: handle from preferred_username, operators by realm role, service accounts as agents. */
 const KEYCLOAK_STYLE = {
@@ -170,6 +170,38 @@ describe('the default mapping (sub, name, role: "operator") and AUTH_AGENT_VALUE
       await expectRefused(only, await signToken(AUTH_SECRET, uniqueHandle()), 'signing algorithm not accepted')
     } finally {
       await only.close()
+      await idp.close()
+    }
+  })
+})
+
+describe('npm start with only an identity provider, in production', () => {
+  it('accepts its tokens, refuses HS256 ones, and allows the CORS_ORIGINS origin', async () => {
+    const key = await signingKey('RS256')
+    const idp = await identityProvider([key])
+    const instance = await spawnInstance({
+      NODE_ENV: 'production',
+      AUTH_SECRET: undefined,
+      AUTH_ISSUER: idp.issuer,
+      AUTH_AUDIENCE: 'parley-api',
+      CORS_ORIGINS: 'https://chat.example.com',
+    })
+    try {
+      const target = { url: instance.url } as TestServer
+      const handle = uniqueHandle('spawned')
+      expect((await whoIs(target, await idp.mint(key, { sub: handle }))).data!.viewer.user.handle).toBe(handle)
+      await expectRefused(target, await signToken(AUTH_SECRET, handle), 'signing algorithm not accepted')
+      await expectRefused(target, await idp.mint(key, { sub: handle, aud: 'another-api' }), 'wrong audience')
+      const cors = await fetch(instance.url, {
+        method: 'POST',
+        headers: { origin: 'https://chat.example.com', 'content-type': 'application/json' },
+        body: JSON.stringify({ query: '{ __typename }' }),
+      })
+      expect(cors.headers.get('access-control-allow-origin')).toBe('https://chat.example.com')
+      expect(cors.headers.get('access-control-allow-credentials')).toBeNull()
+    } finally {
+      instance.child.kill('SIGTERM')
+      await instance.exited
       await idp.close()
     }
   })

@@ -32,10 +32,11 @@ export function checkedName(value: unknown, claim: string): string | null {
  * `realm_access.roles`, while Auth0's namespaced claims are URLs whose dots belong to the name.
  */
 function claimAt(payload: JWTPayload, name: string): unknown {
-  if (name in payload) return payload[name]
+  if (Object.hasOwn(payload, name)) return payload[name]
   let value: unknown = payload
   for (const part of name.split('.')) {
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined
+    // Own keys only: a claim named like an Object.prototype member is absent, not a function.
+    if (typeof value !== 'object' || value === null || !Object.hasOwn(value, part)) return undefined
     value = (value as Record<string, unknown>)[part]
   }
   return value
