@@ -1,7 +1,7 @@
 // npm run token -- <handle> [--operator] [--name "Display Name"]
 // Prints a JWT signed with AUTH_SECRET (or the development secret in the data folder).
 import { parseArgs } from 'node:util'
-import { resolveAuthSecret, signToken } from '../src/http/auth.ts'
+import { resolveAuthSecret, signToken } from '../src/http/auth/hs256.ts'
 import { loadConfig, reportFailure } from '../src/config/env.ts'
 
 const { positionals, values } = parseArgs({
@@ -19,6 +19,8 @@ if (!handle) {
 }
 try {
   const secret = resolveAuthSecret(loadConfig(), (m) => console.error(m))
+  if (!secret)
+    throw new Error('AUTH_SECRET is not set, so HS256 tokens are off: tokens come from the identity provider')
   console.log(
     await signToken(secret, handle, { operator: values.operator, name: values.name, expiresIn: values.expires }),
   )

@@ -1,6 +1,6 @@
 import cluster from 'node:cluster'
 import path from 'node:path'
-import { resolveAuthSecret } from './http/auth.ts'
+import { resolveAuthSecret } from './http/auth/hs256.ts'
 import { loadConfig, reportFailure, StartupError } from './config/env.ts'
 import { openDatabase } from './db/embedded.ts'
 import { createLogger } from './ops/logger.ts'
@@ -31,7 +31,12 @@ async function start() {
       : 'using DATABASE_URL',
   )
   if (!server) {
-    const env = { DATABASE_URL: database.url, AUTH_SECRET: authSecret, PARLEY_EMBEDDED: database.embedded ? '1' : '' }
+    // The secret resolved here (a development one may have just been generated) is every worker's.
+    const env = {
+      DATABASE_URL: database.url,
+      ...(authSecret ? { AUTH_SECRET: authSecret } : {}),
+      PARLEY_EMBEDDED: database.embedded ? '1' : '',
+    }
     const relay = !config.REDIS_URL
     const code = await runWorkers({ count: config.WORKERS, env, relay, shutdownGraceMs: config.SHUTDOWN_GRACE_MS, log })
     await database.stop()
@@ -68,7 +73,8 @@ async function startWorker() {
   logger.level = config.LOG_LEVEL
   const database = { url: config.DATABASE_URL!, stop: async () => {}, embedded: process.env.PARLEY_EMBEDDED === '1' }
   const { serve } = await import('./serve.ts')
-  await serve({ config, authSecret: config.AUTH_SECRET!, database, log, logger, opened: (close) => opened.push(close) })
+  const authSecret = config.AUTH_SECRET ?? null
+  await serve({ config, authSecret, database, log, logger, opened: (close) => opened.push(close) })
 }
 
 try {

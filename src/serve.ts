@@ -1,5 +1,5 @@
 import cluster from 'node:cluster'
-import { signToken } from './http/auth.ts'
+import { signToken } from './http/auth/hs256.ts'
 import type { Config } from './config/env.ts'
 import { createDb } from './db/client.ts'
 import type { EmbeddedDatabase } from './db/embedded.ts'
@@ -20,7 +20,8 @@ import { findUserByHandle } from './store/users.ts'
 
 export type ServeOptions = {
   config: Config
-  authSecret: string
+  /** null: HS256 tokens off (production with only an identity provider). */
+  authSecret: string | null
   database: EmbeddedDatabase & { embedded: boolean }
   log: (message: string) => void
   logger: Logger
@@ -84,6 +85,8 @@ export async function serve({ config, authSecret, database, log, logger, opened 
   const server = createParleyServer({
     app,
     authSecret,
+    provider: config.AUTH_PROVIDER,
+    corsOrigins: config.CORS_ORIGINS,
     maxBodyBytes: config.MAX_BODY_BYTES,
     production,
     log: logger,
@@ -101,7 +104,13 @@ export async function serve({ config, authSecret, database, log, logger, opened 
   if (metrics)
     log(`Prometheus metrics on ${metricsServer ? `port ${config.METRICS_PORT}` : 'the GraphQL port'}, path /metrics`)
   log(`GraphQL (GraphiQL in a browser, WebSocket on the same path): ${url}`)
-  if (!production) {
+  if (config.AUTH_PROVIDER) {
+    const { jwksUrl, issuer, audience } = config.AUTH_PROVIDER
+    log(`tokens from ${jwksUrl ?? issuer} accepted${authSecret ? ', and HS256 tokens' : ''}`)
+    // A provider signs tokens for every application in the realm; only aud tells Parley's apart.
+    if (!audience) logger.warn('AUTH_AUDIENCE is not set: tokens the provider issued for any application are accepted')
+  }
+  if (!production && authSecret) {
     log(`GraphiQL opens with a token for ${DEV_USER} (valid ${DEV_TOKEN_LIFETIME}, a new one on each page load)`)
     log(`a token for ${DEV_USER}: ${await signToken(authSecret, DEV_USER)}`)
   }

@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os'
 import { z } from 'zod'
+import { parseCorsOrigins, parseTokenProvider, tokenProviderProblems } from './auth.ts'
 import { parseRateLimits } from './rateLimits.ts'
 
 /** A problem the operator fixes by configuration: main.ts prints its message as one line and exits 1. */
@@ -61,6 +62,19 @@ const Env = z
       .string()
       .min(32, { error: 'must be at least 32 characters (for example: openssl rand -base64 32)' })
       .optional(),
+    AUTH_JWKS_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL of a JSON Web Key Set' }).optional(),
+    AUTH_ISSUER: z
+      .url({ protocol: /^https?$/, error: "must be the provider's issuer URL, as in its tokens' iss" })
+      .optional(),
+    AUTH_AUDIENCE: z.string().optional(),
+    AUTH_CLOCK_TOLERANCE_S: wholeNumber(0, 300).default(30),
+    AUTH_HANDLE_CLAIM: z.string().min(1).default('sub'),
+    AUTH_NAME_CLAIM: z.string().min(1).default('name'),
+    AUTH_OPERATOR_CLAIM: z.string().min(1).default('role'),
+    AUTH_OPERATOR_VALUE: z.string().min(1).default('operator'),
+    AUTH_AGENT_CLAIM: z.string().min(1).optional(),
+    AUTH_AGENT_VALUE: z.string().min(1).optional(),
+    CORS_ORIGINS: z.string().optional(),
     MAX_BODY_BYTES: wholeNumber(1024).default(1_000_000),
     LOG_LEVEL: z
       .enum(['debug', 'info', 'warn', 'error'], { error: 'must be one of debug, info, warn, error' })
@@ -91,11 +105,22 @@ const Env = z
     RATE_LIMITS: z.string().optional(),
   })
   .transform((env, ctx) => {
-    try {
-      return { ...env, RATE_LIMITS: parseRateLimits(env.RATE_LIMITS, env.TRUST_PROXY) }
-    } catch (error) {
-      ctx.addIssue({ code: 'custom', path: ['RATE_LIMITS'], message: (error as Error).message })
-      return z.NEVER
+    /** A variable's parse, or an issue naming it. */
+    const parse = <T>(name: string, f: () => T): T => {
+      try {
+        return f()
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', path: [name], message: (error as Error).message })
+        return z.NEVER
+      }
+    }
+    for (const [variable, message] of tokenProviderProblems(env))
+      ctx.addIssue({ code: 'custom', path: [variable], message })
+    return {
+      ...env,
+      RATE_LIMITS: parse('RATE_LIMITS', () => parseRateLimits(env.RATE_LIMITS, env.TRUST_PROXY)),
+      AUTH_PROVIDER: parseTokenProvider(env),
+      CORS_ORIGINS: parse('CORS_ORIGINS', () => parseCorsOrigins(env.CORS_ORIGINS, env.NODE_ENV === 'production')),
     }
   })
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import type { GraphiQLOptions, Plugin } from 'graphql-yoga'
-import { signToken } from './auth.ts'
+import { signToken } from './auth/hs256.ts'
 
 /** The demo user whose token GraphiQL opens with in development (main.ts seeds it on a first embedded start). */
 export const DEV_USER = 'alice'
@@ -44,7 +44,7 @@ const JS = 'text/javascript; charset=utf-8'
  * cached for good, so the page itself stays small. In development the page opens with a fresh token
  * for DEV_USER, so the schema fetch and a first query work; in production nothing is prefilled.
  */
-export function parleyGraphiQL(opts: { graphqlPath: string; authSecret: string; production: boolean }) {
+export function parleyGraphiQL(opts: { graphqlPath: string; authSecret: string | null; production: boolean }) {
   const base = `${opts.graphqlPath}/graphiql/`
   let bundle: Promise<Bundle> | undefined
   // Loaded on first use: 9 MB of strings that most processes (tests, API-only servers) never need.
@@ -52,7 +52,8 @@ export function parleyGraphiQL(opts: { graphqlPath: string; authSecret: string; 
     (bundle ??= import('@graphql-yoga/render-graphiql/graphiql').then((assets) => buildBundle(base, assets)))
 
   const options = async (): Promise<GraphiQLOptions> => {
-    if (opts.production) return { title: 'Parley', defaultQuery: DEFAULT_QUERY }
+    // Development always has a secret (resolveAuthSecret creates one).
+    if (opts.production || !opts.authSecret) return { title: 'Parley', defaultQuery: DEFAULT_QUERY }
     const token = await signToken(opts.authSecret, DEV_USER, { expiresIn: DEV_TOKEN_LIFETIME })
     const headers = JSON.stringify({ Authorization: `Bearer ${token}` }, null, 2)
     // `headers` fills the first tab, `defaultHeaders` each tab opened later.

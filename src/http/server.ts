@@ -4,7 +4,7 @@ import { GraphQLError } from 'graphql'
 import { useServer, type Extra } from 'graphql-ws/use/ws'
 import { createLogger } from 'graphql-yoga'
 import { WebSocketServer } from 'ws'
-import { authenticate } from './auth.ts'
+import { createAuthenticator } from './auth/authenticate.ts'
 import { DatabaseAvailability, RETRY_AFTER_MS } from '../db/availability.ts'
 import type { Parley } from '../app.ts'
 import { tierOf } from '../domain/rateLimits/index.ts'
@@ -85,10 +85,11 @@ export function createParleyServer(opts: ServerOptions): ParleyServer {
   const logger = opts.logger ?? (opts.log ? yogaLogger(opts.log) : createLogger(opts.production ? 'info' : 'warn'))
   const availability = new DatabaseAvailability(() => opts.app.db.$queryRaw`SELECT 1`, logger)
   const resolveViewer = createViewerResolver(opts.app.db)
-  const yoga = createYogaServer({ ...opts, resolveViewer, logger, availability })
+  const authenticate = createAuthenticator({ secret: opts.authSecret, provider: opts.provider })
+  const yoga = createYogaServer({ ...opts, resolveViewer, authenticate, logger, availability })
   const exportDeps = {
     app: opts.app,
-    authenticate: (authorization: string | undefined) => authenticate(opts.authSecret, authorization),
+    authenticate: (authorization: string | undefined) => authenticate(authorization),
     resolveViewer,
     log: (error: unknown) => logger.error('export failed', error),
   }
@@ -141,7 +142,7 @@ export function createParleyServer(opts: ServerOptions): ParleyServer {
         opts.log?.debug({ requestId }, 'websocket connected')
         const authorization = ctx.connectionParams?.authorization
         if (typeof authorization !== 'string') return false
-        const identity = await authenticate(opts.authSecret, authorization).catch(() => null)
+        const identity = await authenticate(authorization).catch(() => null)
         if (!identity) return false
         const tier = tierOf(await resolveViewer(identity))
         const release = opts.app.limits.openSocket(tier, identity.handle)

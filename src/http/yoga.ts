@@ -9,7 +9,9 @@ import {
   type Plugin,
   type YogaLogger,
 } from 'graphql-yoga'
-import { authenticate } from './auth.ts'
+import { createAuthenticator, type Authenticator } from './auth/authenticate.ts'
+import type { CorsOrigins, TokenProvider } from '../config/auth.ts'
+import { corsFor } from './cors.ts'
 import type { Identity, Viewer } from '../domain/core/index.ts'
 import { isDatabaseOutage, RETRY_AFTER_MS, type DatabaseAvailability } from '../db/availability.ts'
 import type { Parley } from '../app.ts'
@@ -32,7 +34,14 @@ import { useValidationCache } from './plugins/useValidationCache.ts'
 
 export type YogaOptions = {
   app: Parley
-  authSecret: string
+  /** HS256 tokens' secret; null: HS256 tokens are refused (production with only an identity provider). */
+  authSecret: string | null
+  /** The identity provider whose tokens are accepted too (AUTH_JWKS_URL / AUTH_ISSUER). */
+  provider?: TokenProvider | null
+  /** Browser origins allowed (CORS_ORIGINS); absent: every origin in development, none in production. */
+  corsOrigins?: CorsOrigins
+  /** Shared with the WebSocket server's connection check (one token cache and key set per server). */
+  authenticate?: Authenticator
   maxBodyBytes: number
   production: boolean
   logger?: YogaLogger
@@ -156,6 +165,7 @@ function useBodyLimit(maxBytes: number): Plugin {
 
 export function createYogaServer(opts: YogaOptions) {
   const resolveViewer = opts.resolveViewer ?? createViewerResolver(opts.app.db)
+  const authenticate = opts.authenticate ?? createAuthenticator({ secret: opts.authSecret, provider: opts.provider })
   const logger = opts.logger ?? createLogger(opts.production ? 'info' : 'warn')
   const graphiql = parleyGraphiQL({
     graphqlPath: GRAPHQL_PATH,
@@ -167,6 +177,7 @@ export function createYogaServer(opts: YogaOptions) {
     graphqlEndpoint: GRAPHQL_PATH,
     logging: opts.availability ? withoutOutageErrors(logger) : logger,
     landingPage: false,
+    cors: corsFor(opts.corsOrigins ?? (opts.production ? [] : '*')),
     graphiql: graphiql.options,
     renderGraphiQL: graphiql.render,
     maskedErrors: { isDev: false, maskError: maskError(logger, opts.availability) },
@@ -223,7 +234,7 @@ export function createYogaServer(opts: YogaOptions) {
     const authorization =
       request?.headers.get('authorization') ?? (connectionParams?.authorization as string | undefined)
     // Without a valid token the caller is counted by address, whether answered (the schema) or refused.
-    const identity = await authenticate(opts.authSecret, authorization).catch(async (error: unknown) => {
+    const identity = await authenticate(authorization).catch(async (error: unknown) => {
       await limitAnonymous(opts.app, req)
       throw error
     })

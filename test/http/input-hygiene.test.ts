@@ -1,7 +1,7 @@
 import type { VariablesOf } from '@graphql-typed-document-node/core'
 import { print } from 'graphql'
 import { describe, expect, it } from 'vitest'
-import { signToken } from '../../src/http/auth.ts'
+import { signToken } from '../../src/http/auth/hs256.ts'
 import { LIMITS } from '../../src/domain/core/limits.ts'
 import {
   AUTH_SECRET,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { encodeGlobalId } from '../../src/domain/core/ids.ts'
-import { signToken } from '../../src/http/auth.ts'
+import { signToken } from '../../src/http/auth/hs256.ts'
 import { AUTH_SECRET, codes, newUser, newUsers, request, type TestUser } from '../support/harness.ts'
 import { EditMessage, RecallMessage, SetFavorite, SetReminder } from '../support/lifecycle.ts'
 import { ConversationEvents, SendTyping } from '../support/live.ts'

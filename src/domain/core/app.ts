@@ -3,8 +3,11 @@ import type { Realtime } from '../../realtime/pubsub.ts'
 import type { UserKind } from '../../store/records.ts'
 import type { Settings } from './settings.ts'
 
-/** What a verified token says (http/auth.ts): `sub` is the user's handle; `role: "operator"` marks an operator; `name` seeds the display name. */
-export type Identity = { handle: string; isOperator: boolean; name: string | null }
+/**
+ * What a verified token says (src/http/auth/): the user's handle, operator or not, and for a user's
+ * first appearance its display name and kind (a later token changes neither: upsertUsers does).
+ */
+export type Identity = { handle: string; isOperator: boolean; name: string | null; kind: UserKind }
 
 /** The authenticated caller. */
 export type Viewer = { userId: number; handle: string; kind: UserKind; isOperator: boolean }

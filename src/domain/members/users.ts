@@ -38,8 +38,8 @@ export async function upsertUsers(
 }
 
 /**
- * Resolves a token's identity to a user, creating the user on first sight: the host system owns its
- * users, and a valid token is proof enough. Cached for a few seconds, so a kind changed by
+ * Resolves a token's identity to a user, creating the user on first sight with the token's name and
+ * kind: the host system owns its users, and a valid token is proof enough. Cached for a few seconds, so a kind changed by
  * upsertUsers shows within that time on every instance.
  */
 export function createViewerResolver(db: Db, ttlMs = 5_000) {
@@ -47,7 +47,7 @@ export function createViewerResolver(db: Db, ttlMs = 5_000) {
   return async (identity: Identity): Promise<Viewer> => {
     let user = cache.get(identity.handle)
     if (!user) {
-      const created = { handle: identity.handle, displayName: identity.name ?? identity.handle, kind: 'HUMAN' as const }
+      const created = { handle: identity.handle, displayName: identity.name ?? identity.handle, kind: identity.kind }
       user =
         (await findUserByHandle(db, identity.handle)) ??
         (await ensureUser(db, { ...created, searchDocument: userDocument(created) }))
