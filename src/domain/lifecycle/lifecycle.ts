@@ -13,6 +13,7 @@ import { transact, type Committed } from '../core/transact.ts'
 import { readableText, validateContent, type ContentInput } from '../send/content.ts'
 import { checkEdit, checkSender, isRecalled, isSender, recallWindow, recalledError } from '../policy/policy.ts'
 import { checkSensitiveWords } from '../send/wordFilter.ts'
+import { checkReferences, rangeMentions } from '../send/references.ts'
 import { messageDocument } from '../search/documents.ts'
 
 /** The message if the viewer may see it (the shared visibility rule), else NOT_FOUND. */
@@ -48,10 +49,18 @@ export async function editMessage(
     checkEdit(viewer, message, kind)
     const blockedByPeer =
       access.conversation.type === 'PRIVATE' && (await isBlockedByPeer(tx, key.conversationId, viewer.userId))
-    checkSender(viewer, access, { mentionAll: false, now: new Date(), blockedByPeer })
+    // The new text's ranges pass the checks a send's do: members only, @all for managers.
+    const mentions = rangeMentions(content)
+    checkSender(viewer, access, { mentionAll: mentions.all, now: new Date(), blockedByPeer })
+    await checkReferences(tx, viewer, key.conversationId, { userIds: mentions.userIds, quoted: null })
     checkSensitiveWords(app.settings.sensitiveWords, readableText(kind, content))
     const searchDocument = app.settings.searchIndexing ? messageDocument(kind, content) : null
-    const edited = await replaceContent(tx, key, { content, pts: access.conversation.lastPts + 1, searchDocument })
+    const edited = await replaceContent(tx, key, {
+      content,
+      pts: access.conversation.lastPts + 1,
+      searchDocument,
+      mentions,
+    })
     // The lock makes this unreachable; it is the last guard should a recall ever skip the lock.
     if (!edited) throw recalledError()
     return changed(edited, 'EDITED')

@@ -11,7 +11,7 @@ import { LIMITS } from '../core/limits.ts'
 import { checkSender } from '../policy/policy.ts'
 import { messageDocument } from '../search/documents.ts'
 import { checkSensitiveWords } from './wordFilter.ts'
-import { checkReferences, parseQuoted, parseUserIds } from './references.ts'
+import { checkReferences, parseQuoted, parseUserIds, rangeMentions } from './references.ts'
 
 export type SendMessageInput = {
   conversationId: string
@@ -45,7 +45,13 @@ export function prepareSend(viewer: Viewer, input: SendMessageInput): PreparedSe
     throw badInput(`clientMessageId must be 1..${LIMITS.clientMessageIdLength} characters`, 'clientMessageId')
   }
   const content = parseContent(input.content)
-  const mentionUserIds = parseUserIds(input.mentionUserIds, 'mentionUserIds', LIMITS.mentionsPerMessage)
+  // Ranges name their users by position; mentionUserIds stays for clients that send ids only.
+  const ranges = rangeMentions('content' in content ? content.content : null)
+  const mentionUserIds = [
+    ...new Set([...parseUserIds(input.mentionUserIds, 'mentionUserIds', LIMITS.mentionsPerMessage), ...ranges.userIds]),
+  ]
+  if (mentionUserIds.length > LIMITS.mentionsPerMessage)
+    throw badInput(`a message mentions at most ${LIMITS.mentionsPerMessage} users`, 'mentionUserIds')
   const visibleTo = parseUserIds(input.visibleToUserIds, 'visibleToUserIds', LIMITS.visibleToPerMessage)
   // In a directed message, mentioning someone who cannot see it would only confuse them.
   if (visibleTo.length && mentionUserIds.some((id) => id !== viewer.userId && !visibleTo.includes(id))) {
@@ -64,7 +70,7 @@ export function prepareSend(viewer: Viewer, input: SendMessageInput): PreparedSe
     content,
     quoted,
     mentionUserIds,
-    mentionAll: input.mentionAll ?? false,
+    mentionAll: (input.mentionAll ?? false) || ranges.all,
     visibleTo,
   }
 }
