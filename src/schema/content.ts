@@ -93,6 +93,7 @@ const SystemEventEnum = builder.enumType('SystemEvent', {
     'CALL_ENDED',
     'MESSAGE_PINNED',
     'MESSAGE_UNPINNED',
+    'FRIEND_ADDED',
   ] as const,
 })
 const SystemContent = content('SystemContent', (t) => ({

@@ -8,7 +8,7 @@ import type { App, Viewer } from '../core/app.ts'
 import { parseContent, readableText, type ContentDraft, type ContentInput } from './content.ts'
 import { snapshotContent } from './snapshot.ts'
 import { LIMITS } from '../core/limits.ts'
-import { checkSender } from '../policy/policy.ts'
+import { checkPrivateChat, checkSender, type PrivatePeer } from '../policy/policy.ts'
 import { messageDocument } from '../search/documents.ts'
 import { checkSensitiveWords } from './wordFilter.ts'
 import { checkReferences, parseQuoted, parseUserIds, rangeMentions } from './references.ts'
@@ -84,10 +84,12 @@ export async function checkSend(
   app: App,
   send: PreparedSend,
   access: MemberAccess,
-  locked: { now: Date; blockedByPeer: boolean },
+  locked: { now: Date; blockedByPeer: boolean; privatePeer: PrivatePeer | null },
 ): Promise<MessageDraft> {
   const { viewer, conversationId } = send
   checkSender(viewer, access, { mentionAll: send.mentionAll, ...locked })
+  // Read only under PRIVATE_CHAT_POLICY=friends; after checkSender, so a block answers BLOCKED first.
+  if (locked.privatePeer) checkPrivateChat(app.settings.privateChatPolicy, viewer, locked.privatePeer)
   await checkReferences(tx, viewer, conversationId, {
     userIds: [...new Set([...send.mentionUserIds, ...send.visibleTo])],
     quoted: send.quoted,
