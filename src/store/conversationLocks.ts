@@ -35,8 +35,9 @@ export type LockRequest = { conversationId: number; userIds: readonly number[]; 
  * Locks conversation rows (the seq/pts allocators) in id order, so transactions that lock several
  * never deadlock on them, and reads, in the same statement, for each one: the current memberships
  * of its `userIds`, the messages already stored under its idempotency `keys`, (private
- * conversations) whether the peer blocks any of its `userIds`, and for a send (`forSend`) the
- * settings rows the send may change. Every write that takes a seq or pts goes through here, so
+ * conversations) whether the peer blocks any of its `userIds` and (`privatePeers`, for
+ * PRIVATE_CHAT_POLICY) the peer's kind and friendship, and for a send (`forSend`) the settings
+ * rows the send may change. Every write that takes a seq or pts goes through here, so
  * writes to one conversation serialize (and a send sees every send committed before it) while
  * writes to different conversations never wait for each other. With `skipLocked`, rows another
  * transaction holds are left out instead of waited for (as are missing ones).

@@ -133,3 +133,15 @@ export async function findPrivatePeer(
   )
   return rows[0] ?? null
 }
+
+/** privatePeersSql for one member of one PRIVATE conversation (an edit, under the lock editMessage holds). */
+export async function findPeerOfPrivate(
+  conn: Conn,
+  conversationId: number,
+  userId: number,
+): Promise<{ kind: UserKind; friends: boolean } | null> {
+  const rows = await conn.$queryRaw<{ peers: PrivatePeerTuple[] }[]>`
+    SELECT ${privatePeersSql(Prisma.sql`${conversationId}::bigint`, bigintArray([userId]))} AS peers`
+  const [peer] = rows[0]!.peers
+  return peer ? { kind: peer[1], friends: peer[2] } : null
+}

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { codes, newUser, newUsers, testApp, uniqueHandle, userWithHandle, type TestUser } from '../support/harness.ts'
-import { ReadRanged } from '../support/mentions.ts'
+import { EditRanged, ReadRanged } from '../support/mentions.ts'
 import { RemoveFriend, RequestFriendship, RespondToFriendship } from '../support/friends.ts'
 import {
   BlockUser,
@@ -78,6 +78,11 @@ describe('PRIVATE_CHAT_POLICY=friends', () => {
     expect(codes(await trySend(alice, id, 'after'))).toEqual(['NOT_FRIENDS'])
     expect(codes(await trySend(bob, id, 'after'))).toEqual(['NOT_FRIENDS'])
     expect(await lastSeqOf(alice, id)).toBe(before)
+    // An edit is a send of new text: it passes the same check.
+    const earlier = (await alice.run(ReadRanged, { id, seq: before })).conversation!.message!
+    expect(codes(await alice.try(EditRanged, { messageId: earlier.id, text: { text: 'changed' } }))).toEqual([
+      'NOT_FRIENDS',
+    ])
     const kept = (await alice.run(ReadRanged, { id, seq: before })).conversation!.message!
     expect(kept.content).toMatchObject({ text: 'before' })
   })

@@ -4,6 +4,7 @@ import { parseMessageId, type MessageKey } from '../core/ids.ts'
 import type { MessageEventKind } from '../../realtime/events.ts'
 import { isBlockedByPeer } from '../../store/blocks.ts'
 import { findMember } from '../../store/members.ts'
+import { findPeerOfPrivate } from '../../store/friendships.ts'
 import { markRecalled, replaceContent } from '../../store/lifecycle.ts'
 import { findVisibleMessages } from '../../store/messages.ts'
 import type { MessageRecord } from '../../store/records.ts'
@@ -11,7 +12,15 @@ import { accessConversation } from '../policy/access.ts'
 import { type App, type Viewer } from '../core/app.ts'
 import { transact, type Committed } from '../core/transact.ts'
 import { readableText, validateContent, type ContentInput } from '../send/content.ts'
-import { checkEdit, checkSender, isRecalled, isSender, recallWindow, recalledError } from '../policy/policy.ts'
+import {
+  checkEdit,
+  checkPrivateChat,
+  checkSender,
+  isRecalled,
+  isSender,
+  recallWindow,
+  recalledError,
+} from '../policy/policy.ts'
 import { checkSensitiveWords } from '../send/wordFilter.ts'
 import { checkReferences, rangeMentions } from '../send/references.ts'
 import { messageDocument } from '../search/documents.ts'
@@ -52,6 +61,11 @@ export async function editMessage(
     // The new text's ranges pass the checks a send's do: members only, @all for managers.
     const mentions = rangeMentions(content)
     checkSender(viewer, access, { mentionAll: mentions.all, now: new Date(), blockedByPeer })
+    const peer =
+      access.conversation.type === 'PRIVATE' && app.settings.privateChatPolicy === 'friends'
+        ? await findPeerOfPrivate(tx, key.conversationId, viewer.userId)
+        : null
+    if (peer) checkPrivateChat(app.settings.privateChatPolicy, viewer, peer)
     await checkReferences(tx, viewer, key.conversationId, { userIds: mentions.userIds, quoted: null })
     checkSensitiveWords(app.settings.sensitiveWords, readableText(kind, content))
     const searchDocument = app.settings.searchIndexing ? messageDocument(kind, content) : null
