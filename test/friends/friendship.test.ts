@@ -122,6 +122,37 @@ describe('friendship', () => {
     expect(codes(await alice.try(RespondToFriendship, { userId: bob.id, accept: true }))).toEqual(['NOT_FOUND'])
   })
 
+  it('pages friends by display name and requests newest first', async () => {
+    const viewer = await newUser()
+    const [zed, amy, kim] = await Promise.all(['Zed', 'Amy', 'Kim'].map((name) => newUser({ name })))
+    for (const friend of [zed!, amy!, kim!]) {
+      await request(friend, viewer)
+      await respond(viewer, friend, true)
+    }
+    // Made one after another: should two requests share a millisecond, the later user's id breaks the tie alike.
+    const first = await newUser()
+    const second = await newUser()
+    const third = await newUser()
+    for (const asker of [first, second, third]) await request(asker, viewer)
+    const pageOne = (await viewer.run(FriendLists, { first: 2 })).viewer
+    expect(pageOne.friends.edges.map((e) => e.node.id)).toEqual([amy!.id, kim!.id])
+    expect(pageOne.friendRequests.edges.map((e) => e.node.id)).toEqual([third.id, second.id])
+    expect(pageOne.friendRequests.edges.map((e) => e.node.viewerFriendship)).toEqual([
+      'REQUESTED_BY_THEM',
+      'REQUESTED_BY_THEM',
+    ])
+    const pageTwo = (
+      await viewer.run(FriendLists, {
+        first: 2,
+        friendsAfter: pageOne.friends.pageInfo.endCursor,
+        requestsAfter: pageOne.friendRequests.pageInfo.endCursor,
+      })
+    ).viewer
+    expect(pageTwo.friends.edges.map((e) => e.node.id)).toEqual([zed!.id])
+    expect(pageTwo.friendRequests.edges.map((e) => e.node.id)).toEqual([first.id])
+    expect([pageOne.friends.pageInfo.hasNextPage, pageTwo.friends.pageInfo.hasNextPage]).toEqual([true, false])
+  })
+
   it('caps pending outgoing requests at 100 (LIMIT_REACHED)', async () => {
     const asker = await newUser()
     const others = await newUsers(101)
