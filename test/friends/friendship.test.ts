@@ -122,6 +122,22 @@ describe('friendship', () => {
     expect(codes(await alice.try(RespondToFriendship, { userId: bob.id, accept: true }))).toEqual(['NOT_FOUND'])
   })
 
+  it('never leaves a request pending beside a block, however a request and a block race', async () => {
+    const pairs = await Promise.all(Array.from({ length: 6 }, () => newUsers(2) as Promise<[TestUser, TestUser]>))
+    const outcomes = await Promise.all(
+      pairs.map(([a, b]) =>
+        Promise.all([a.try(RequestFriendship, { userId: b.id }), b.try(BlockUser, { userId: a.id })]),
+      ),
+    )
+    for (const [i, [a, b]] of pairs.entries()) {
+      const [asked, blocked] = outcomes[i]!
+      expect(codes(blocked)).toEqual([])
+      // Either the block came first (BLOCKED) or the request did and the block dropped it.
+      expect([[], ['BLOCKED']]).toContainEqual(codes(asked))
+      expect(await both(a, b)).toEqual(['NONE', 'NONE'])
+    }
+  })
+
   it('pages friends by display name and requests newest first', async () => {
     const viewer = await newUser()
     const [zed, amy, kim] = await Promise.all(['Zed', 'Amy', 'Kim'].map((name) => newUser({ name })))
