@@ -45,6 +45,7 @@ export function settingsFromConfig(config: Config, sensitiveWords: string[] = []
   return {
     recallWindowSeconds: config.RECALL_WINDOW_SECONDS,
     readReceipts: { private: config.READ_RECEIPTS_PRIVATE, group: config.READ_RECEIPTS_GROUP },
+    privateChatPolicy: config.PRIVATE_CHAT_POLICY,
     sensitiveWords,
     resyncLimit: config.RESYNC_LIMIT,
     coalesceSends: config.SEND_COALESCING,

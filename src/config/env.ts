@@ -82,6 +82,7 @@ const Env = z
     RECALL_WINDOW_SECONDS: wholeNumber(0).default(120),
     READ_RECEIPTS_PRIVATE: booleanFlag.default(true),
     READ_RECEIPTS_GROUP: booleanFlag.default(true),
+    PRIVATE_CHAT_POLICY: z.enum(['open', 'friends']).default('open'),
     SENSITIVE_WORDS_FILE: z.string().optional(),
     REDIS_URL: z.string().optional(),
     RESYNC_LIMIT: wholeNumber(1).default(1000),

@@ -14,6 +14,8 @@ export type RealtimeEvent =
   | { type: 'messageAction'; userId: number; conversationId: number; seq: number }
   /** The user's own settings or draft of the conversation changed (for their other devices). */
   | { type: 'conversationUpdated'; userId: number; conversationId: number }
+  /** The user's friendship with `peerId` changed (both users get one). */
+  | { type: 'friendship'; userId: number; peerId: number }
 
 export const conversationTopic = (id: number) => `conversation:${id}`
 export const userTopic = (id: number) => `user:${id}`

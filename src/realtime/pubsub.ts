@@ -40,6 +40,7 @@ function topicsOf(event: RealtimeEvent): string[] {
     case 'reminderDue':
     case 'messageAction':
     case 'conversationUpdated':
+    case 'friendship':
       return [userTopic(event.userId)]
   }
 }

@@ -6,6 +6,7 @@ import { renderSystemText } from '../domain/send/index.ts'
 import { builder } from './builder.ts'
 import { MessageKindEnum } from './enums.ts'
 import { UserRef } from './user.ts'
+import { MentionRangeInput, MentionRangeRef } from './mentionRanges.ts'
 
 /** Stored message content (JSONB) together with its kind, which picks the union member. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSONB read per union member; each member's resolvers know its shape
@@ -33,7 +34,10 @@ const content = <F extends FieldMap>(name: string, fields: (t: Fields) => F) =>
 const str = (t: Fields, key: string, nullable = false) => t.string({ nullable, resolve: (c) => c.data[key] ?? null })
 const int = (t: Fields, key: string, nullable = true) => t.int({ nullable, resolve: (c) => c.data[key] ?? null })
 
-const TextContent = content('TextContent', (t) => ({ text: str(t, 'text') }))
+const TextContent = content('TextContent', (t) => ({
+  text: str(t, 'text'),
+  mentionRanges: t.field({ type: [MentionRangeRef], resolve: (c) => c.data.mentionRanges ?? [] }),
+}))
 const ImageContent = content('ImageContent', (t) => ({
   url: str(t, 'url'),
   width: int(t, 'width'),
@@ -89,6 +93,7 @@ const SystemEventEnum = builder.enumType('SystemEvent', {
     'CALL_ENDED',
     'MESSAGE_PINNED',
     'MESSAGE_UNPINNED',
+    'FRIEND_ADDED',
   ] as const,
 })
 const SystemContent = content('SystemContent', (t) => ({
@@ -152,7 +157,9 @@ ForwardedItem.implement({
   }),
 })
 
-const TextInput = builder.inputType('TextInput', { fields: (t) => ({ text: t.string({ required: true }) }) })
+const TextInput = builder.inputType('TextInput', {
+  fields: (t) => ({ text: t.string({ required: true }), mentionRanges: t.field({ type: [MentionRangeInput] }) }),
+})
 const ImageInput = builder.inputType('ImageInput', {
   fields: (t) => ({
     url: t.string({ required: true }),

@@ -14,6 +14,7 @@ import { viewerOf, type Context } from './context.ts'
 import { ConversationRef } from './conversation.ts'
 import { MessageRef } from './message.ts'
 import { UserRef } from './user.ts'
+import { FriendshipEventRef } from './friends.ts'
 
 type Payload<N extends EventPayload['typename']> = Extract<EventPayload, { typename: N }>
 
@@ -137,6 +138,7 @@ export const InboxEventUnion = builder.unionType('InboxEvent', {
     MessageActionEventRef,
     ConversationUpdatedEventRef,
     ConversationRemovedEventRef,
+    FriendshipEventRef,
   ],
   resolveType,
 })

@@ -73,7 +73,7 @@ builder.subscriptionField('viewerUpdates', (t) =>
   t.field({
     type: ViewerUpdateRef,
     description:
-      'The account stream: with `since`, first the sync difference (ConversationUpdatedEvent, ConversationRemovedEvent, MessageActionEvent), then every live InboxEvent; each payload carries the token after it',
+      'The account stream: with `since`, first the sync difference (ConversationUpdatedEvent, ConversationRemovedEvent, MessageActionEvent, FriendshipEvent), then every live InboxEvent; each payload carries the token after it',
     args: { since: t.arg.string() },
     subscribe: (_root, args, ctx) => openViewerUpdates(ctx.app, viewerOf(ctx), args.since),
     resolve: (update: ViewerUpdateDelivery, _args, ctx) => ({

@@ -40,8 +40,15 @@ export async function changeWithPts(
 export function replaceContent(
   conn: Conn,
   key: MessageKey,
-  change: { content: unknown; pts: number; searchDocument: SearchDocument | null },
+  change: {
+    content: unknown
+    pts: number
+    searchDocument: SearchDocument | null
+    /** Mentions the new text adds (its ranges); those the message had stay. */
+    mentions: { userIds: readonly number[]; all: boolean }
+  },
 ): Promise<MessageRecord | null> {
+  const added = bigintArray(change.mentions.userIds)
   // Every sub-statement reads the snapshot from before the UPDATE, so `old` is the replaced version.
   const keep = Prisma.sql`, kept AS (
     INSERT INTO message_edits (conversation_id, seq, version, content, edited_at)
@@ -53,7 +60,9 @@ export function replaceContent(
     conn,
     key.conversationId,
     change.pts,
-    Prisma.sql`UPDATE messages m SET content = ${JSON.stringify(change.content)}::jsonb, status = 'EDITED', edited_at = clock_timestamp(), pts = ${change.pts}
+    Prisma.sql`UPDATE messages m SET content = ${JSON.stringify(change.content)}::jsonb, status = 'EDITED', edited_at = clock_timestamp(), pts = ${change.pts},
+        mention_user_ids = m.mention_user_ids || ARRAY(SELECT u FROM unnest(${added}) u WHERE u <> ALL(m.mention_user_ids)),
+        mention_all = m.mention_all OR ${change.mentions.all}
       WHERE ${oneMessage(key)} AND ${notRecalled}`,
     Prisma.sql`${keep} ${indexChanged(change.searchDocument)}`,
   )

@@ -29,12 +29,17 @@ export type SyncRange = {
   floors: readonly (readonly [number, number])[]
 }
 
-/** One changed thing: a conversation's pts (0), the viewer's membership (1), or a message state (2); `late`: from the second part. */
+/**
+ * One changed thing: a conversation's pts (0), the viewer's membership (1), a message state (2), or
+ * a friendship (3: `conversationId` holds the other user's id and `action` the state as the viewer
+ * sees it); `late`: from the second part.
+ */
 export type SyncChange = SyncKey & { left: boolean; late: boolean }
 
 export const CONVERSATION_CHANGE = 0
 export const MEMBERSHIP_CHANGE = 1
 export const MESSAGE_STATE_CHANGE = 2
+export const FRIENDSHIP_CHANGE = 3
 
 /**
  * The range after `change`, a change of a difference after `range` read at `snapshot`. Within the

@@ -7,6 +7,7 @@ import { Prisma, bigintArray, epochMs, plannedPerCall } from './sql.ts'
 import { viewerStatesSql, type ViewerState } from './userActions.ts'
 import {
   CONVERSATION_CHANGE,
+  FRIENDSHIP_CHANGE,
   MEMBERSHIP_CHANGE,
   MESSAGE_STATE_CHANGE,
   headsOf,
@@ -126,6 +127,19 @@ const changesSql = (userId: number, range: SyncRange, limit: number) => {
         FROM message_user_actions a WHERE a.user_id = ${userId} AND ${where}
         ORDER BY a.sync_xid, a.conversation_id, a.seq, a.action::text LIMIT ${n})`,
     },
+    {
+      // The state rides in `action`, outside the sort key: one row per peer, so the key is (xid, peer).
+      kind: FRIENDSHIP_CHANGE,
+      xid: Prisma.sql`f.sync_xid`,
+      columns: [Prisma.sql`f.peer_id`],
+      indexed: 1,
+      rows: (
+        where,
+        n,
+      ) => Prisma.sql`(SELECT f.sync_xid AS x, 3 AS kind, f.peer_id AS "conversationId", 0::bigint AS seq, f.state::text AS action, false AS "left"
+        FROM friendships f WHERE f.user_id = ${userId} AND ${where}
+        ORDER BY f.sync_xid, f.peer_id LIMIT ${n})`,
+    },
   ]
   return Prisma.sql`${Prisma.join(
     sources.flatMap((source) => parts(source, range, limit)),
@@ -190,7 +204,7 @@ export async function readSyncDifference(
           CASE WHEN c.id IS NULL THEN NULL ELSE ${ACCESS_TUPLE} END, st.favorite, st."deletedForMe", ${epochMs('st."remindAt"')}, shown.status)
         ORDER BY ch.late, ch.x, ch.kind, ch."conversationId", ch.seq, ch.action), '[]')
       FROM ch
-      LEFT JOIN conversations c ON ch.kind <> 2 AND NOT ch."left" AND c.id = ch."conversationId" ${currentMembership(userId)}
+      LEFT JOIN conversations c ON ch.kind < 2 AND NOT ch."left" AND c.id = ch."conversationId" ${currentMembership(userId)}
       LEFT JOIN states st ON ch.kind = 2 AND st."conversationId" = ch."conversationId" AND st.seq = ch.seq
       LEFT JOIN LATERAL (
         SELECT m.status FROM messages m ${readerMembership(reader)}

@@ -88,6 +88,7 @@ describe('the viewer’s own topic', () => {
     { type: 'reminderDue', conversationId: 1, seq: 1, userId: VIEWER, remindAt: '' },
     { type: 'messageAction', conversationId: 1, seq: 1, userId: VIEWER },
     { type: 'conversationUpdated', conversationId: 1, userId: VIEWER },
+    { type: 'friendship', userId: VIEWER, peerId: 2 },
   ]
 
   it('gives the inbox everything, a conversation stream its own conversation’s reads and removal', () => {
@@ -95,6 +96,7 @@ describe('the viewer’s own topic', () => {
       'deliver',
       'leave',
       'join',
+      'deliver',
       'deliver',
       'deliver',
       'deliver',
@@ -106,8 +108,10 @@ describe('the viewer’s own topic', () => {
       'skip',
       'skip',
       'skip',
+      'skip',
     ])
     expect(events.map((e) => userTopicVerdict(e, { conversationId: 2 }))).toEqual([
+      'skip',
       'skip',
       'skip',
       'skip',
@@ -123,6 +127,7 @@ describe('the viewer’s own topic', () => {
       'leave',
       'join',
       'deliver',
+      'sync',
       'sync',
       'sync',
     ])

@@ -178,6 +178,21 @@ describe('sending', () => {
     expect(send(access('GROUP', 'MEMBER'), { mentionAll: true })).toBe('FORBIDDEN')
     expect(send(access('GROUP', 'ADMIN'), { mentionAll: true })).toBeNull()
   })
+
+  it('PRIVATE_CHAT_POLICY (issue 46): friends only under `friends`, operators and agents on either side exempt', () => {
+    const chat = (
+      policyValue: 'open' | 'friends',
+      peer: { kind: 'HUMAN' | 'AGENT'; friends: boolean },
+      who: Viewer = viewer(1),
+    ) => code(() => policy.checkPrivateChat(policyValue, who, peer))
+    const stranger = { kind: 'HUMAN' as const, friends: false }
+    expect(chat('open', stranger)).toBeNull()
+    expect(chat('friends', stranger)).toBe('NOT_FRIENDS')
+    expect(chat('friends', { kind: 'HUMAN', friends: true })).toBeNull()
+    expect(chat('friends', stranger, viewer(1, true))).toBeNull()
+    expect(chat('friends', stranger, { ...viewer(1), kind: 'AGENT' })).toBeNull()
+    expect(chat('friends', { kind: 'AGENT', friends: false })).toBeNull()
+  })
 })
 
 describe('what a recall hides', () => {

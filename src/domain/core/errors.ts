@@ -16,6 +16,7 @@ export type ErrorCode =
   | 'RESYNC_REQUIRED'
   | 'LIMIT_REACHED'
   | 'UNAVAILABLE'
+  | 'NOT_FRIENDS'
 
 /** An expected failure: passes the error mask unchanged, so the client sees message and code. */
 export class DomainError extends GraphQLError {

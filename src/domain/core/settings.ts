@@ -22,6 +22,8 @@ export type Settings = {
   reactionLimits: { emojiPerMessage: number; perUser: number }
   /** Per-tier rate limits (RATE_LIMITS), or null for none. */
   rateLimits: RateLimitSettings | null
+  /** PRIVATE_CHAT_POLICY: `friends` lets only friends chat privately (decision 0275). */
+  privateChatPolicy: 'open' | 'friends'
 }
 
 export const DEFAULT_SETTINGS: Settings = {
@@ -37,4 +39,5 @@ export const DEFAULT_SETTINGS: Settings = {
   // Off here: tests and benchmarks drive one user far past human rates. A server reads RATE_LIMITS,
   // whose defaults are DEFAULT_RATE_LIMITS; the rate-limit tests set their own.
   rateLimits: null,
+  privateChatPolicy: 'open',
 }

@@ -19,6 +19,7 @@ import { countReceipts, countUnread, type ReceiptCounts, type UnreadCounts } fro
 import type { MessageRecord, UserRecord } from '../../store/records.ts'
 import { NO_ACTIONS, findViewerStates, type ViewerState } from '../../store/userActions.ts'
 import { findUsersByIds } from '../../store/users.ts'
+import { findFriendshipStates, type FriendshipState } from '../../store/friendships.ts'
 import type { Viewer } from '../core/app.ts'
 
 /** What a set's loaders read with: its database, its viewer, and the set itself (to prime one loader from another's rows). */
@@ -100,6 +101,12 @@ const factories = {
       },
       { cacheKeyFn: messageKey },
     ),
+  /** The viewer's friendship with each user (User.viewerFriendship). */
+  friendships: ({ db, viewerId }: Scope) =>
+    new DataLoader<number, FriendshipState>(async (ids) => {
+      const found = await findFriendshipStates(db, viewerId, ids)
+      return ids.map((id) => found.get(id) ?? 'NONE')
+    }),
   /** Each message's reaction groups with the viewer's own mark (one statement for a page of messages). */
   reactions: ({ db, viewerId }: Scope) =>
     new DataLoader<MessageKey, ReactionGroupRecord[], string>(

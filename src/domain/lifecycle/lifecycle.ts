@@ -4,6 +4,7 @@ import { parseMessageId, type MessageKey } from '../core/ids.ts'
 import type { MessageEventKind } from '../../realtime/events.ts'
 import { isBlockedByPeer } from '../../store/blocks.ts'
 import { findMember } from '../../store/members.ts'
+import { findPeerOfPrivate } from '../../store/friendships.ts'
 import { markRecalled, replaceContent } from '../../store/lifecycle.ts'
 import { findVisibleMessages } from '../../store/messages.ts'
 import type { MessageRecord } from '../../store/records.ts'
@@ -11,8 +12,17 @@ import { accessConversation } from '../policy/access.ts'
 import { type App, type Viewer } from '../core/app.ts'
 import { transact, type Committed } from '../core/transact.ts'
 import { readableText, validateContent, type ContentInput } from '../send/content.ts'
-import { checkEdit, checkSender, isRecalled, isSender, recallWindow, recalledError } from '../policy/policy.ts'
+import {
+  checkEdit,
+  checkPrivateChat,
+  checkSender,
+  isRecalled,
+  isSender,
+  recallWindow,
+  recalledError,
+} from '../policy/policy.ts'
 import { checkSensitiveWords } from '../send/wordFilter.ts'
+import { checkReferences, rangeMentions } from '../send/references.ts'
 import { messageDocument } from '../search/documents.ts'
 
 /** The message if the viewer may see it (the shared visibility rule), else NOT_FOUND. */
@@ -48,10 +58,23 @@ export async function editMessage(
     checkEdit(viewer, message, kind)
     const blockedByPeer =
       access.conversation.type === 'PRIVATE' && (await isBlockedByPeer(tx, key.conversationId, viewer.userId))
-    checkSender(viewer, access, { mentionAll: false, now: new Date(), blockedByPeer })
+    // The new text's ranges pass the checks a send's do: members only, @all for managers.
+    const mentions = rangeMentions(content)
+    checkSender(viewer, access, { mentionAll: mentions.all, now: new Date(), blockedByPeer })
+    const peer =
+      access.conversation.type === 'PRIVATE' && app.settings.privateChatPolicy === 'friends'
+        ? await findPeerOfPrivate(tx, key.conversationId, viewer.userId)
+        : null
+    if (peer) checkPrivateChat(app.settings.privateChatPolicy, viewer, peer)
+    await checkReferences(tx, viewer, key.conversationId, { userIds: mentions.userIds, quoted: null })
     checkSensitiveWords(app.settings.sensitiveWords, readableText(kind, content))
     const searchDocument = app.settings.searchIndexing ? messageDocument(kind, content) : null
-    const edited = await replaceContent(tx, key, { content, pts: access.conversation.lastPts + 1, searchDocument })
+    const edited = await replaceContent(tx, key, {
+      content,
+      pts: access.conversation.lastPts + 1,
+      searchDocument,
+      mentions,
+    })
     // The lock makes this unreachable; it is the last guard should a recall ever skip the lock.
     if (!edited) throw recalledError()
     return changed(edited, 'EDITED')

@@ -3,6 +3,7 @@ import type { MessageEventKind } from '../../realtime/events.ts'
 import type { ConversationAccess } from '../../store/conversations.ts'
 import type { MessageRecord, MessageStatus } from '../../store/records.ts'
 import type { ViewerState } from '../../store/userActions.ts'
+import type { FriendshipState } from '../../store/friendships.ts'
 import type { Loaders } from '../history/loaders.ts'
 import { isRecalled } from '../policy/policy.ts'
 
@@ -16,6 +17,7 @@ export type EventPayload =
   | { typename: 'MessageActionEvent'; key: MessageKey; state: ViewerState }
   | { typename: 'ConversationUpdatedEvent'; conversation: ConversationAccess }
   | { typename: 'ConversationRemovedEvent'; conversationId: number }
+  | { typename: 'FriendshipEvent'; userId: number; state: FriendshipState }
   // Never sent: tells the account stream to read the sync difference, which carries the change.
   | { typename: 'AccountChanged' }
   | { typename: 'Error'; error: Error }

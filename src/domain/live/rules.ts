@@ -93,6 +93,7 @@ export function userTopicVerdict(
       return scoped === null ? 'deliver' : 'skip'
     case 'messageAction':
     case 'conversationUpdated':
+    case 'friendship':
       return scope === 'account' ? 'sync' : scoped === null ? 'deliver' : 'skip'
     case 'message':
     case 'typing':

@@ -236,6 +236,12 @@ export class Subscription {
           ? { payload: { typename: 'ConversationUpdatedEvent', conversation: access }, loaders }
           : null
       }
+      case 'friendship': {
+        if (verdict === 'sync') return accountChanged
+        // The state as it is now: events carry keys only, and a later change sends its own event.
+        const state = await loaders.friendships.load(event.peerId)
+        return { payload: { typename: 'FriendshipEvent', userId: event.peerId, state }, loaders }
+      }
       case 'message':
       case 'typing':
         return null

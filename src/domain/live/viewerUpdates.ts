@@ -3,11 +3,13 @@ import { rangeAfter, readHeads, type SyncChange, type SyncRange } from '../../st
 import { listMemberConversationIds } from '../../store/delivery.ts'
 import type { Viewer } from '../core/app.ts'
 import type { LiveApp } from './hub.ts'
+import type { FriendshipState } from '../../store/friendships.ts'
 import type { Delivery } from './payloads.ts'
 import { guardedStream, opening } from './stream.ts'
 import { Subscription } from './subscription.ts'
 import {
   isConversationChange,
+  isFriendshipChange,
   isRemoval,
   isStateChange,
   readDifference,
@@ -16,9 +18,13 @@ import {
 } from '../sync/sync.ts'
 import { decodeSyncToken, encodeSyncToken } from '../sync/syncToken.ts'
 
-/** What one event of the difference is about: a conversation (changed or removed), or a message's state. */
+/** What one event of the difference is about: a conversation (changed or removed), a message's state, or a friendship. */
 const eventKey = (change: SyncChange): string =>
-  isStateChange(change) ? `m${messageKeyText(change)}` : `c${change.conversationId}`
+  isStateChange(change)
+    ? `m${messageKeyText(change)}`
+    : isFriendshipChange(change)
+      ? `f${change.conversationId}`
+      : `c${change.conversationId}`
 
 /** One viewerUpdates payload: an InboxEvent and the token after it. */
 export type ViewerUpdateDelivery = { delivery: Delivery; token: string }
@@ -121,6 +127,9 @@ export async function openViewerUpdates(
         subscription.leave(id)
         floors.delete(id)
         delivery = { payload: { typename: 'ConversationRemovedEvent', conversationId: id }, loaders }
+      } else if (isFriendshipChange(change)) {
+        const state = change.action as FriendshipState
+        delivery = { payload: { typename: 'FriendshipEvent', userId: id, state }, loaders }
       } else if (isConversationChange(change)) {
         const access = diff.conversations.get(id)
         if (access) {

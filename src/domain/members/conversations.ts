@@ -11,9 +11,10 @@ import type { HistoryVisibility } from '../../store/records.ts'
 import { countExistingUsers } from '../../store/users.ts'
 import { accessConversation } from '../policy/access.ts'
 import { type App, type Viewer } from '../core/app.ts'
-import { transact } from '../core/transact.ts'
+import { transact, type Committed } from '../core/transact.ts'
+import { findPrivatePeer } from '../../store/friendships.ts'
 import { LIMITS } from '../core/limits.ts'
-import { checkSetsTitle, requireOperator } from '../policy/policy.ts'
+import { checkPrivateChat, checkSetsTitle, requireOperator } from '../policy/policy.ts'
 import { writeSystemMessage } from '../send/systemMessages.ts'
 
 export function parseMemberIds(ids: readonly string[], viewer: Viewer): number[] {
@@ -32,36 +33,51 @@ function checkTitle(title: string): string {
   return trimmed
 }
 
-/** One conversation per pair of users, also when both open it at the same moment (unique private_key). */
+const privateKeyOf = (a: number, b: number) => [a, b].sort((x, y) => x - y).join(':')
+
+/**
+ * One conversation per pair of users, also when both open it at the same moment (unique private_key).
+ * Under PRIVATE_CHAT_POLICY=friends only between friends (policy.ts checkPrivateChat).
+ */
 export async function openPrivateConversation(app: App, viewer: Viewer, userId: string): Promise<number> {
   const peerId = parseId(userId, 'User')
   if (peerId === viewer.userId) throw badInput('cannot open a private conversation with yourself', 'userId')
-  const privateKey = [viewer.userId, peerId].sort((a, b) => a - b).join(':')
-  const existing = await findConversationIdByPrivateKey(app.db, privateKey)
+  if (app.settings.privateChatPolicy === 'friends') {
+    const peer = await findPrivatePeer(app.db, viewer.userId, peerId)
+    if (!peer) throw notFound('User')
+    checkPrivateChat(app.settings.privateChatPolicy, viewer, peer)
+  }
+  const existing = await findConversationIdByPrivateKey(app.db, privateKeyOf(viewer.userId, peerId))
   if (existing) return existing
   return transact(app, async (tx) => {
     await requireUsersExist(tx, [peerId])
-    const created = await insertConversation(tx, {
-      type: 'PRIVATE',
-      title: null,
-      historyVisibility: 'SHARED',
-      privateKey,
-      createdById: viewer.userId,
-    })
-    // Lost the race: the other side's insert committed first (ON CONFLICT waited for it).
-    if (!created) return { result: (await findConversationIdByPrivateKey(tx, privateKey))!, events: [] }
-    const members = [viewer.userId, peerId]
-    await addMembers(
-      tx,
-      created.id,
-      members.map((id) => ({ userId: id, role: 'MEMBER' as const })),
-      1,
-    )
-    return {
-      result: created.id,
-      events: members.map((id) => ({ type: 'joined' as const, conversationId: created.id, userId: id })),
-    }
+    return privateConversationIn(tx, viewer.userId, peerId)
   })
+}
+
+/** The pair's PRIVATE conversation in this transaction, created (with `creatorId` as creator) when there is none. */
+export async function privateConversationIn(tx: Tx, creatorId: number, peerId: number): Promise<Committed<number>> {
+  const privateKey = privateKeyOf(creatorId, peerId)
+  const created = await insertConversation(tx, {
+    type: 'PRIVATE',
+    title: null,
+    historyVisibility: 'SHARED',
+    privateKey,
+    createdById: creatorId,
+  })
+  // It exists, or lost the race: the other side's insert committed first (ON CONFLICT waited for it).
+  if (!created) return { result: (await findConversationIdByPrivateKey(tx, privateKey))!, events: [] }
+  const members = [creatorId, peerId]
+  await addMembers(
+    tx,
+    created.id,
+    members.map((id) => ({ userId: id, role: 'MEMBER' as const })),
+    1,
+  )
+  return {
+    result: created.id,
+    events: members.map((id) => ({ type: 'joined' as const, conversationId: created.id, userId: id })),
+  }
 }
 
 export async function createGroup(

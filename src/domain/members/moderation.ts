@@ -9,6 +9,7 @@ import { transact } from '../core/transact.ts'
 import { requireManageableMember } from './membership.ts'
 import { writeSystemMessage } from '../send/systemMessages.ts'
 import { isMuted } from '../policy/policy.ts'
+import { dropPendingRequest } from '../friends/friendship.ts'
 
 function otherUser(viewer: Viewer, userId: string, what: string): number {
   const id = parseId(userId, 'User')
@@ -16,11 +17,17 @@ function otherUser(viewer: Viewer, userId: string, what: string): number {
   return id
 }
 
-/** The blocked user can no longer send to the blocker in their private conversation (BLOCKED). Idempotent. */
+/**
+ * The blocked user can no longer send to the blocker in their private conversation (BLOCKED), nor
+ * ask either of them for friendship; a pending request between them is dropped. Idempotent.
+ */
 export async function blockUser(app: App, viewer: Viewer, userId: string): Promise<boolean> {
   const blockedId = otherUser(viewer, userId, 'block')
-  if (!(await insertBlock(app.db, viewer.userId, blockedId))) throw notFound('User')
-  return true
+  return transact(app, async (tx) => {
+    const events = await dropPendingRequest(tx, viewer.userId, blockedId)
+    if (!(await insertBlock(tx, viewer.userId, blockedId))) throw notFound('User')
+    return { result: true, events }
+  })
 }
 
 /** Idempotent: unblocking someone who is not blocked is fine. */

@@ -1,6 +1,14 @@
 import { DomainError, badInput, forbidden, notFound } from '../core/errors.ts'
 import type { ConversationAccess } from '../../store/conversations.ts'
-import type { ConversationType, MemberRecord, MemberRole, MessageKind, MessageRecord } from '../../store/records.ts'
+import type {
+  ConversationType,
+  MemberRecord,
+  MemberRole,
+  MessageKind,
+  MessageRecord,
+  UserKind,
+} from '../../store/records.ts'
+import type { Settings } from '../core/settings.ts'
 import type { ViewerState } from '../../store/userActions.ts'
 import type { MemberAccess } from './access.ts'
 import type { Viewer } from '../core/app.ts'
@@ -57,6 +65,20 @@ export function checkSender(
   }
   if (opts.blockedByPeer) throw new DomainError('BLOCKED', 'this user does not accept your messages')
   if (opts.mentionAll && !isManager(member)) throw forbidden('only the owner or an admin can mention everyone')
+}
+
+/** The other participant of a private conversation, as PRIVATE_CHAT_POLICY needs it. */
+export type PrivatePeer = { kind: UserKind; friends: boolean }
+
+/**
+ * PRIVATE_CHAT_POLICY (decision 0275): with `friends`, opening or sending into a private conversation
+ * needs the two users to be friends. Operators are exempt (the host system speaks to anyone), and so
+ * is a conversation with an AGENT on either side (a bot is not befriended). Checked after blocks:
+ * a block answers BLOCKED whatever the friendship.
+ */
+export function checkPrivateChat(policy: Settings['privateChatPolicy'], viewer: Viewer, peer: PrivatePeer): void {
+  if (policy === 'open' || viewer.isOperator || viewer.kind === 'AGENT' || peer.kind === 'AGENT' || peer.friends) return
+  throw new DomainError('NOT_FRIENDS', 'private chats are between friends here: ask for friendship first')
 }
 
 /** Adding members, and the first half of removing or muting one (before the target is read). */

@@ -45,7 +45,11 @@ export async function commitSends(
 ): Promise<SendOutcome[]> {
   return transact(app, async (tx) => {
     // The idempotency lookup runs under the lock, so it sees every send committed before this one.
-    const locked = await lockConversations(tx, lockRequests(sends), { forSend: true, skipLocked: !opts.wait })
+    const locked = await lockConversations(tx, lockRequests(sends), {
+      forSend: true,
+      skipLocked: !opts.wait,
+      privatePeers: app.settings.privateChatPolicy === 'friends',
+    })
     const stored = new Map([...locked.values()].flatMap((l) => l.stored.map((m) => [storedKeyOf(m), m] as const)))
     const now = new Date()
     const outcomes: SendOutcome[] = []
@@ -71,7 +75,11 @@ export async function commitSends(
             app,
             send,
             { conversation: lock.conversation, member },
-            { now, blockedByPeer: lock.blockedByPeer.has(send.viewer.userId) },
+            {
+              now,
+              blockedByPeer: lock.blockedByPeer.has(send.viewer.userId),
+              privatePeer: lock.privatePeers.get(send.viewer.userId) ?? null,
+            },
           )
           checked.push({ conversationId: send.conversationId, index, draft })
           firstOfKey.set(key, index)

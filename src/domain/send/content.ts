@@ -4,6 +4,7 @@ import { messageKeyText, parseMessageId, type MessageKey } from '../core/ids.ts'
 import { findInJson } from '../../lib/jsonWalk.ts'
 import type { ForwardOriginRecord, MessageKind } from '../../store/records.ts'
 import { LIMITS } from '../core/limits.ts'
+import { parseMentionRanges, type MentionRangeInput } from './references.ts'
 
 /** MessageContentInput as GraphQL hands it over: @oneOf, so exactly one member is set. */
 export type ContentInput = Partial<
@@ -53,7 +54,23 @@ const cardData = z
 
 /** Validators per input member (GraphQL already checked types and required fields). */
 const CONTENT = {
-  text: { kind: 'TEXT', schema: z.object({ text: words(LIMITS.textLength) }) },
+  text: {
+    kind: 'TEXT',
+    schema: z.object({
+      text: words(LIMITS.textLength),
+      // Checked against the text by parseMentionRanges once the text is valid.
+      mentionRanges: z
+        .array(
+          z.object({
+            start: z.number().int(),
+            length: z.number().int(),
+            userId: z.string().nullish(),
+            all: z.boolean().nullish(),
+          }),
+        )
+        .nullish(),
+    }),
+  },
   image: {
     kind: 'IMAGE',
     schema: z.object({
@@ -135,6 +152,14 @@ const CONTENT = {
 const withoutNulls = (o: Record<string, unknown>) =>
   Object.fromEntries(Object.entries(o).filter(([, v]) => v !== null && v !== undefined))
 
+type TextInput = { text: string; mentionRanges?: MentionRangeInput[] | null }
+
+/** A text message's content: its ranges are stored only when there are some, so older text stays as it was. */
+function textContent({ text, mentionRanges }: TextInput): Record<string, unknown> {
+  const ranges = parseMentionRanges(text, mentionRanges ?? [])
+  return ranges.length ? { text, mentionRanges: ranges } : { text }
+}
+
 /** Validates a MessageContentInput; a merged forward comes back as a request to snapshot. */
 export function parseContent(input: ContentInput): ContentDraft {
   const set = Object.entries(input).filter(([, v]) => v !== null && v !== undefined)
@@ -154,6 +179,7 @@ export function parseContent(input: ContentInput): ContentDraft {
     return { kind: 'FORWARD', forward: { title: title ?? null, sources: [...unique.values()] } }
   }
   if (spec.kind === null) return { copy: parseMessageId((parsed.data as { messageId: string }).messageId) }
+  if (member === 'text') return { kind: 'TEXT', content: textContent(parsed.data as TextInput) }
   return { kind: spec.kind, content: withoutNulls(parsed.data) }
 }
 

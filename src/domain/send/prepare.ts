@@ -8,10 +8,10 @@ import type { App, Viewer } from '../core/app.ts'
 import { parseContent, readableText, type ContentDraft, type ContentInput } from './content.ts'
 import { snapshotContent } from './snapshot.ts'
 import { LIMITS } from '../core/limits.ts'
-import { checkSender } from '../policy/policy.ts'
+import { checkPrivateChat, checkSender, type PrivatePeer } from '../policy/policy.ts'
 import { messageDocument } from '../search/documents.ts'
 import { checkSensitiveWords } from './wordFilter.ts'
-import { checkReferences, parseQuoted, parseUserIds } from './references.ts'
+import { checkReferences, parseQuoted, parseUserIds, rangeMentions } from './references.ts'
 
 export type SendMessageInput = {
   conversationId: string
@@ -45,7 +45,13 @@ export function prepareSend(viewer: Viewer, input: SendMessageInput): PreparedSe
     throw badInput(`clientMessageId must be 1..${LIMITS.clientMessageIdLength} characters`, 'clientMessageId')
   }
   const content = parseContent(input.content)
-  const mentionUserIds = parseUserIds(input.mentionUserIds, 'mentionUserIds', LIMITS.mentionsPerMessage)
+  // Ranges name their users by position; mentionUserIds stays for clients that send ids only.
+  const ranges = rangeMentions('content' in content ? content.content : null)
+  const mentionUserIds = [
+    ...new Set([...parseUserIds(input.mentionUserIds, 'mentionUserIds', LIMITS.mentionsPerMessage), ...ranges.userIds]),
+  ]
+  if (mentionUserIds.length > LIMITS.mentionsPerMessage)
+    throw badInput(`a message mentions at most ${LIMITS.mentionsPerMessage} users`, 'mentionUserIds')
   const visibleTo = parseUserIds(input.visibleToUserIds, 'visibleToUserIds', LIMITS.visibleToPerMessage)
   // In a directed message, mentioning someone who cannot see it would only confuse them.
   if (visibleTo.length && mentionUserIds.some((id) => id !== viewer.userId && !visibleTo.includes(id))) {
@@ -64,7 +70,7 @@ export function prepareSend(viewer: Viewer, input: SendMessageInput): PreparedSe
     content,
     quoted,
     mentionUserIds,
-    mentionAll: input.mentionAll ?? false,
+    mentionAll: (input.mentionAll ?? false) || ranges.all,
     visibleTo,
   }
 }
@@ -78,10 +84,12 @@ export async function checkSend(
   app: App,
   send: PreparedSend,
   access: MemberAccess,
-  locked: { now: Date; blockedByPeer: boolean },
+  locked: { now: Date; blockedByPeer: boolean; privatePeer: PrivatePeer | null },
 ): Promise<MessageDraft> {
   const { viewer, conversationId } = send
   checkSender(viewer, access, { mentionAll: send.mentionAll, ...locked })
+  // Read only under PRIVATE_CHAT_POLICY=friends; after checkSender, so a block answers BLOCKED first.
+  if (locked.privatePeer) checkPrivateChat(app.settings.privateChatPolicy, viewer, locked.privatePeer)
   await checkReferences(tx, viewer, conversationId, {
     userIds: [...new Set([...send.mentionUserIds, ...send.visibleTo])],
     quoted: send.quoted,

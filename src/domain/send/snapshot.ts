@@ -38,7 +38,9 @@ async function snapshotCopy(conn: Conn, viewer: Viewer, key: MessageKey): Promis
   refuseRecalled(original, 'forwarded')
   if (original.senderId === null) throw badInput('system notices cannot be forwarded', 'content.copy.messageId')
   const origin = original.forwardedFrom ?? (await originOf(conn, viewer, original))
-  return { kind: original.kind, content: original.content as Record<string, unknown>, forwardedFrom: origin }
+  // Ranges name users of the original's conversation; the copy mentions no one.
+  const { mentionRanges: _ranges, ...content } = original.content as Record<string, unknown>
+  return { kind: original.kind, content, forwardedFrom: origin }
 }
 
 async function originOf(conn: Conn, viewer: Viewer, original: MessageRecord): Promise<ForwardOriginRecord> {

@@ -15,6 +15,7 @@ type SystemEvent =
   | 'CALL_ENDED'
   | 'MESSAGE_PINNED'
   | 'MESSAGE_UNPINNED'
+  | 'FRIEND_ADDED'
 
 /** The stored content of a SYSTEM message; `seq` names the message a pin notice is about. */
 export type SystemContentRecord = {

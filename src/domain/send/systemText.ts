@@ -46,5 +46,7 @@ export function renderSystemText(
       return `${actor} pinned a message`
     case 'MESSAGE_UNPINNED':
       return `${actor} unpinned a message`
+    case 'FRIEND_ADDED':
+      return `${actor} and ${targets} are now friends`
   }
 }

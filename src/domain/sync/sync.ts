@@ -4,6 +4,7 @@ import { messageKeyText, type MessageKey } from '../core/ids.ts'
 import type { ConversationAccess } from '../../store/conversations.ts'
 import {
   CONVERSATION_CHANGE,
+  FRIENDSHIP_CHANGE,
   MEMBERSHIP_CHANGE,
   MESSAGE_STATE_CHANGE,
   readSnapshot,
@@ -53,6 +54,8 @@ export const isConversationChange = (change: SyncChange): boolean =>
   change.kind === CONVERSATION_CHANGE || (change.kind === MEMBERSHIP_CHANGE && !change.left)
 export const isRemoval = (change: SyncChange): boolean => change.kind === MEMBERSHIP_CHANGE && change.left
 export const isStateChange = (change: SyncChange): boolean => change.kind === MESSAGE_STATE_CHANGE
+/** The viewer's friendship with the user `conversationId` names; `action` is the state. Query.sync's batch has no field for it: viewerUpdates delivers it. */
+export const isFriendshipChange = (change: SyncChange): boolean => change.kind === FRIENDSHIP_CHANGE
 
 export async function currentSyncToken(app: App, viewer: Viewer): Promise<string> {
   return tokenAt(viewer.userId, (await readSnapshot(app.db, null)).snapshot)
