@@ -1,6 +1,7 @@
 import type { Db } from '../db/client.ts'
 import type { MessageKey } from '../domain/core/index.ts'
-import { MEMBER_COLUMNS, MESSAGE_COLUMNS, visibleToUser } from './fragments.ts'
+import { MEMBER_COLUMNS, MESSAGE_COLUMNS } from './fragments.ts'
+import type { ReactionGroupRecord } from './reactions.ts'
 import {
   toMember,
   toMessage,
@@ -11,48 +12,112 @@ import {
 } from './records.ts'
 import { queryPooled } from './pooled.ts'
 import { Prisma, bigintArray, type Conn } from './sql.ts'
+import { VIEWER_STATE_COLUMNS, type ViewerState } from './userActions.ts'
 
 /** Reads for live delivery: each runs once per event and process, whatever the number of subscribers. */
 
 type MemberRow = Parameters<typeof toMember>[0]
 
-/** `doNotDisturbUntil`: the member's own setting, which decides MessageEvent.alert. */
+/**
+ * A local subscriber's current membership, and (`sees`) whether it may see the event's message:
+ * decided in memory per event (domain/live/rules.ts#seesMessage), not read per member.
+ * `doNotDisturbUntil`: the member's own setting, which decides MessageEvent.alert.
+ */
 export type DeliveryMember = { member: MemberRecord; sees: boolean; doNotDisturbUntil: Date | null }
 
 /**
- * Which of `userIds` are current members of the conversation, with their membership rows, and for
- * a message event whether each may see message `seq` (membership window, directed, deleted-for-me).
+ * Which of `userIds` are current members of the conversation, with their membership rows and
+ * do-not-disturb: one row per subscriber that is a member, nothing else per subscriber.
  */
 export async function findDeliveryMembers(
   conn: Conn,
   conversationId: number,
   userIds: readonly number[],
-  seq: number | null,
-): Promise<DeliveryMember[]> {
-  // The shared visibility rule, evaluated for each member row as its own reader.
-  const sees =
-    seq === null
-      ? Prisma.sql`true`
-      : Prisma.sql`EXISTS (SELECT 1 FROM messages m WHERE m.conversation_id = cm.conversation_id AND m.seq = ${seq} AND ${visibleToUser(Prisma.sql`cm.user_id`)})`
-  const rows = await queryPooled<MemberRow & { sees: boolean; doNotDisturbUntil: Date | null }>(
+): Promise<Omit<DeliveryMember, 'sees'>[]> {
+  const rows = await queryPooled<MemberRow & { doNotDisturbUntil: Date | null }>(
     conn,
     Prisma.sql`
-    SELECT ${MEMBER_COLUMNS}, ${sees} AS sees, cs.do_not_disturb_until AS "doNotDisturbUntil"
+    SELECT ${MEMBER_COLUMNS}, cs.do_not_disturb_until AS "doNotDisturbUntil"
     FROM conversation_members cm
     LEFT JOIN conversation_settings cs ON cs.conversation_id = cm.conversation_id AND cs.user_id = cm.user_id
     WHERE cm.conversation_id = ${conversationId} AND cm.user_id = ANY(${bigintArray(userIds)}) AND cm.left_at IS NULL`,
   )
-  return rows.map(({ sees, doNotDisturbUntil, ...member }) => ({ member: toMember(member), sees, doNotDisturbUntil }))
+  return rows.map(({ doNotDisturbUntil, ...member }) => ({ member: toMember(member), doNotDisturbUntil }))
 }
 
-/** One message as stored, whoever reads it (delivery applies visibility per subscriber). */
-export async function findMessage(conn: Conn, key: MessageKey): Promise<MessageRecord | null> {
+const keysTable = (keys: readonly MessageKey[]) =>
+  Prisma.sql`unnest(${bigintArray(keys.map((k) => k.conversationId))}, ${bigintArray(keys.map((k) => k.seq))}) AS k(conversation_id, seq)`
+
+/** Messages as stored, whoever reads them (delivery applies visibility per subscriber, in memory). */
+export async function findStoredMessages(conn: Conn, keys: readonly MessageKey[]): Promise<MessageRecord[]> {
   const rows = await queryPooled<MessageRow>(
     conn,
     Prisma.sql`
-    SELECT ${MESSAGE_COLUMNS} FROM messages m WHERE m.conversation_id = ${key.conversationId} AND m.seq = ${key.seq}`,
+    SELECT ${MESSAGE_COLUMNS} FROM ${keysTable(keys)} JOIN messages m ON m.conversation_id = k.conversation_id AND m.seq = k.seq`,
   )
-  return rows[0] ? toMessage(rows[0]) : null
+  return rows.map(toMessage)
+}
+
+export type AudienceState = MessageKey & ViewerState & { userId: number }
+
+/**
+ * The ACTIVE actions (favourite, reminder, delete-for-me) of any of `userIds` on the messages of
+ * `keys`: one row per user and message that has any, so a fresh message costs no row at all.
+ */
+export async function findAudienceStates(
+  conn: Conn,
+  keys: readonly MessageKey[],
+  userIds: readonly number[],
+): Promise<AudienceState[]> {
+  const rows = await queryPooled<{ conversationId: bigint; seq: bigint; userId: bigint } & ViewerState>(
+    conn,
+    Prisma.sql`
+    SELECT ua.conversation_id AS "conversationId", ua.seq, ua.user_id AS "userId", ${VIEWER_STATE_COLUMNS}
+    FROM ${keysTable(keys)}
+    JOIN message_user_actions ua ON ua.conversation_id = k.conversation_id AND ua.seq = k.seq
+    WHERE ua.user_id = ANY(${bigintArray(userIds)}) AND ua.status = 'ACTIVE'
+    GROUP BY ua.conversation_id, ua.seq, ua.user_id`,
+  )
+  return rows.map((r) => ({
+    ...r,
+    conversationId: Number(r.conversationId),
+    seq: Number(r.seq),
+    userId: Number(r.userId),
+  }))
+}
+
+/** A message's reaction group without a viewer's mark, and which of the asked users reacted with its emoji. */
+export type AudienceReactionGroup = Omit<ReactionGroupRecord, 'viewerReacted'> & { reactors: number[] }
+
+/** The reaction groups of `keys`, each with the ones among `userIds` who reacted with it (one statement for every subscriber). */
+export async function findAudienceReactions(
+  conn: Conn,
+  keys: readonly MessageKey[],
+  userIds: readonly number[],
+): Promise<AudienceReactionGroup[]> {
+  const rows = await queryPooled<{
+    conversationId: bigint
+    seq: bigint
+    emoji: string
+    count: number
+    firstReactedAt: Date
+    reactors: bigint[]
+  }>(
+    conn,
+    Prisma.sql`
+    SELECT g.conversation_id AS "conversationId", g.seq, g.emoji, g.count, g.first_reacted_at AS "firstReactedAt",
+      ARRAY(SELECT r.user_id FROM message_reactions r
+        WHERE r.conversation_id = g.conversation_id AND r.seq = g.seq AND r.emoji = g.emoji AND r.user_id = ANY(${bigintArray(userIds)})) AS reactors
+    FROM ${keysTable(keys)}
+    JOIN message_reaction_groups g ON g.conversation_id = k.conversation_id AND g.seq = k.seq
+    ORDER BY g.first_reacted_at, g.emoji`,
+  )
+  return rows.map((r) => ({
+    ...r,
+    conversationId: Number(r.conversationId),
+    seq: Number(r.seq),
+    reactors: r.reactors.map(Number),
+  }))
 }
 
 export type ChangeKey = { seq: number; pts: number; status: MessageStatus; edited: boolean; reacted: boolean }

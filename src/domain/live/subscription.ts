@@ -88,10 +88,9 @@ export class Subscription {
     return this.hub.db
   }
 
+  /** A loader set of the viewer's own, or for a live event the one its wave shares with the other subscribers. */
   loaders(wave?: Wave): Loaders {
-    const loaders = createLoaders(this.db, this.viewer)
-    if (wave) loaders.users = wave.sharedUsers(this.db)
-    return loaders
+    return wave ? wave.loadersFor(this.db, this.viewer) : createLoaders(this.db, this.viewer)
   }
 
   /**
