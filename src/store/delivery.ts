@@ -48,12 +48,16 @@ export async function findDeliveryMembers(
 const keysTable = (keys: readonly MessageKey[]) =>
   Prisma.sql`unnest(${bigintArray(keys.map((k) => k.conversationId))}, ${bigintArray(keys.map((k) => k.seq))}) AS k(conversation_id, seq)`
 
-/** Messages as stored, whoever reads them (delivery applies visibility per subscriber, in memory). */
+/**
+ * Messages as stored, whoever reads them (delivery applies visibility per subscriber, in memory).
+ * One lookup per key (OFFSET 0): on a small table the kept plan would otherwise scan it whole.
+ */
 export async function findStoredMessages(conn: Conn, keys: readonly MessageKey[]): Promise<MessageRecord[]> {
   const rows = await queryPooled<MessageRow>(
     conn,
     Prisma.sql`
-    SELECT ${MESSAGE_COLUMNS} FROM ${keysTable(keys)} JOIN messages m ON m.conversation_id = k.conversation_id AND m.seq = k.seq`,
+    SELECT m.* FROM ${keysTable(keys)} CROSS JOIN LATERAL (
+      SELECT ${MESSAGE_COLUMNS} FROM messages m WHERE m.conversation_id = k.conversation_id AND m.seq = k.seq OFFSET 0) m`,
   )
   return rows.map(toMessage)
 }
@@ -89,7 +93,7 @@ export async function findAudienceStates(
 /** A message's reaction group without a viewer's mark, and which of the asked users reacted with its emoji. */
 export type AudienceReactionGroup = Omit<ReactionGroupRecord, 'viewerReacted'> & { reactors: number[] }
 
-/** The reaction groups of `keys`, each with the ones among `userIds` who reacted with it (one statement for every subscriber). */
+/** The reaction groups of `keys` (one lookup per key, as findStoredMessages), each with the ones among `userIds` who reacted with it. */
 export async function findAudienceReactions(
   conn: Conn,
   keys: readonly MessageKey[],
@@ -108,8 +112,8 @@ export async function findAudienceReactions(
     SELECT g.conversation_id AS "conversationId", g.seq, g.emoji, g.count, g.first_reacted_at AS "firstReactedAt",
       ARRAY(SELECT r.user_id FROM message_reactions r
         WHERE r.conversation_id = g.conversation_id AND r.seq = g.seq AND r.emoji = g.emoji AND r.user_id = ANY(${bigintArray(userIds)})) AS reactors
-    FROM ${keysTable(keys)}
-    JOIN message_reaction_groups g ON g.conversation_id = k.conversation_id AND g.seq = k.seq
+    FROM ${keysTable(keys)} CROSS JOIN LATERAL (
+      SELECT * FROM message_reaction_groups g WHERE g.conversation_id = k.conversation_id AND g.seq = k.seq OFFSET 0) g
     ORDER BY g.first_reacted_at, g.emoji`,
   )
   return rows.map((r) => ({

@@ -158,9 +158,14 @@ async function rounds(sender: TestUser, mentioned: TestUser, groupId: string, st
   }
 }
 
-/** Opens `listeners`' inbox streams, lets one round warm them, then counts ROUNDS rounds. */
-async function costWith(sender: TestUser, listeners: TestUser[], groupId: string, tag: string): Promise<Cost> {
+/**
+ * In a fresh group of the sender and all `members` (so every count starts from the same history),
+ * opens the first `subscribed` members' inbox streams, lets one round warm them, then counts ROUNDS rounds.
+ */
+async function costWith(sender: TestUser, members: TestUser[], subscribed: number, tag: string): Promise<Cost> {
   const { app } = instance.server
+  const groupId = (await createGroup(sender, members)).id
+  const listeners = members.slice(0, subscribed)
   const streams = listeners.map((u) => subscribeWs<Event, never>(instance.connect(u.token), FanoutInbox))
   await Promise.all(listeners.map((u) => waitForSubscriptions(app, u, 1)))
   await rounds(sender, listeners[0]!, groupId, streams, `${tag}-warm`)
@@ -179,10 +184,9 @@ describe('fan-out to N subscribers', () => {
   it('reads what an event needs once: rows per event with 32 subscribers stay within 1.5× those with 1, plus their membership rows', async () => {
     testApp()
     const [sender, ...listeners] = await newUsers(33, 'fanout')
-    const group = await createGroup(sender!, listeners)
-    const one = await costWith(sender!, listeners.slice(0, 1), group.id, 'one')
-    const eight = await costWith(sender!, listeners.slice(0, 8), group.id, 'eight')
-    const many = await costWith(sender!, listeners, group.id, 'many')
+    const one = await costWith(sender!, listeners, 1, 'one')
+    const eight = await costWith(sender!, listeners, 8, 'eight')
+    const many = await costWith(sender!, listeners, 32, 'many')
     const perEvent = (c: Cost) => ({
       statements: +(c.statements / EVENTS).toFixed(1),
       rows: +(c.rows / EVENTS).toFixed(1),
