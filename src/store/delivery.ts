@@ -1,22 +1,26 @@
 import type { Db } from '../db/client.ts'
 import type { MessageKey } from '../domain/core/index.ts'
-import { MEMBER_COLUMNS, MESSAGE_COLUMNS } from './fragments.ts'
+import { CONVERSATION_COLUMNS, MEMBER_COLUMNS, MESSAGE_COLUMNS } from './fragments.ts'
 import type { ReactionGroupRecord } from './reactions.ts'
 import {
+  dateFromMs,
+  toConversation,
   toMember,
   toMessage,
+  type ConversationRecord,
   type MemberRecord,
   type MessageRecord,
   type MessageRow,
   type MessageStatus,
 } from './records.ts'
 import { queryPooled } from './pooled.ts'
-import { Prisma, bigintArray, type Conn } from './sql.ts'
+import { Prisma, bigintArray, epochMs, type Conn } from './sql.ts'
 import { VIEWER_STATE_COLUMNS, type ViewerState } from './userActions.ts'
 
 /** Reads for live delivery: each runs once per event and process, whatever the number of subscribers. */
 
 type MemberRow = Parameters<typeof toMember>[0]
+type ConversationRow = Parameters<typeof toConversation>[0]
 
 /**
  * A local subscriber's current membership, and (`sees`) whether it may see the event's message:
@@ -27,67 +31,74 @@ export type DeliveryMember = { member: MemberRecord; sees: boolean; doNotDisturb
 
 /**
  * Which of `userIds` are current members of the conversation, with their membership rows and
- * do-not-disturb: one row per subscriber that is a member, nothing else per subscriber.
+ * do-not-disturb, each with the conversation row (what a message event's payload pairs with its
+ * member): one row per subscriber that is a member, nothing else per subscriber.
  */
 export async function findDeliveryMembers(
   conn: Conn,
   conversationId: number,
   userIds: readonly number[],
-): Promise<Omit<DeliveryMember, 'sees'>[]> {
-  const rows = await queryPooled<MemberRow & { doNotDisturbUntil: Date | null }>(
+): Promise<(Omit<DeliveryMember, 'sees'> & { conversation: ConversationRecord })[]> {
+  const rows = await queryPooled<MemberRow & ConversationRow & { doNotDisturbUntil: Date | null }>(
     conn,
     Prisma.sql`
-    SELECT ${MEMBER_COLUMNS}, cs.do_not_disturb_until AS "doNotDisturbUntil"
+    SELECT ${MEMBER_COLUMNS}, ${CONVERSATION_COLUMNS}, cs.do_not_disturb_until AS "doNotDisturbUntil"
     FROM conversation_members cm
+    JOIN conversations c ON c.id = cm.conversation_id
     LEFT JOIN conversation_settings cs ON cs.conversation_id = cm.conversation_id AND cs.user_id = cm.user_id
     WHERE cm.conversation_id = ${conversationId} AND cm.user_id = ANY(${bigintArray(userIds)}) AND cm.left_at IS NULL`,
   )
-  return rows.map(({ doNotDisturbUntil, ...member }) => ({ member: toMember(member), doNotDisturbUntil }))
+  return rows.map((row) => ({
+    member: toMember(row),
+    conversation: toConversation(row),
+    doNotDisturbUntil: row.doNotDisturbUntil,
+  }))
 }
 
 const keysTable = (keys: readonly MessageKey[]) =>
   Prisma.sql`unnest(${bigintArray(keys.map((k) => k.conversationId))}, ${bigintArray(keys.map((k) => k.seq))}) AS k(conversation_id, seq)`
 
-/**
- * Messages as stored, whoever reads them (delivery applies visibility per subscriber, in memory).
- * One lookup per key (OFFSET 0): on a small table the kept plan would otherwise scan it whole.
- */
-export async function findStoredMessages(conn: Conn, keys: readonly MessageKey[]): Promise<MessageRecord[]> {
-  const rows = await queryPooled<MessageRow>(
-    conn,
-    Prisma.sql`
-    SELECT m.* FROM ${keysTable(keys)} CROSS JOIN LATERAL (
-      SELECT ${MESSAGE_COLUMNS} FROM messages m WHERE m.conversation_id = k.conversation_id AND m.seq = k.seq OFFSET 0) m`,
-  )
-  return rows.map(toMessage)
-}
-
 export type AudienceState = MessageKey & ViewerState & { userId: number }
+
+/** One user's ACTIVE actions on message `m`, as [userId, favorite, deletedForMe, remindAt in epoch ms]. */
+type StateTuple = [userId: number, favorite: boolean, deletedForMe: boolean, remindAt: number | null]
 
 /**
  * The ACTIVE actions (favourite, reminder, delete-for-me) of any of `userIds` on the messages of
- * `keys`: one row per user and message that has any, so a fresh message costs no row at all.
+ * `keys`: one per user and message that has any, so a fresh message costs no row at all. With
+ * `withMessages`, each message as stored too (an event's own message comes with them).
  */
 export async function findAudienceStates(
   conn: Conn,
   keys: readonly MessageKey[],
   userIds: readonly number[],
-): Promise<AudienceState[]> {
-  const rows = await queryPooled<{ conversationId: bigint; seq: bigint; userId: bigint } & ViewerState>(
+  withMessages = false,
+): Promise<{ messages: MessageRecord[]; states: AudienceState[] }> {
+  const rows = await queryPooled<MessageRow & { states: StateTuple[] }>(
     conn,
     Prisma.sql`
-    SELECT ua.conversation_id AS "conversationId", ua.seq, ua.user_id AS "userId", ${VIEWER_STATE_COLUMNS}
-    FROM ${keysTable(keys)}
-    JOIN message_user_actions ua ON ua.conversation_id = k.conversation_id AND ua.seq = k.seq
-    WHERE ua.user_id = ANY(${bigintArray(userIds)}) AND ua.status = 'ACTIVE'
-    GROUP BY ua.conversation_id, ua.seq, ua.user_id`,
+    SELECT ${withMessages ? Prisma.sql`m.*` : Prisma.sql`m."conversationId", m.seq`}, (
+      SELECT coalesce(json_agg(json_build_array(s.user_id, s.favorite, s."deletedForMe", ${epochMs('s."remindAt"')})), '[]')
+      FROM (SELECT ua.user_id, ${VIEWER_STATE_COLUMNS} FROM message_user_actions ua
+        WHERE ua.conversation_id = m."conversationId" AND ua.seq = m.seq AND ua.user_id = ANY(${bigintArray(userIds)})
+          AND ua.status = 'ACTIVE'
+        GROUP BY ua.user_id) s) AS states
+    FROM ${keysTable(keys)} CROSS JOIN LATERAL (
+      SELECT ${MESSAGE_COLUMNS} FROM messages m WHERE m.conversation_id = k.conversation_id AND m.seq = k.seq OFFSET 0) m`,
   )
-  return rows.map((r) => ({
-    ...r,
-    conversationId: Number(r.conversationId),
-    seq: Number(r.seq),
-    userId: Number(r.userId),
-  }))
+  return {
+    messages: withMessages ? rows.map(toMessage) : [],
+    states: rows.flatMap((r) =>
+      r.states.map(([userId, favorite, deletedForMe, remindAt]) => ({
+        conversationId: Number(r.conversationId),
+        seq: Number(r.seq),
+        userId: Number(userId),
+        favorite,
+        deletedForMe,
+        remindAt: dateFromMs(remindAt),
+      })),
+    ),
+  }
 }
 
 /** A message's reaction group without a viewer's mark, and which of the asked users reacted with its emoji. */

@@ -1,8 +1,13 @@
+import { parse, print, type OperationDefinitionNode } from 'graphql'
 import { describe, expect, it } from 'vitest'
+import { schema } from '../../src/schema/index.ts'
+import { sameForEveryMember } from '../../src/schema/sharedViews.ts'
 import { newUsers } from '../support/harness.ts'
 import { AddReaction } from '../support/interactions.ts'
 import { DeleteForMe, EditMessage, SetFavorite } from '../support/lifecycle.ts'
+import { InboxEvents } from '../support/live.ts'
 import { createGroup, SendMessage, sendText } from '../support/operations.ts'
+import { UpdateSettings } from '../support/settings.ts'
 import { liveServer, subscribeWs, waitForSubscriptions } from '../support/server.ts'
 
 /**
@@ -109,5 +114,55 @@ describe('one event, each subscriber its own view', () => {
       { kind: 'ADDED', message: { content: { text: 'last' } } },
     ])
     expect([...toDeleter!.errors, ...toKeeper!.errors]).toEqual([])
+  })
+})
+
+const Alerts = `subscription FanoutAlerts {
+  inboxEvents {
+    __typename
+    ... on MessageEvent {
+      alert
+      message { id sender { handle } content { ... on TextContent { text } } conversation { id title } }
+    }
+    ... on MessageActionEvent { messageId favorite }
+  }
+}`
+
+const operation = (document: string) => parse(document).definitions[0] as OperationDefinitionNode
+
+describe('results shared by subscribers who see an event alike', () => {
+  it('are shared only by operations that select nothing else a member sees differently', () => {
+    expect(sameForEveryMember(schema, operation(Alerts))).toBe(true)
+    expect(sameForEveryMember(schema, operation(print(InboxEvents)))).toBe(true)
+    expect(sameForEveryMember(schema, operation(Inbox))).toBe(false)
+    for (const field of ['mentionsViewer', 'quoted { id }', 'receipt { readCount }', 'conversation { unreadCount }'])
+      expect(
+        sameForEveryMember(
+          schema,
+          operation(`subscription { inboxEvents { ... on MessageEvent { message { ${field} } } } }`),
+        ),
+      ).toBe(false)
+  })
+
+  it('still give each subscriber its own alert: the sender, a member, a member in do-not-disturb', async () => {
+    const [sender, member, quiet] = await newUsers(3, 'alerts')
+    const group = await createGroup(sender!, [member!, quiet!])
+    await quiet!.run(UpdateSettings, { id: group.id, input: { doNotDisturbUntil: '9999-12-31T00:00:00.000Z' } })
+    const streams = [sender!, member!, quiet!].map((u) =>
+      subscribeWs<Event & { inboxEvents: { alert?: boolean } }, never>(instance.connect(u.token), Alerts),
+    )
+    for (const u of [sender!, member!, quiet!]) await waitForSubscriptions(instance.server.app, u, 1)
+    const sent = (await sendText(sender!, group.id, 'shared')).message
+    const got = await Promise.all(
+      streams.map(
+        async (s) =>
+          (await s.waitUntil((es) => es.some((e) => e.inboxEvents.message?.id === sent.id))).find(
+            (e) => e.inboxEvents.message?.id === sent.id,
+          )!.inboxEvents,
+      ),
+    )
+    expect(got.map((e) => e.alert)).toEqual([false, true, false])
+    for (const event of got) expect(event.message).toMatchObject({ id: sent.id, content: { text: 'shared' } })
+    for (const s of streams) expect(s.errors).toEqual([])
   })
 })

@@ -1,13 +1,12 @@
 import DataLoader from 'dataloader'
 import type { Db } from '../../db/client.ts'
 import type { RealtimeEvent } from '../../realtime/events.ts'
-import { findConversationsForUser } from '../../store/conversations.ts'
 import {
   findAudienceReactions,
   findAudienceStates,
   findDeliveryMembers,
-  findStoredMessages,
   type AudienceReactionGroup,
+  type AudienceState,
   type DeliveryMember,
 } from '../../store/delivery.ts'
 import { findVisibleMessages } from '../../store/messages.ts'
@@ -40,6 +39,8 @@ export class Wave {
   private reads: Promise<WaveReads> | null = null
   private shared: Shared | null = null
   private members: Map<number, DeliveryMember> | null = null
+  /** The results subscribers with the same view share (payloads.ts#SharedView), kept as long as the wave. */
+  readonly views = new Map<unknown, unknown>()
 
   constructor(
     readonly event: RealtimeEvent,
@@ -76,22 +77,20 @@ export class Wave {
     const { conversationId } = event
     const key = event.type === 'message' ? { conversationId, seq: event.seq } : null
     const shared = this.sharedReads(db)
-    const [rows, message, states, conversation] = await Promise.all([
+    // Two statements: the members (each row with the conversation's), the message with the members' actions on it.
+    const [rows, [message, states]] = await Promise.all([
       findDeliveryMembers(db, conversationId, this.userIds),
-      key && shared.messages.load(key),
-      key && shared.states.load(key),
-      // The conversation row alone (user 0 has no membership); each subscriber pairs it with its own member row.
-      key && findConversationsForUser(db, [conversationId], 0).then((found) => found[0]?.conversation ?? null),
+      key ? shared.messageWithStates(key) : ([null, null] as const),
     ])
     const members = new Map(
-      rows.map((row) => {
+      rows.map(({ conversation: _, ...row }) => {
         const deleted = states?.get(row.member.userId)?.deletedForMe ?? false
         const sees = key === null || (message !== null && seesMessage(row.member, message, deleted))
         return [row.member.userId, { ...row, sees }]
       }),
     )
     this.members = members
-    return { members, message, conversation }
+    return { members, message, conversation: key && (rows[0]?.conversation ?? null) }
   }
 }
 
@@ -108,27 +107,33 @@ class Shared {
 
   constructor(db: Db, userIds: readonly number[], wave: Wave) {
     this.common = createLoaders(db, null)
+    const statesOf = (keys: readonly MessageKey[], states: AudienceState[]) => {
+      const found = new Map(keys.map((k) => [messageKeyText(k), new Map<number, ViewerState>()]))
+      for (const { userId, ...state } of states) found.get(messageKeyText(state))!.set(userId, state)
+      return keys.map((k) => found.get(messageKeyText(k))!)
+    }
+    // A message's read brings the subscribers' actions on it (primed), so visibility needs no second statement.
     this.messages = new DataLoader(
       async (keys) => {
-        const found = byKey(await findStoredMessages(db, keys))
+        const { messages, states } = await findAudienceStates(db, keys, userIds, true)
+        statesOf(keys, states).forEach((byUser, i) => this.states.prime(keys[i]!, byUser))
+        const found = byKey(messages)
         return keys.map((k) => found.get(messageKeyText(k)) ?? null)
       },
       { cacheKeyFn: messageKeyText },
     )
-    this.states = new DataLoader(
-      async (keys) => {
-        const found = new Map(keys.map((k) => [messageKeyText(k), new Map<number, ViewerState>()]))
-        for (const { userId, ...state } of await findAudienceStates(db, keys, userIds))
-          found.get(messageKeyText(state))!.set(userId, state)
-        return keys.map((k) => found.get(messageKeyText(k))!)
-      },
-      { cacheKeyFn: messageKeyText },
-    )
+    this.states = new DataLoader(async (keys) => statesOf(keys, (await findAudienceStates(db, keys, userIds)).states), {
+      cacheKeyFn: messageKeyText,
+    })
     this.reactions = new DataLoader(
       async (keys) => {
         const found = new Map(keys.map((k) => [messageKeyText(k), [] as AudienceReactionGroup[]]))
-        for (const group of await findAudienceReactions(db, keys, userIds))
-          found.get(messageKeyText(group))!.push(group)
+        // A message nobody ever reacted to (no reaction change took a pts) has no groups: a fresh one costs no read.
+        const stored = await Promise.all(keys.map((k) => this.messages.load(k)))
+        const reacted = keys.filter((_, i) => stored[i]?.reactionsPts != null)
+        if (reacted.length)
+          for (const group of await findAudienceReactions(db, reacted, userIds))
+            found.get(messageKeyText(group))!.push(group)
         return keys.map((k) => found.get(messageKeyText(k))!)
       },
       { cacheKeyFn: messageKeyText },
@@ -162,6 +167,12 @@ class Shared {
     }
   }
 
+  /** A message as stored and the subscribers' actions on it, from one statement (the states come primed). */
+  async messageWithStates(key: MessageKey): Promise<[MessageRecord | null, Map<number, ViewerState>]> {
+    const message = await this.messages.load(key)
+    return [message, await this.states.load(key)]
+  }
+
   /**
    * Messages as `viewerId` may see them: those of the event's conversation from the shared rows,
    * decided with the viewer's membership (rules.ts#seesMessage); any other (none a payload selects
@@ -178,7 +189,7 @@ class Shared {
     return Promise.all(
       keys.map(async (k) => {
         if (!member || member.member.conversationId !== k.conversationId) return own?.get(messageKeyText(k)) ?? null
-        const [message, states] = await Promise.all([this.messages.load(k), this.states.load(k)])
+        const [message, states] = await this.messageWithStates(k)
         const deleted = states.get(viewerId)?.deletedForMe ?? false
         return message && seesMessage(member.member, message, deleted) ? message : null
       }),
