@@ -7,11 +7,13 @@ import {
   toConversation,
   toMember,
   toMessage,
+  toUser,
   type ConversationRecord,
   type MemberRecord,
   type MessageRecord,
   type MessageRow,
   type MessageStatus,
+  type UserRecord,
 } from './records.ts'
 import { queryPooled } from './pooled.ts'
 import { Prisma, bigintArray, epochMs, type Conn } from './sql.ts'
@@ -60,24 +62,31 @@ const keysTable = (keys: readonly MessageKey[]) =>
 
 export type AudienceState = MessageKey & ViewerState & { userId: number }
 
+type SenderTuple = [id: number, handle: string, displayName: string, kind: UserRecord['kind']]
+
 /** One user's ACTIVE actions on message `m`, as [userId, favorite, deletedForMe, remindAt in epoch ms]. */
 type StateTuple = [userId: number, favorite: boolean, deletedForMe: boolean, remindAt: number | null]
 
 /**
  * The ACTIVE actions (favourite, reminder, delete-for-me) of any of `userIds` on the messages of
  * `keys`: one per user and message that has any, so a fresh message costs no row at all. With
- * `withMessages`, each message as stored too (an event's own message comes with them).
+ * `withMessages`, each message as stored too (an event's own message comes with them), and its
+ * sender's user row, which nearly every payload shows.
  */
 export async function findAudienceStates(
   conn: Conn,
   keys: readonly MessageKey[],
   userIds: readonly number[],
   withMessages = false,
-): Promise<{ messages: MessageRecord[]; states: AudienceState[] }> {
-  const rows = await queryPooled<MessageRow & { states: StateTuple[] }>(
+): Promise<{ messages: MessageRecord[]; states: AudienceState[]; senders: UserRecord[] }> {
+  const rows = await queryPooled<MessageRow & { states: StateTuple[]; sender: SenderTuple | null }>(
     conn,
     Prisma.sql`
-    SELECT ${withMessages ? Prisma.sql`m.*` : Prisma.sql`m."conversationId", m.seq`}, (
+    SELECT ${
+      withMessages
+        ? Prisma.sql`m.*, (SELECT json_build_array(u.id, u.handle, u.display_name, u.kind) FROM users u WHERE u.id = m."senderId") AS sender`
+        : Prisma.sql`m."conversationId", m.seq`
+    }, (
       SELECT coalesce(json_agg(json_build_array(s.user_id, s.favorite, s."deletedForMe", ${epochMs('s."remindAt"')})), '[]')
       FROM (SELECT ua.user_id, ${VIEWER_STATE_COLUMNS} FROM message_user_actions ua
         WHERE ua.conversation_id = m."conversationId" AND ua.seq = m.seq AND ua.user_id = ANY(${bigintArray(userIds)})
@@ -88,6 +97,9 @@ export async function findAudienceStates(
   )
   return {
     messages: withMessages ? rows.map(toMessage) : [],
+    senders: rows.flatMap(({ sender }) =>
+      sender ? [toUser({ id: sender[0], handle: sender[1], displayName: sender[2], kind: sender[3] })] : [],
+    ),
     states: rows.flatMap((r) =>
       r.states.map(([userId, favorite, deletedForMe, remindAt]) => ({
         conversationId: Number(r.conversationId),

@@ -115,8 +115,9 @@ class Shared {
     // A message's read brings the subscribers' actions on it (primed), so visibility needs no second statement.
     this.messages = new DataLoader(
       async (keys) => {
-        const { messages, states } = await findAudienceStates(db, keys, userIds, true)
+        const { messages, states, senders } = await findAudienceStates(db, keys, userIds, true)
         statesOf(keys, states).forEach((byUser, i) => this.states.prime(keys[i]!, byUser))
+        for (const sender of senders) this.common.users.prime(sender.id, sender)
         const found = byKey(messages)
         return keys.map((k) => found.get(messageKeyText(k)) ?? null)
       },
