@@ -3,6 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { build } from './scenarios/build.ts'
 import { fanout } from './scenarios/fanout.ts'
+import { fanoutCost } from './scenarios/fanout-cost.ts'
 import { historyDepth } from './scenarios/history-depth.ts'
 import { inbox } from './scenarios/inbox.ts'
 import { peer } from './scenarios/peer.ts'
@@ -20,6 +21,7 @@ const SCENARIOS: Record<string, (host: DatabaseHost, client: LoadClient) => Prom
   history: historyDepth,
   inbox,
   fanout,
+  'fanout-cost': fanoutCost,
   replay,
   search,
   build,

@@ -56,11 +56,13 @@ export const NO_ACTIONS: ViewerState = { favorite: false, deletedForMe: false, r
 
 export type ViewerStateRecord = MessageKey & ViewerState
 
+/** A ViewerState aggregated from the ACTIVE rows `ua` of one user and message. */
+export const VIEWER_STATE_COLUMNS = Prisma.sql`bool_or(ua.action = 'FAVORITE') AS favorite, bool_or(ua.action = 'DELETE') AS "deletedForMe",
+      max(ua.remind_at) FILTER (WHERE ua.action = 'REMINDER') AS "remindAt"`
+
 /** The user's ACTIVE actions on the messages of `keys` (a relation `k(conversation_id, seq)`), one row per message that has any. */
 export const viewerStatesSql = (userId: number, keys: Prisma.Sql) => Prisma.sql`
-    SELECT ua.conversation_id AS "conversationId", ua.seq,
-      bool_or(ua.action = 'FAVORITE') AS favorite, bool_or(ua.action = 'DELETE') AS "deletedForMe",
-      max(ua.remind_at) FILTER (WHERE ua.action = 'REMINDER') AS "remindAt"
+    SELECT ua.conversation_id AS "conversationId", ua.seq, ${VIEWER_STATE_COLUMNS}
     FROM ${keys}
     JOIN message_user_actions ua ON ua.conversation_id = k.conversation_id AND ua.seq = k.seq
     WHERE ua.user_id = ${userId} AND ua.status = 'ACTIVE'

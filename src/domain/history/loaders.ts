@@ -23,7 +23,7 @@ import { findFriendshipStates, type FriendshipState } from '../../store/friendsh
 import type { Viewer } from '../core/app.ts'
 
 /** What a set's loaders read with: its database, its viewer, and the set itself (to prime one loader from another's rows). */
-type Scope = {
+type LoaderScope = {
   db: Db
   viewerId: number
   loaders: {
@@ -40,7 +40,7 @@ const byKey = <K, V>(rows: V[], keyOf: (v: V) => K) => new Map(rows.map((r) => [
  * only its scope and the loaders made so far.
  */
 const factories = {
-  users: ({ db }: Scope) =>
+  users: ({ db }: LoaderScope) =>
     new DataLoader<number, UserRecord | null>(async (ids) => {
       const found = byKey(await findUsersByIds(db, ids), (u) => u.id)
       return ids.map((id) => found.get(id) ?? null)
@@ -48,13 +48,13 @@ const factories = {
   /** Users that came with a read of their own (primeUsers): a field reads them without a promise. */
   heldUsers: () => new Map<number, UserRecord>(),
   /** A conversation with the viewer's membership (member null when not a member). */
-  conversations: ({ db, viewerId }: Scope) =>
+  conversations: ({ db, viewerId }: LoaderScope) =>
     new DataLoader<number, ConversationAccess | null>(async (ids) => {
       const found = byKey(await findConversationsForUser(db, ids, viewerId), (a) => a.conversation.id)
       return ids.map((id) => found.get(id) ?? null)
     }),
   /** Messages the viewer may see, by (conversationId, seq). */
-  messages: ({ db, viewerId }: Scope) =>
+  messages: ({ db, viewerId }: LoaderScope) =>
     new DataLoader<MessageKey, MessageRecord | null, string>(
       async (keys) => {
         const found = byKey(await findVisibleMessages(db, { userId: viewerId }, keys), messageKey)
@@ -62,13 +62,13 @@ const factories = {
       },
       { cacheKeyFn: messageKey },
     ),
-  lastMessages: ({ db, viewerId }: Scope) =>
+  lastMessages: ({ db, viewerId }: LoaderScope) =>
     new DataLoader<number, MessageRecord | null>(async (ids) => {
       const found = byKey(await findLastVisibleMessages(db, { userId: viewerId }, ids), (m) => m.conversationId)
       return ids.map((id) => found.get(id) ?? null)
     }),
   /** Pinned messages the viewer may see, per conversation, newest pin first (one statement for a page of conversations). */
-  pins: ({ db, viewerId, loaders }: Scope) =>
+  pins: ({ db, viewerId, loaders }: LoaderScope) =>
     new DataLoader<number, PinRecord[]>(async (ids) => {
       const pins = await listVisiblePins(db, { userId: viewerId }, ids)
       for (const pin of pins) loaders.messages.prime(pin.message, pin.message)
@@ -76,7 +76,7 @@ const factories = {
       return ids.map((id) => found.get(id) ?? [])
     }),
   /** The other participant, per conversation. */
-  peers: ({ db, viewerId, loaders }: Scope) =>
+  peers: ({ db, viewerId, loaders }: LoaderScope) =>
     new DataLoader<number, UserRecord | null>(async (ids) => {
       const found = new Map((await findPeers(db, ids, viewerId)).map((p) => [p.conversationId, p.user]))
       // The peers' rows arrive with them: prime the user loader instead of batching them again later.
@@ -84,7 +84,7 @@ const factories = {
       return ids.map((id) => found.get(id) ?? null)
     }),
   /** Earlier versions of each message, oldest first. */
-  edits: ({ db }: Scope) =>
+  edits: ({ db }: LoaderScope) =>
     new DataLoader<MessageKey, MessageEditRecord[], string>(
       async (keys) => {
         const found = groupBy(await findEdits(db, keys), messageKey)
@@ -93,7 +93,7 @@ const factories = {
       { cacheKeyFn: messageKey },
     ),
   /** The viewer's own favourite, reminder and delete-for-me state of each message. */
-  viewerStates: ({ db, viewerId }: Scope) =>
+  viewerStates: ({ db, viewerId }: LoaderScope) =>
     new DataLoader<MessageKey, ViewerState, string>(
       async (keys) => {
         const found = byKey(await findViewerStates(db, viewerId, keys), messageKey)
@@ -102,13 +102,13 @@ const factories = {
       { cacheKeyFn: messageKey },
     ),
   /** The viewer's friendship with each user (User.viewerFriendship). */
-  friendships: ({ db, viewerId }: Scope) =>
+  friendships: ({ db, viewerId }: LoaderScope) =>
     new DataLoader<number, FriendshipState>(async (ids) => {
       const found = await findFriendshipStates(db, viewerId, ids)
       return ids.map((id) => found.get(id) ?? 'NONE')
     }),
   /** Each message's reaction groups with the viewer's own mark (one statement for a page of messages). */
-  reactions: ({ db, viewerId }: Scope) =>
+  reactions: ({ db, viewerId }: LoaderScope) =>
     new DataLoader<MessageKey, ReactionGroupRecord[], string>(
       async (keys) => {
         const found = groupBy(await findReactionGroups(db, viewerId, keys), messageKey)
@@ -117,7 +117,7 @@ const factories = {
       { cacheKeyFn: messageKey },
     ),
   /** Pages of who reacted, for every ReactionGroup.users of a request in one statement. */
-  reactors: ({ db, loaders }: Scope) =>
+  reactors: ({ db, loaders }: LoaderScope) =>
     new DataLoader<ReactorPage, ReactorRecord[], string>(
       async (pages) => {
         const found = await listReactors(db, pages)
@@ -127,19 +127,19 @@ const factories = {
       { cacheKeyFn: (p) => JSON.stringify(p) },
     ),
   /** The viewer's unread and mentioned-unread counts, per conversation (one statement for an inbox page). */
-  unreadCounts: ({ db, viewerId }: Scope) =>
+  unreadCounts: ({ db, viewerId }: LoaderScope) =>
     new DataLoader<number, UnreadCounts>(async (ids) => {
       const found = byKey(await countUnread(db, { userId: viewerId }, ids), (c) => c.conversationId)
       return ids.map((id) => found.get(id) ?? { unread: 0, mentioned: 0 })
     }),
   /** The viewer's own settings and draft, per conversation (one statement for an inbox page). */
-  conversationSettings: ({ db, viewerId }: Scope) =>
+  conversationSettings: ({ db, viewerId }: LoaderScope) =>
     new DataLoader<number, SettingsRecord>(async (ids) => {
       const found = byKey(await findSettings(db, viewerId, ids), (s) => s.conversationId)
       return ids.map((id) => found.get(id) ?? noSettings(id, viewerId))
     }),
   /** Read and unread audience counts of the viewer's own messages (one statement for a page of them). */
-  receiptCounts: ({ db, viewerId }: Scope) =>
+  receiptCounts: ({ db, viewerId }: LoaderScope) =>
     new DataLoader<MessageKey, ReceiptCounts, string>(
       async (keys) => {
         const found = byKey(await countReceipts(db, viewerId, keys), messageKey)
@@ -151,12 +151,17 @@ const factories = {
 
 type Factories = typeof factories
 type Made = { -readonly [K in keyof Factories]: ReturnType<Factories[K]> }
+/** Factories that replace the usual ones in one set (a live event's: answered from reads its subscribers share). */
+export type LoaderOverrides = { [K in keyof Factories]?: (scope: LoaderScope) => Made[K] }
+type Target = LoaderScope & { made: Partial<Made>; overrides: LoaderOverrides }
 
 /** Creates each loader the first time it is read; a loader set may also be assigned one (a shared one). */
-const lazyHandler: ProxyHandler<Scope & { made: Partial<Made> }> = {
+const lazyHandler: ProxyHandler<Target> = {
   get: (target, key) =>
     typeof key === 'string' && Object.hasOwn(factories, key)
-      ? (target.made[key as keyof Made] ??= factories[key as keyof Factories](target) as never)
+      ? (target.made[key as keyof Made] ??= (
+          target.overrides[key as keyof Factories] ?? factories[key as keyof Factories]
+        )(target) as never)
       : undefined,
   set: (target, key, value) =>
     typeof key === 'string' && Object.hasOwn(factories, key) && ((target.made[key as keyof Made] = value), true),
@@ -166,8 +171,8 @@ const lazyHandler: ProxyHandler<Scope & { made: Partial<Made> }> = {
  * A set of loaders, each made on first use: a subscription's context, or one live event, uses two
  * or three of them, and an open subscription holds its set.
  */
-export function createLoaders(db: Db, viewer: Viewer | null): Made {
-  const target = { db, viewerId: viewer?.userId ?? 0, made: {} } as Scope & { made: Partial<Made> }
+export function createLoaders(db: Db, viewer: Viewer | null, overrides: LoaderOverrides = {}): Made {
+  const target = { db, viewerId: viewer?.userId ?? 0, made: {}, overrides } as Target
   const loaders = new Proxy(target, lazyHandler) as unknown as Made
   target.loaders = loaders
   return loaders

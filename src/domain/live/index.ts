@@ -1,6 +1,7 @@
 // Live delivery: the hub of topics, subscriptions and their rules, replay on resume, account updates, typing.
 export { openConversationEventBatches, openConversationEvents, openInboxEvents } from './delivery.ts'
 export type { Delivery, DeliveryBatch, EventPayload } from './delivery.ts'
+export type { SharedView } from './payloads.ts'
 export { Hub } from './hub.ts'
 export type { LiveApp } from './hub.ts'
 export { inDoNotDisturb } from './rules.ts'

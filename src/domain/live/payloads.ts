@@ -22,8 +22,16 @@ export type EventPayload =
   | { typename: 'AccountChanged' }
   | { typename: 'Error'; error: Error }
 
+/**
+ * What a live event looks like to one subscriber, as far as it may differ between members: `key`
+ * names the view (a MessageEvent's `alert`), `scope` is one per event (its wave). Subscribers with
+ * the same key in the same scope may be answered with one execution and one serialised result when
+ * their operation selects nothing else that depends on the viewer (schema/sharedViews.ts).
+ */
+export type SharedView = { key: string; scope: Map<unknown, unknown> }
+
 /** One event for one subscriber, with the loaders its fields resolve through (primed from the shared reads). */
-export type Delivery = { payload: EventPayload; loaders: Loaders }
+export type Delivery = { payload: EventPayload; loaders: Loaders; view?: SharedView }
 /** Consecutive events for one subscriber that share their loaders (a replayed page, or one live event). */
 export type DeliveryBatch = { payloads: EventPayload[]; loaders: Loaders }
 

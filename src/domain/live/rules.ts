@@ -1,5 +1,5 @@
 import type { MessageEventKind, RealtimeEvent } from '../../realtime/events.ts'
-import type { MessageRecord } from '../../store/records.ts'
+import type { MemberRecord, MessageRecord } from '../../store/records.ts'
 import type { DeliveryMember } from '../../store/delivery.ts'
 import type { ConversationBound, WaveReads } from './wave.ts'
 
@@ -47,6 +47,21 @@ export function conversationVerdict(
   if (!member) return 'lostAccess'
   if (event.type === 'message' && (!member.sees || !reads.message || !reads.conversation)) return 'hidden'
   return 'deliver'
+}
+
+/**
+ * Whether a member may see a message: store/fragments.ts#visibleToUser decided in memory from rows
+ * an event's wave read once for every subscriber (the membership window, the directed audience,
+ * the member's own delete-for-me), so it costs no read per subscriber. The two must say the same.
+ */
+export function seesMessage(
+  member: Pick<MemberRecord, 'userId' | 'visibleFromSeq'>,
+  message: Pick<MessageRecord, 'seq' | 'senderId' | 'visibleTo'>,
+  deletedForMe: boolean,
+): boolean {
+  const directed =
+    message.visibleTo.length === 0 || message.senderId === member.userId || message.visibleTo.includes(member.userId)
+  return message.seq >= member.visibleFromSeq && directed && !deletedForMe
 }
 
 /** Do-not-disturb is on while now < doNotDisturbUntil (a past time is off). */

@@ -88,10 +88,9 @@ export class Subscription {
     return this.hub.db
   }
 
+  /** A loader set of the viewer's own, or for a live event the one its wave shares with the other subscribers. */
   loaders(wave?: Wave): Loaders {
-    const loaders = createLoaders(this.db, this.viewer)
-    if (wave) loaders.users = wave.sharedUsers(this.db)
-    return loaders
+    return wave ? wave.loadersFor(this.db, this.viewer) : createLoaders(this.db, this.viewer)
   }
 
   /**
@@ -148,23 +147,21 @@ export class Subscription {
     if (verdict === 'hidden') return null
     const loaders = this.loaders(wave)
     switch (event.type) {
-      case 'message':
+      case 'message': {
         loaders.conversations.prime(conversationId, { conversation: reads.conversation!, member: member!.member })
         loaders.messages.prime(reads.message!, reads.message)
+        const alert = alerts(event.kind, reads.message!, this.viewer.userId, member!.doNotDisturbUntil, new Date())
         return {
-          payload: {
-            typename: 'MessageEvent',
-            kind: event.kind,
-            pts: event.pts,
-            message: reads.message!,
-            alert: alerts(event.kind, reads.message!, this.viewer.userId, member!.doNotDisturbUntil, new Date()),
-          },
+          payload: { typename: 'MessageEvent', kind: event.kind, pts: event.pts, message: reads.message!, alert },
           loaders,
+          view: { key: alert ? 'alert' : 'quiet', scope: wave.views },
         }
+      }
       case 'read':
         return {
           payload: { typename: 'ReadEvent', conversationId, userId: event.userId, lastReadSeq: event.lastReadSeq },
           loaders,
+          view: { key: '', scope: wave.views },
         }
       case 'typing':
         return {
@@ -175,6 +172,7 @@ export class Subscription {
             expiresAt: new Date(event.expiresAt),
           },
           loaders,
+          view: { key: '', scope: wave.views },
         }
     }
   }

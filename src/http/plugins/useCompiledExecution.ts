@@ -14,6 +14,27 @@ import {
 } from 'graphql'
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit'
 import { isAsyncIterable, mapAsyncIterator, type Plugin } from 'graphql-yoga'
+import type { SharedView } from '../../domain/live/index.ts'
+import { sameForEveryMember } from '../../schema/sharedViews.ts'
+
+/**
+ * One execution for every subscriber of an event who sees it alike (decision 0271): the first one
+ * to take the event runs it, the others with the same view, operation and variables get the same
+ * result (graphql-ws still writes a frame per subscription, with its own id).
+ */
+function sharedResult(
+  view: SharedView,
+  entry: Compiled,
+  variables: string,
+  run: () => ExecutionResult | Promise<ExecutionResult>,
+): ExecutionResult | Promise<ExecutionResult> {
+  let byOperation = view.scope.get(entry) as Map<string, ExecutionResult | Promise<ExecutionResult>> | undefined
+  if (!byOperation) view.scope.set(entry, (byOperation = new Map()))
+  const key = `${view.key}\n${variables}`
+  let result = byOperation.get(key)
+  if (!result) byOperation.set(key, (result = run()))
+  return result
+}
 
 /** An input type with a @oneOf input object somewhere inside it. */
 function reachesOneOf(type: GraphQLInputType, seen = new Set<GraphQLInputType>()): boolean {
@@ -47,6 +68,8 @@ type Compiled = {
   query: CompiledQuery
   operation: OperationDefinitionNode
   oneOf: { name: string; type: GraphQLInputType }[]
+  /** A subscription whose events' results are the same for every subscriber with the same view (schema/sharedViews.ts). */
+  sharesViews: boolean
 }
 
 /**
@@ -75,7 +98,12 @@ export function useCompiledExecution(): Plugin {
       )
       entry =
         isCompiledQuery(query) && operation
-          ? { query, operation, oneOf: oneOfVariables(args.schema, operation) }
+          ? {
+              query,
+              operation,
+              oneOf: oneOfVariables(args.schema, operation),
+              sharesViews: operation.operation === 'subscription' && sameForEveryMember(args.schema, operation),
+            }
           : (query as ExecutionResult)
       byOperation.set(operationName, entry)
     }
@@ -109,7 +137,12 @@ export function useCompiledExecution(): Plugin {
     // Each event runs on its own copy of the operation's context: what its resolvers put there (the
     // event's loaders, see schema/subscription.ts) goes with the event, not held while the subscription idles.
     const context = args.contextValue as object
-    return mapAsyncIterator(stream, (event: unknown) => entry.query.query(event, { ...context }, args.variableValues))
+    const variables = entry.sharesViews ? JSON.stringify(args.variableValues ?? {}) : ''
+    return mapAsyncIterator(stream, (event: unknown) => {
+      const run = () => entry.query.query(event, { ...context }, args.variableValues)
+      const view = entry.sharesViews ? (event as { view?: SharedView }).view : undefined
+      return view ? sharedResult(view, entry, variables, run) : run()
+    })
   }
 
   return {

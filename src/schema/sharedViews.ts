@@ -1,0 +1,99 @@
+import {
+  TypeInfo,
+  visit,
+  visitWithTypeInfo,
+  type DocumentNode,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+} from 'graphql'
+
+/**
+ * Whether a live event's result may be shared by every subscriber of the event with the same view
+ * (decision 0271): the operation selects only fields whose values are the same for every member who
+ * receives the event, besides `MessageEvent.alert`, which the view carries (domain/live's
+ * `Delivery.view`). Anything that depends on the viewer (`mentionsViewer`, `viewerState`,
+ * reactions' `viewerReacted`, a quote's visibility, the conversation's per-viewer fields, receipts)
+ * is not listed, so an operation that selects it executes per subscriber as before.
+ */
+const SAME_FOR_EVERY_MEMBER: Record<string, ReadonlySet<string>> = {
+  Subscription: new Set(['conversationEvents', 'inboxEvents']),
+  MessageEvent: new Set(['kind', 'pts', 'message', 'cursor', 'alert']),
+  ReadEvent: new Set(['conversationId', 'user', 'lastReadSeq']),
+  TypingEvent: new Set(['conversationId', 'user', 'expiresAt']),
+  Message: new Set([
+    'id',
+    'conversationId',
+    'conversation',
+    'seq',
+    'pts',
+    'senderType',
+    'sender',
+    'kind',
+    'content',
+    'clientMessageId',
+    'mentions',
+    'mentionsAll',
+    'status',
+    'sentAt',
+    'editedAt',
+    'recalledAt',
+    'recalledBy',
+    'forwardedFrom',
+    'edits',
+  ]),
+  Conversation: new Set([
+    'id',
+    'type',
+    'title',
+    'historyVisibility',
+    'createdAt',
+    'lastSeq',
+    'lastPts',
+    'lastActivityAt',
+  ]),
+  User: new Set(['id', 'handle', 'displayName', 'kind']),
+}
+/** Fields below which everything is a function of the message alone (its content, a copy's origin, its edits). */
+const MESSAGE_ONLY = new Set(['Message.content', 'Message.forwardedFrom', 'Message.edits'])
+/** Events that come on the viewer's own topic only: each is the viewer's alone and never shared, whatever it selects. */
+const VIEWERS_OWN = new Set([
+  'ConversationJoinedEvent',
+  'ReminderDueEvent',
+  'MessageActionEvent',
+  'ConversationUpdatedEvent',
+  'ConversationRemovedEvent',
+])
+/** Whether nothing selected below this field can make a shared event differ between members. */
+const settled = (parent: string, field: string) => VIEWERS_OWN.has(parent) || MESSAGE_ONLY.has(`${parent}.${field}`)
+
+/** True when every field `operation` selects is the same for every member who receives an event. */
+export function sameForEveryMember(schema: GraphQLSchema, operation: OperationDefinitionNode): boolean {
+  const typeInfo = new TypeInfo(schema)
+  let shared = true
+  let settledDepth = 0
+  const document: DocumentNode = { kind: 'Document' as DocumentNode['kind'], definitions: [operation] }
+  visit(
+    document,
+    visitWithTypeInfo(typeInfo, {
+      Field: {
+        enter(node) {
+          const parent = typeInfo.getParentType()
+          const name = node.name.value
+          if (parent && settled(parent.name, name)) settledDepth++
+          else if (
+            parent &&
+            name !== '__typename' &&
+            settledDepth === 0 &&
+            !SAME_FOR_EVERY_MEMBER[parent.name]?.has(name)
+          )
+            shared = false
+        },
+        leave(node) {
+          const parent = typeInfo.getParentType()
+          if (parent && settled(parent.name, node.name.value)) settledDepth--
+        },
+      },
+    }),
+  )
+  return shared
+}
