@@ -105,7 +105,7 @@ export function startTestWorker(app: Parley): WebhookWorker {
 }
 
 export type ReceivedRequest = { n: number; headers: IncomingHttpHeaders; body: string; answered: number }
-export type Body = {
+type Body = {
   type: string
   timestamp: string
   data: {
