@@ -123,10 +123,11 @@ type Body = {
 }
 
 /**
- * A receiver on loopback: `answer(n)` chooses the status of the n-th request (1-based; default 204).
- * `requests` holds every request; `delivered` the bodies of those answered 2xx, in arrival order.
+ * A receiver on loopback: `answer(n)` chooses the status of the n-th request (1-based; default 204),
+ * sent with `headers`. `requests` holds every request; `delivered` the bodies of those answered 2xx,
+ * in arrival order.
  */
-export async function startReceiver(answer: (n: number) => number = () => 204) {
+export async function startReceiver(answer: (n: number) => number = () => 204, headers: Record<string, string> = {}) {
   const requests: ReceivedRequest[] = []
   const server = createServer((req, res) => {
     let body = ''
@@ -136,7 +137,7 @@ export async function startReceiver(answer: (n: number) => number = () => 204) {
       const n = requests.length + 1
       const answered = answer(n)
       requests.push({ n, headers: req.headers, body, answered })
-      res.writeHead(answered).end()
+      res.writeHead(answered, headers).end()
     })
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))

@@ -1,6 +1,7 @@
 import { Webhook as Verifier, WebhookVerificationError } from 'standardwebhooks'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { WebhookWorker } from '../../src/domain/webhooks/index.ts'
+import { createMetrics } from '../../src/ops/metrics.ts'
 import { codes, newUser, newUsers, testApp, type TestUser } from '../support/harness.ts'
 import { EditMessage, RecallMessage } from '../support/lifecycle.ts'
 import { createGroup, RemoveMember, SendMessage, sendText } from '../support/operations.ts'
@@ -24,8 +25,8 @@ afterAll(() => worker.stop())
 
 const receivers: Awaited<ReturnType<typeof startReceiver>>[] = []
 afterAll(() => Promise.all(receivers.map((r) => r.close())))
-async function receiver(answer?: (n: number) => number) {
-  const r = await startReceiver(answer)
+async function receiver(answer?: (n: number) => number, headers?: Record<string, string>) {
+  const r = await startReceiver(answer, headers)
   receivers.push(r)
   return r
 }
@@ -269,5 +270,38 @@ describe('webhooks: delivery', () => {
     )
     expect(done).toMatchObject({ active: true, disabledReason: null })
     expect(done.deliveries.edges.map((e) => e.node.attempts)).toEqual([1, 1, attempts + 1])
+  })
+
+  it('follows no redirect: a 3xx is a failed attempt, and the Location is never requested', async () => {
+    const [alice, bob] = await newUsers(2)
+    const group = await createGroup(alice!, [bob!])
+    const elsewhere = await receiver()
+    const r = await receiver(() => 302, { location: elsewhere.url })
+    const { webhook } = await hook(bob!, r.url)
+    await sendText(alice!, group.id, 'redirected')
+    const failed = await eventually(
+      () => deliveriesOf(bob!, webhook.id),
+      (w) => !w.active,
+    )
+    expect(failed.deliveries.edges.map((e) => [e.node.status, e.node.lastStatusCode])).toEqual([['FAILED', 302]])
+    expect(elsewhere.requests).toEqual([])
+  })
+
+  it('metrics: attempts by outcome, their latency, and the oldest pending delivery’s age', async () => {
+    const metrics = createMetrics()
+    metrics.watchWebhooks(worker)
+    const [alice, bob] = await newUsers(2)
+    const group = await createGroup(alice!, [bob!])
+    const r = await receiver((n) => (n === 1 ? 500 : 200))
+    await hook(bob!, r.url)
+    await sendText(alice!, group.id, 'counted')
+    await r.until((requests) => requests.some((q) => q.answered === 200))
+    const text = await eventually(
+      () => metrics.registry.metrics(),
+      (t) => /parley_webhook_attempts_total\{outcome="delivered"\} [1-9]/.test(t),
+    )
+    expect(text).toMatch(/parley_webhook_attempts_total\{outcome="retry"\} [1-9]/)
+    expect(text).toMatch(/parley_webhook_attempt_duration_seconds_count [1-9]/)
+    expect(text).toMatch(/parley_webhook_oldest_pending_seconds \d/)
   })
 })
