@@ -59,11 +59,14 @@ export async function insertWebhook(
   return toWebhook(row!)
 }
 
-/** The owner's webhook `id`, locked for a change when `forUpdate`. */
+/**
+ * The owner's webhook `id`, locked for a change when `forUpdate` (NO KEY: the outbox rows sends
+ * insert meanwhile only share-lock its key).
+ */
 export async function findWebhook(conn: Conn, ownerId: number, id: number, forUpdate = false) {
   const [row] = await conn.$queryRaw<Row[]>`
     SELECT ${COLUMNS} FROM webhooks w WHERE w.id = ${id} AND w.owner_id = ${ownerId}
-    ${forUpdate ? Prisma.sql`FOR UPDATE` : Prisma.empty}`
+    ${forUpdate ? Prisma.sql`FOR NO KEY UPDATE` : Prisma.empty}`
   return row ? toWebhook(row) : null
 }
 

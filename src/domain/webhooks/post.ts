@@ -1,6 +1,7 @@
 import http from 'node:http'
 import https from 'node:https'
-import { guardedLookup, type AddressRules } from './address.ts'
+import { isIP } from 'node:net'
+import { checkHost, guardedLookup, type AddressRules } from './address.ts'
 
 /** A receiver is hostile: one attempt costs at most this long and reads at most this much. */
 export const ATTEMPT_TIMEOUT_MS = 10_000
@@ -18,13 +19,17 @@ export const createAgents = (): Agents => ({
  * redirect is followed (a 3xx is an answer like any other); the address is checked as the connection
  * is made; a receiver that has not answered within `timeoutMs` fails the attempt.
  */
-export function postWebhook(
+export async function postWebhook(
   url: string,
   headers: Record<string, string>,
   body: string,
   opts: { rules: AddressRules; agents: Agents; timeoutMs?: number },
 ): Promise<number> {
   const target = new URL(url)
+  // Node connects to an address literal without a lookup: judged here against today's rules.
+  const literal = target.hostname.replace(/^\[(.*)\]$/, '$1')
+  const refused = isIP(literal) ? await checkHost(literal, opts.rules) : null
+  if (refused) throw new Error(refused)
   const client = target.protocol === 'https:' ? https : http
   return new Promise<number>((resolve, reject) => {
     const request = client.request(target, {
