@@ -122,7 +122,8 @@ export function createMetrics() {
       help: 'Age of the oldest PENDING webhook delivery (as this instance reads the shared outbox)',
       registers,
       async collect() {
-        for (const worker of webhookWorkers) this.set(await worker.oldestPendingAgeSeconds())
+        // A database that is away fails the webhooks' own reads, not the whole scrape.
+        for (const worker of webhookWorkers) this.set(await worker.oldestPendingAgeSeconds().catch(() => NaN))
       },
     }),
     poolSize: poolGauge(

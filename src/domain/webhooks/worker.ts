@@ -58,6 +58,7 @@ export function startWebhookWorker(
   let stopped = false
   let pumping: Promise<void> | null = null
   let again = false
+  let claimFailure: string | null = null
 
   async function attempt(d: ClaimedDelivery): Promise<void> {
     const started = performance.now()
@@ -117,8 +118,20 @@ export function startWebhookWorker(
         if (claimed.length === room) again = true
       } while (again && !stopped)
     })()
-      .catch((error: unknown) => log(`webhook claim failed: ${error instanceof Error ? error.message : String(error)}`))
-      .finally(() => (pumping = null))
+      .then(() => {
+        claimFailure = null
+      })
+      .catch((error: unknown) => {
+        // Polled ten times a second: an outage is logged when it starts (or changes), not on every poll.
+        const message = error instanceof Error ? error.message : String(error)
+        if (message !== claimFailure) log(`webhook claim failed: ${message}`)
+        claimFailure = message
+      })
+      .finally(() => {
+        pumping = null
+        // Asked for while the last round was finishing: go round once more.
+        if (again) pump()
+      })
   }
 
   const poll = setInterval(pump, pollMs)
