@@ -5,7 +5,14 @@ import type { WebhookEventType, WebhookScope } from './webhooks.ts'
 /** The outbox (decision 0272): one row per change and matching webhook, leased by workers. */
 
 export type DeliveryStatus = 'PENDING' | 'DELIVERED' | 'FAILED'
-export type OutboxEvent = { conversationId: number; seq: number; pts: number; type: WebhookEventType }
+/** `actorId`: who made the change when the message row does not say (a reaction). */
+export type OutboxEvent = {
+  conversationId: number
+  seq: number
+  pts: number
+  type: WebhookEventType
+  actorId: number | null
+}
 
 /**
  * Writes the deliveries of `events` (in the caller's transaction): for every webhook whose events
@@ -13,18 +20,21 @@ export type OutboxEvent = { conversationId: number; seq: number; pts: number; ty
  * as a current member (membership window, directed messages) and did not make the change.
  */
 export async function enqueueDeliveries(conn: Conn, events: readonly OutboxEvent[]): Promise<number> {
-  const column = (pick: (e: OutboxEvent) => number | string) => `{${events.map(pick).join(',')}}`
+  const column = (pick: (e: OutboxEvent) => number | string | null) =>
+    `{${events.map((e) => pick(e) ?? 'NULL').join(',')}}`
   return conn.$executeRaw`
     INSERT INTO webhook_deliveries (webhook_id, conversation_id, seq, pts, event_type)
     SELECT w.id, e.conversation_id, e.seq, e.pts, e.event_type
     FROM unnest(${column((e) => e.conversationId)}::bigint[], ${column((e) => e.seq)}::bigint[],
-      ${column((e) => e.pts)}::bigint[], ${column((e) => e.type)}::"WebhookEventType"[])
-      WITH ORDINALITY AS e(conversation_id, seq, pts, event_type, n)
+      ${column((e) => e.pts)}::bigint[], ${column((e) => e.type)}::"WebhookEventType"[],
+      ${column((e) => e.actorId)}::bigint[])
+      WITH ORDINALITY AS e(conversation_id, seq, pts, event_type, actor_id, n)
     JOIN messages m ON m.conversation_id = e.conversation_id AND m.seq = e.seq
     JOIN webhooks w ON e.event_type = ANY(w.events)
       AND (w.conversation_ids IS NULL OR e.conversation_id = ANY(w.conversation_ids))
     WHERE w.scope = 'ALL' OR (
-      (CASE WHEN e.event_type = 'MESSAGE_RECALLED' THEN m.recalled_by_id ELSE m.sender_id END) IS DISTINCT FROM w.owner_id
+      COALESCE(e.actor_id, CASE WHEN e.event_type = 'MESSAGE_RECALLED' THEN m.recalled_by_id ELSE m.sender_id END)
+        IS DISTINCT FROM w.owner_id
       AND EXISTS (SELECT 1 FROM conversation_members cm
         WHERE cm.conversation_id = m.conversation_id AND cm.user_id = w.owner_id AND cm.left_at IS NULL
           AND m.seq >= cm.visible_from_seq AND ${directedTo(Prisma.sql`w.owner_id`)}))
@@ -56,6 +66,8 @@ export type ClaimedDelivery = {
     mentionUserIds: number[]
     mentionAll: boolean
   } | null
+  /** For REACTIONS_CHANGED: the message's reactions now, by emoji. */
+  reactions: { emoji: string; count: number }[] | null
 }
 
 /**
@@ -86,7 +98,10 @@ export async function claimDeliveries(conn: Conn, limit: number, leaseMs: number
       d.round_attempts AS "roundAttempts", d.body, d.created_at AS "createdAt",
       CASE WHEN m.seq IS NULL THEN NULL ELSE json_build_object('senderType', m.sender_type, 'senderId', m.sender_id,
         'senderHandle', u.handle, 'kind', m.kind, 'status', m.status, 'content', m.content,
-        'mentionUserIds', m.mention_user_ids, 'mentionAll', m.mention_all) END AS message`
+        'mentionUserIds', m.mention_user_ids, 'mentionAll', m.mention_all) END AS message,
+      CASE WHEN d.event_type = 'REACTIONS_CHANGED' THEN COALESCE((SELECT json_agg(json_build_object('emoji', g.emoji,
+        'count', g.count) ORDER BY g.first_reacted_at) FROM message_reaction_groups g
+        WHERE g.conversation_id = d.conversation_id AND g.seq = d.seq), '[]') END AS reactions`
   return rows.map((r) => ({
     ...r,
     id: Number(r.id),

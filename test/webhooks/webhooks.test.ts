@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { WebhookWorker } from '../../src/domain/webhooks/index.ts'
 import { createMetrics } from '../../src/ops/metrics.ts'
 import { codes, newUser, newUsers, testApp, type TestUser } from '../support/harness.ts'
+import { AddReaction } from '../support/interactions.ts'
 import { EditMessage, RecallMessage } from '../support/lifecycle.ts'
 import { createGroup, RemoveMember, SendMessage, sendText } from '../support/operations.ts'
 import {
@@ -201,6 +202,31 @@ describe('webhooks: delivery', () => {
       'MESSAGE_EDITED',
       'MESSAGE_ADDED',
     ])
+  })
+
+  it('reactions: others’ reactions arrive as reactions.changed with the counts, the owner’s own do not', async () => {
+    const [alice, bob] = await newUsers(2)
+    const group = await createGroup(alice!, [bob!])
+    const r = await receiver()
+    const { webhook } = await bob!
+      .run(CreateWebhook, {
+        input: { url: r.url, events: ['REACTIONS_CHANGED'] },
+      })
+      .then((d) => d.createWebhook)
+    const m = (await sendText(bob!, group.id, 'react to me')).message
+    await bob!.run(AddReaction, { messageId: m.id, emoji: '👍' })
+    await alice!.run(AddReaction, { messageId: m.id, emoji: '👍' })
+    await r.until((requests) => requests.length === 1)
+    expect(r.delivered()).toEqual([
+      expect.objectContaining({
+        type: 'reactions.changed',
+        data: expect.objectContaining({
+          message: expect.objectContaining({ id: m.id }),
+          reactions: [{ emoji: '👍', count: 2 }],
+        }),
+      }),
+    ])
+    expect((await deliveriesOf(bob!, webhook.id)).deliveries.edges).toHaveLength(1)
   })
 
   it('rotation: the new secret signs from then on, the old one no longer verifies', async () => {

@@ -8,6 +8,7 @@ const TYPE_OF: Partial<Record<MessageEventKind, WebhookEventType>> = {
   ADDED: 'MESSAGE_ADDED',
   EDITED: 'MESSAGE_EDITED',
   RECALLED: 'MESSAGE_RECALLED',
+  REACTIONS_CHANGED: 'REACTIONS_CHANGED',
 }
 
 /**
@@ -19,7 +20,8 @@ export async function recordWebhookDeliveries(tx: Tx, events: readonly RealtimeE
   const reported: OutboxEvent[] = []
   for (const e of events) {
     const type = e.type === 'message' ? TYPE_OF[e.kind] : undefined
-    if (type && e.type === 'message') reported.push({ conversationId: e.conversationId, seq: e.seq, pts: e.pts, type })
+    if (type && e.type === 'message')
+      reported.push({ conversationId: e.conversationId, seq: e.seq, pts: e.pts, type, actorId: e.actorId ?? null })
   }
   if (reported.length) await enqueueDeliveries(tx, reported)
 }

@@ -28,6 +28,11 @@ export function renderBody(d: ClaimedDelivery): string {
   return JSON.stringify({
     type: bodyType(d.eventType),
     timestamp: new Date(d.createdAt).toISOString(),
-    data: { conversationId: encodeGlobalId('Conversation', d.conversationId), pts: d.pts, message },
+    data: {
+      conversationId: encodeGlobalId('Conversation', d.conversationId),
+      pts: d.pts,
+      message,
+      ...(d.reactions ? { reactions: d.reactions } : {}),
+    },
   })
 }
