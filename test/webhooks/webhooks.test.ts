@@ -229,6 +229,20 @@ describe('webhooks: delivery', () => {
     expect((await deliveriesOf(bob!, webhook.id)).deliveries.edges).toHaveLength(1)
   })
 
+  it('scope ALL (an operator’s) hears conversations the operator is not in, narrowed by conversationIds', async () => {
+    const [alice, bob] = await newUsers(2)
+    const [heard, other] = [await createGroup(alice!, [bob!]), await createGroup(alice!, [bob!])]
+    const operator = await newUser({ operator: true })
+    const r = await receiver()
+    await hook(operator, r.url, { scope: 'ALL', conversationIds: [heard.id] })
+    await sendText(alice!, other.id, 'not this one')
+    const m = (await sendText(alice!, heard.id, 'this one')).message
+    await r.until((requests) => requests.length === 1)
+    expect(
+      r.delivered().map((b) => [b.data.conversationId, b.data.message.id, b.data.message.mentionsRecipient]),
+    ).toEqual([[heard.id, m.id, false]])
+  })
+
   it('rotation: the new secret signs from then on, the old one no longer verifies', async () => {
     const [alice, bob] = await newUsers(2)
     const group = await createGroup(alice!, [bob!])
