@@ -17,14 +17,21 @@ export type OutboxEvent = {
 /**
  * Writes the deliveries of `events` (in the caller's transaction): for every webhook whose events
  * and conversation filter match, ALL scope always, VIEWER scope when the owner may see the message
- * as a current member (membership window, directed messages) and did not make the change.
+ * as a current member (membership window, directed messages) and did not make the change. Each row
+ * keeps the message as this change left it: a later edit does not rewrite an earlier delivery.
  */
 export async function enqueueDeliveries(conn: Conn, events: readonly OutboxEvent[]): Promise<number> {
   const column = (pick: (e: OutboxEvent) => number | string | null) =>
     `{${events.map((e) => pick(e) ?? 'NULL').join(',')}}`
   return conn.$executeRaw`
-    INSERT INTO webhook_deliveries (webhook_id, conversation_id, seq, pts, event_type)
-    SELECT w.id, e.conversation_id, e.seq, e.pts, e.event_type
+    INSERT INTO webhook_deliveries (webhook_id, conversation_id, seq, pts, event_type, snapshot)
+    SELECT w.id, e.conversation_id, e.seq, e.pts, e.event_type, json_build_object(
+      'message', json_build_object('senderType', m.sender_type, 'senderId', m.sender_id,
+        'senderHandle', (SELECT u.handle FROM users u WHERE u.id = m.sender_id), 'kind', m.kind, 'status', m.status,
+        'content', m.content, 'mentionUserIds', m.mention_user_ids, 'mentionAll', m.mention_all),
+      'reactions', CASE WHEN e.event_type = 'REACTIONS_CHANGED' THEN COALESCE((SELECT json_agg(json_build_object(
+        'emoji', g.emoji, 'count', g.count) ORDER BY g.first_reacted_at) FROM message_reaction_groups g
+        WHERE g.conversation_id = m.conversation_id AND g.seq = m.seq), '[]') END)
     FROM unnest(${column((e) => e.conversationId)}::bigint[], ${column((e) => e.seq)}::bigint[],
       ${column((e) => e.pts)}::bigint[], ${column((e) => e.type)}::"WebhookEventType"[],
       ${column((e) => e.actorId)}::bigint[])
@@ -41,7 +48,7 @@ export async function enqueueDeliveries(conn: Conn, events: readonly OutboxEvent
     ORDER BY e.n, w.id`
 }
 
-/** A leased delivery with what its request needs: the webhook, and the message as stored now. */
+/** A leased delivery with what its request needs: the webhook, and the message as the change left it. */
 export type ClaimedDelivery = {
   id: number
   webhookId: number
@@ -90,18 +97,11 @@ export async function claimDeliveries(conn: Conn, limit: number, leaseMs: number
     )
     UPDATE webhook_deliveries d SET leased_until = now() + ${leaseMs} * interval '1 millisecond'
     FROM due JOIN webhook_deliveries x ON x.id = due.id JOIN webhooks w ON w.id = x.webhook_id
-      LEFT JOIN messages m ON m.conversation_id = x.conversation_id AND m.seq = x.seq
-      LEFT JOIN users u ON u.id = m.sender_id
     WHERE d.id = due.id
     RETURNING d.id, d.webhook_id AS "webhookId", w.url, w.secret, w.owner_id AS "ownerId", w.scope::text AS scope,
       d.event_type::text AS "eventType", d.conversation_id AS "conversationId", d.seq, d.pts,
       d.round_attempts AS "roundAttempts", d.body, d.created_at AS "createdAt",
-      CASE WHEN m.seq IS NULL THEN NULL ELSE json_build_object('senderType', m.sender_type, 'senderId', m.sender_id,
-        'senderHandle', u.handle, 'kind', m.kind, 'status', m.status, 'content', m.content,
-        'mentionUserIds', m.mention_user_ids, 'mentionAll', m.mention_all) END AS message,
-      CASE WHEN d.event_type = 'REACTIONS_CHANGED' THEN COALESCE((SELECT json_agg(json_build_object('emoji', g.emoji,
-        'count', g.count) ORDER BY g.first_reacted_at) FROM message_reaction_groups g
-        WHERE g.conversation_id = d.conversation_id AND g.seq = d.seq), '[]') END AS reactions`
+      d.snapshot -> 'message' AS message, d.snapshot -> 'reactions' AS reactions`
   return rows.map((r) => ({
     ...r,
     id: Number(r.id),

@@ -42,6 +42,7 @@ CREATE TABLE "webhook_deliveries" (
     "last_error" VARCHAR(500),
     "next_attempt_at" TIMESTAMPTZ(3) DEFAULT CURRENT_TIMESTAMP,
     "leased_until" TIMESTAMPTZ(3),
+    "snapshot" JSONB,
     "body" TEXT,
     "delivered_at" TIMESTAMPTZ(3),
     "created_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,

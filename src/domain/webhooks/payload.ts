@@ -6,7 +6,7 @@ const bodyType = (eventType: string) => eventType.toLowerCase().replace('_', '.'
 
 /**
  * The request body of a delivery: ids as the GraphQL API gives them (a receiver calls back with
- * them), the message as its owner may see it now (a recalled one without content), and whether it
+ * them), the message as the change left it (a recalled one without content), and whether it
  * mentions the webhook's owner.
  */
 export function renderBody(d: ClaimedDelivery): string {
