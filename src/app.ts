@@ -1,8 +1,8 @@
 import type { Redis } from 'ioredis'
-import type { Config } from './config/env.ts'
+import { StartupError, type Config } from './config/env.ts'
 import type { Db } from './db/client.ts'
 import type { App } from './domain/core/index.ts'
-import type { Settings } from './domain/core/index.ts'
+import { DEFAULT_RETRY_SCHEDULE_MS, type Settings } from './domain/core/index.ts'
 import { Hub, type LiveApp } from './domain/live/index.ts'
 import type { TypingApp } from './domain/live/index.ts'
 import { createRateLimits } from './domain/rateLimits/index.ts'
@@ -40,8 +40,19 @@ export function createApp({
   }
 }
 
-/** The behaviour settings a server runs with, from its environment. */
-export function settingsFromConfig(config: Config, sensitiveWords: string[] = []): Settings {
+/**
+ * The behaviour settings a server runs with, from its environment; `authSecret` seals webhook
+ * secrets when WEBHOOK_SECRET_KEY is not set.
+ */
+export function settingsFromConfig(
+  config: Config,
+  sensitiveWords: string[] = [],
+  authSecret: string | null = null,
+): Settings {
+  const webhookKey = config.WEBHOOK_SECRET_KEY ?? authSecret
+  // Webhook secrets are sealed with it: no key would mean sealing with an empty one.
+  if (!webhookKey)
+    throw new StartupError('set WEBHOOK_SECRET_KEY (webhook secrets are sealed with it) when AUTH_SECRET is not set')
   return {
     recallWindowSeconds: config.RECALL_WINDOW_SECONDS,
     readReceipts: { private: config.READ_RECEIPTS_PRIVATE, group: config.READ_RECEIPTS_GROUP },
@@ -54,5 +65,11 @@ export function settingsFromConfig(config: Config, sensitiveWords: string[] = []
     pinnedMessagesLimit: config.PINNED_MESSAGES_LIMIT,
     reactionLimits: { emojiPerMessage: config.REACTION_EMOJI_LIMIT, perUser: config.REACTIONS_PER_USER_LIMIT },
     rateLimits: config.RATE_LIMITS,
+    webhooks: {
+      retryScheduleMs: config.WEBHOOK_RETRY_SCHEDULE_MS ?? DEFAULT_RETRY_SCHEDULE_MS,
+      allowedNetworks: config.WEBHOOK_ALLOWED_NETWORKS,
+      allowLoopback: config.NODE_ENV === 'development',
+      secretKey: webhookKey,
+    },
   }
 }

@@ -7,6 +7,7 @@ import { seedDemo } from './ops/demo.ts'
 import { createApp, settingsFromConfig } from './app.ts'
 import { startReminderScheduler } from './domain/lifecycle/index.ts'
 import { loadSensitiveWords } from './domain/send/index.ts'
+import { startWebhookWorker } from './domain/webhooks/index.ts'
 import { DEV_TOKEN_LIFETIME, DEV_USER } from './http/graphiql.ts'
 import { redisReadiness } from './ops/health.ts'
 import type { Logger } from './ops/logger.ts'
@@ -70,7 +71,7 @@ export async function serve({ config, authSecret, database, log, logger, opened 
     db,
     realtime,
     rateLimitStore,
-    settings: settingsFromConfig(config, loadSensitiveWords(config.SENSITIVE_WORDS_FILE)),
+    settings: settingsFromConfig(config, loadSensitiveWords(config.SENSITIVE_WORDS_FILE), authSecret),
   })
 
   // A first embedded start gets demo data, so GraphiQL shows something real right away.
@@ -115,6 +116,8 @@ export async function serve({ config, authSecret, database, log, logger, opened 
     log(`a token for ${DEV_USER}: ${await signToken(authSecret, DEV_USER)}`)
   }
   const reminders = startReminderScheduler(app, { log })
+  const webhooks = startWebhookWorker(app, { log })
+  metrics?.watchWebhooks(webhooks)
 
   let stopping = false
   async function shutdown(signal: string) {
@@ -129,6 +132,7 @@ export async function serve({ config, authSecret, database, log, logger, opened 
     await server.close()
     metricsServer?.close()
     await reminders.stop()
+    await webhooks.stop()
     await realtime.close()
     await db.$disconnect()
     await tracing?.shutdown()

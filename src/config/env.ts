@@ -1,4 +1,5 @@
 import { availableParallelism } from 'node:os'
+import { isIP } from 'node:net'
 import { z } from 'zod'
 import { parseCorsOrigins, parseTokenProvider, tokenProviderProblems } from './auth.ts'
 import { parseRateLimits } from './rateLimits.ts'
@@ -36,6 +37,14 @@ function wholeNumber(min: number, max?: number) {
  * default a balancer can send a request on a connection Parley is closing, and answers it 502.
  */
 export const DEFAULT_KEEP_ALIVE_MS = 65_000
+
+/** "10.0.0.0/8", "fd00::/8" or one address. */
+function isNetwork(text: string): boolean {
+  const [address = '', prefix, ...rest] = text.split('/')
+  const family = isIP(address)
+  if (!family || rest.length) return false
+  return prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128))
+}
 
 /** Every environment variable Parley reads, validated once at start-up (documented in README.md). */
 const Env = z
@@ -104,6 +113,22 @@ const Env = z
     SHUTDOWN_GRACE_MS: wholeNumber(0).default(10_000),
     HTTP_KEEP_ALIVE_MS: wholeNumber(1).default(DEFAULT_KEEP_ALIVE_MS),
     RATE_LIMITS: z.string().optional(),
+    WEBHOOK_RETRY_SCHEDULE_MS: z
+      .string()
+      .regex(/^\s*\d+(\s*,\s*\d+)*\s*$/, { error: 'must be delays in milliseconds separated by commas' })
+      .transform((v) => v.split(',').map(Number))
+      .optional(),
+    WEBHOOK_ALLOWED_NETWORKS: z
+      .string()
+      .default('')
+      .transform((v) =>
+        v
+          .split(',')
+          .map((n) => n.trim())
+          .filter(Boolean),
+      )
+      .refine((networks) => networks.every(isNetwork), { error: 'must be networks such as 10.0.0.0/8,fd00::/8' }),
+    WEBHOOK_SECRET_KEY: z.string().min(32, { error: 'must be at least 32 characters' }).optional(),
   })
   .transform((env, ctx) => {
     /** A variable's parse, or an issue naming it. */
@@ -128,7 +153,7 @@ const Env = z
 export type Config = z.infer<typeof Env>
 
 /** Values that must not reach a log, even when wrong. */
-const SECRET = new Set(['AUTH_SECRET', 'DATABASE_URL', 'REDIS_URL'])
+const SECRET = new Set(['AUTH_SECRET', 'DATABASE_URL', 'REDIS_URL', 'WEBHOOK_SECRET_KEY'])
 
 /** The environment, validated; a bad value is a StartupError naming each variable, what it holds and what it must be. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {

@@ -4,6 +4,7 @@ import type pg from 'pg'
 import type { WebSocket } from 'ws'
 import { poolOf } from '../db/client.ts'
 import type { Parley } from '../app.ts'
+import type { WebhookWorker } from '../domain/webhooks/index.ts'
 import type { RealtimeEvent } from '../realtime/events.ts'
 import type { Realtime } from '../realtime/pubsub.ts'
 import type { RedisObserver } from '../realtime/redis.ts'
@@ -29,6 +30,7 @@ export function createMetrics() {
       },
     })
   const seenOperations = new Set<string>()
+  const webhookWorkers = new Set<WebhookWorker>()
   const metrics = {
     registry,
     requests: new Counter({
@@ -103,6 +105,27 @@ export function createMetrics() {
       help: 'Redis connections re-established after a drop',
       registers,
     }),
+    webhookDeliveries: new Counter({
+      name: 'parley_webhook_attempts_total',
+      help: 'Webhook delivery attempts by outcome (delivered, retry, failed)',
+      labelNames: ['outcome'],
+      registers,
+    }),
+    webhookAttemptSeconds: new Histogram({
+      name: 'parley_webhook_attempt_duration_seconds',
+      help: 'Webhook delivery attempts, from request to recorded outcome',
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers,
+    }),
+    webhookOldestPending: new Gauge({
+      name: 'parley_webhook_oldest_pending_seconds',
+      help: 'Age of the oldest PENDING webhook delivery (as this instance reads the shared outbox)',
+      registers,
+      async collect() {
+        // A database that is away fails the webhooks' own reads, not the whole scrape.
+        for (const worker of webhookWorkers) this.set(await worker.oldestPendingAgeSeconds().catch(() => NaN))
+      },
+    }),
     poolSize: poolGauge(
       'parley_db_pool_connections',
       'PostgreSQL pool connections (busy and idle)',
@@ -137,6 +160,16 @@ export function createMetrics() {
       }
       const pool = poolOf(app.db)
       if (pool) pools.add(pool)
+    },
+    /** Counts the worker's attempts and reads its oldest pending age on each scrape. */
+    watchWebhooks(worker: WebhookWorker): void {
+      webhookWorkers.add(worker)
+      worker.observer = {
+        attempted(outcome, seconds) {
+          metrics.webhookDeliveries.inc({ outcome })
+          metrics.webhookAttemptSeconds.observe(seconds)
+        },
+      }
     },
     trackWebSocket(socket: WebSocket): void {
       metrics.webSockets.inc()

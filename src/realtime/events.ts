@@ -5,7 +5,15 @@
 export type MessageEventKind = 'ADDED' | 'EDITED' | 'RECALLED' | 'REACTIONS_CHANGED'
 
 export type RealtimeEvent =
-  | { type: 'message'; kind: MessageEventKind; conversationId: number; seq: number; pts: number }
+  | {
+      type: 'message'
+      kind: MessageEventKind
+      conversationId: number
+      seq: number
+      pts: number
+      /** Who changed it, when not the message's sender or recaller (a reaction): webhooks leave out their owner's own changes. */
+      actorId?: number
+    }
   | { type: 'read'; conversationId: number; userId: number; lastReadSeq: number; receiptsVisible: boolean }
   | { type: 'typing'; conversationId: number; userId: number; expiresAt: string }
   | { type: 'joined'; conversationId: number; userId: number }

@@ -23,6 +23,7 @@ import './stickers.ts'
 import './conversationSettings.ts'
 import './subscription.ts'
 import './sync.ts'
+import './webhooks.ts'
 
 builder.queryType({})
 builder.mutationType({})

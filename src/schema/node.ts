@@ -2,6 +2,7 @@ import { notFound } from '../domain/core/index.ts'
 import { findConversationMember } from '../domain/history/index.ts'
 import { requireSticker } from '../domain/interactions/index.ts'
 import { requireAuditEntry, requireReport } from '../domain/governance/index.ts'
+import { requireWebhook } from '../domain/webhooks/index.ts'
 import { decodeGlobalId, parseId, parseMemberId, parseMessageId } from '../domain/core/index.ts'
 import { builder } from './builder.ts'
 import { viewerOf } from './context.ts'
@@ -36,6 +37,11 @@ builder.queryField('node', (t) =>
           return requireReport(ctx.app, viewerOf(ctx), id)
         case 'AuditEntry':
           return requireAuditEntry(ctx.app, viewerOf(ctx), id)
+        case 'Webhook':
+          return requireWebhook(ctx.app, viewerOf(ctx), parseId(id, 'Webhook'))
+        case 'WebhookDelivery':
+          // Read through its webhook (Webhook.deliveries); the id is the webhook-id header's value.
+          throw notFound('WebhookDelivery')
       }
     },
   }),

@@ -182,6 +182,8 @@ describe('npm start with only an identity provider, in production', () => {
     const instance = await spawnInstance({
       NODE_ENV: 'production',
       AUTH_SECRET: undefined,
+      // Without AUTH_SECRET, webhook secrets need a key of their own.
+      WEBHOOK_SECRET_KEY: 'a webhook sealing key for this test only',
       AUTH_ISSUER: idp.issuer,
       AUTH_AUDIENCE: 'parley-api',
       CORS_ORIGINS: 'https://chat.example.com',

@@ -5,7 +5,15 @@ import { badInput } from './errors.ts'
  * (conversationId, seq), so a message id is "Message:<conversationId>:<seq>".
  */
 export type NodeType =
-  'User' | 'Conversation' | 'Message' | 'ConversationMember' | 'SavedSticker' | 'Report' | 'AuditEntry'
+  | 'User'
+  | 'Conversation'
+  | 'Message'
+  | 'ConversationMember'
+  | 'SavedSticker'
+  | 'Report'
+  | 'AuditEntry'
+  | 'Webhook'
+  | 'WebhookDelivery'
 export type MessageKey = { conversationId: number; seq: number }
 export type MemberKey = { conversationId: number; userId: number }
 
@@ -17,6 +25,8 @@ const NODE_TYPES = new Set<string>([
   'SavedSticker',
   'Report',
   'AuditEntry',
+  'Webhook',
+  'WebhookDelivery',
 ])
 
 export function encodeGlobalId(type: string, key: string | number | bigint): string {
@@ -39,7 +49,10 @@ function positiveInt(text: string, id: string): number {
 }
 
 /** Decodes an id that must name a node of `type`; anything else is BAD_USER_INPUT. */
-export function parseId(id: string, type: 'User' | 'Conversation' | 'SavedSticker' | 'AuditEntry'): number {
+export function parseId(
+  id: string,
+  type: 'User' | 'Conversation' | 'SavedSticker' | 'AuditEntry' | 'Webhook' | 'WebhookDelivery',
+): number {
   const decoded = decodeGlobalId(id)
   if (decoded.type !== type) throw badInput(`Expected a ${type} id, got a ${decoded.type} id`)
   return positiveInt(decoded.key, id)

@@ -17,6 +17,9 @@ export const LIMITS = {
   visibleToPerMessage: 100,
   /** deleteMessagesForMe / restoreMessagesForMe ids per call. */
   messagesPerAction: 100,
+  /** Webhooks per user (LIMIT_REACHED past it), and conversations one webhook may name. */
+  webhooksPerUser: 10,
+  webhookConversations: 100,
 
   /** Message content (docs/messages.md "Content kinds"). Parley stores links to media, never the bytes. */
   urlLength: 2048,

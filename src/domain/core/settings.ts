@@ -24,7 +24,23 @@ export type Settings = {
   rateLimits: RateLimitSettings | null
   /** PRIVATE_CHAT_POLICY: `friends` lets only friends chat privately (decision 0275). */
   privateChatPolicy: 'open' | 'friends'
+  /** Webhook delivery (domain/webhooks): retries, reachable networks, the key that seals secrets. */
+  webhooks: WebhookSettings
 }
+
+type WebhookSettings = {
+  /** Delays before each retry (WEBHOOK_RETRY_SCHEDULE_MS); when used up the delivery is FAILED. */
+  retryScheduleMs: number[]
+  /** Networks (CIDR) a webhook may reach although private (WEBHOOK_ALLOWED_NETWORKS). */
+  allowedNetworks: string[]
+  /** Loopback receivers allowed (development, tests). */
+  allowLoopback: boolean
+  /** Key material for the secrets' encryption (WEBHOOK_SECRET_KEY, else AUTH_SECRET). */
+  secretKey: string
+}
+
+/** About 5 s, 30 s, 2 min, 10 min, 1 h, 6 h, 24 h (jittered when used). */
+export const DEFAULT_RETRY_SCHEDULE_MS = [5_000, 30_000, 120_000, 600_000, 3_600_000, 21_600_000, 86_400_000]
 
 export const DEFAULT_SETTINGS: Settings = {
   recallWindowSeconds: 120,
@@ -40,4 +56,11 @@ export const DEFAULT_SETTINGS: Settings = {
   // whose defaults are DEFAULT_RATE_LIMITS; the rate-limit tests set their own.
   rateLimits: null,
   privateChatPolicy: 'open',
+  // Tests and benchmarks run their receivers on loopback.
+  webhooks: {
+    retryScheduleMs: DEFAULT_RETRY_SCHEDULE_MS,
+    allowedNetworks: [],
+    allowLoopback: true,
+    secretKey: 'parley test webhook secret key, not for production',
+  },
 }

@@ -1,6 +1,7 @@
 import type { Tx } from '../../db/client.ts'
 import type { RealtimeEvent } from '../../realtime/events.ts'
 import { isWriteConflict } from '../../store/sql.ts'
+import { recordWebhookDeliveries } from '../webhooks/outbox.ts'
 import type { App } from './app.ts'
 
 /** What a transaction's work returns: its result, and the events to publish once it commits. */
@@ -11,14 +12,19 @@ const CONFLICT_ATTEMPTS = 3
 
 /**
  * Runs one interactive transaction and publishes the events it returns only after the commit
- * resolves: nothing is published for a rolled-back write. A transaction PostgreSQL chose to abort
+ * resolves: nothing is published for a rolled-back write. The webhook deliveries of those events are
+ * written inside it (the outbox, decision 0272). A transaction PostgreSQL chose to abort
  * to break a deadlock is run again from the start: it stored nothing, and the other side has its
  * locks now (two rows taken in opposite orders by two writes of one user, say).
  */
 export async function transact<T>(app: App, work: (tx: Tx) => Promise<Committed<T>>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
-      const { result, events } = await app.db.$transaction(work)
+      const { result, events } = await app.db.$transaction(async (tx) => {
+        const committed = await work(tx)
+        await recordWebhookDeliveries(tx, committed.events)
+        return committed
+      })
       // Not awaited: the write stands either way. publish never rejects (a bus that is away answers
       // false), and subscribers read what they missed from the database.
       if (events.length) void app.realtime.publish(events)

@@ -40,7 +40,7 @@ export async function setReaction(
     const updated = await (add ? insertReaction(tx, reaction, pts) : deleteReaction(tx, reaction, pts))
     // The lock makes this unreachable (a recall takes it too); the last guard should one skip it.
     if (!updated) throw recalledError()
-    return changed(updated, 'REACTIONS_CHANGED')
+    return changed(updated, 'REACTIONS_CHANGED', viewer.userId)
   })
 }
 

@@ -33,9 +33,15 @@ export async function requireVisibleMessage(tx: Tx, viewer: Viewer, key: Message
 }
 
 /** The outcome of a change that took a pts: the message as it is now, and its MessageEvent. */
-export const changed = (message: MessageRecord, kind: MessageEventKind): Committed<MessageRecord> => ({
+export const changed = (
+  message: MessageRecord,
+  kind: MessageEventKind,
+  actorId?: number,
+): Committed<MessageRecord> => ({
   result: message,
-  events: [{ type: 'message', kind, conversationId: message.conversationId, seq: message.seq, pts: message.pts }],
+  events: [
+    { type: 'message', kind, conversationId: message.conversationId, seq: message.seq, pts: message.pts, actorId },
+  ],
 })
 
 /**

@@ -1,0 +1,13 @@
+// Webhooks: their owners' actions, the deliveries they may read, and the worker that sends the outbox.
+export { listWebhookDeliveries } from './deliveries.ts'
+export {
+  createWebhook,
+  deleteWebhook,
+  requireWebhook,
+  rotateWebhookSecret,
+  updateWebhook,
+  viewerWebhooks,
+} from './webhooks.ts'
+export type { WebhookWithSecret } from './webhooks.ts'
+export { startWebhookWorker } from './worker.ts'
+export type { WebhookWorker } from './worker.ts'

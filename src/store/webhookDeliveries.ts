@@ -1,0 +1,188 @@
+import { directedTo } from './fragments.ts'
+import { Prisma, type Conn } from './sql.ts'
+import type { WebhookEventType, WebhookScope } from './webhooks.ts'
+
+/** The outbox (decision 0272): one row per change and matching webhook, leased by workers. */
+
+export type DeliveryStatus = 'PENDING' | 'DELIVERED' | 'FAILED'
+/** `actorId`: who made the change when the message row does not say (a reaction). */
+export type OutboxEvent = {
+  conversationId: number
+  seq: number
+  pts: number
+  type: WebhookEventType
+  actorId: number | null
+}
+
+/**
+ * Writes the deliveries of `events` (in the caller's transaction): for every webhook whose events
+ * and conversation filter match, ALL scope always, VIEWER scope when the owner may see the message
+ * as a current member (membership window, directed messages) and did not make the change. Each row
+ * keeps the message as this change left it: a later edit does not rewrite an earlier delivery.
+ */
+export async function enqueueDeliveries(conn: Conn, events: readonly OutboxEvent[]): Promise<number> {
+  const column = (pick: (e: OutboxEvent) => number | string | null) =>
+    `{${events.map((e) => pick(e) ?? 'NULL').join(',')}}`
+  return conn.$executeRaw`
+    INSERT INTO webhook_deliveries (webhook_id, conversation_id, seq, pts, event_type, snapshot)
+    SELECT w.id, e.conversation_id, e.seq, e.pts, e.event_type, json_build_object(
+      'message', json_build_object('senderType', m.sender_type, 'senderId', m.sender_id,
+        'senderHandle', (SELECT u.handle FROM users u WHERE u.id = m.sender_id), 'kind', m.kind, 'status', m.status,
+        'content', m.content, 'mentionUserIds', m.mention_user_ids, 'mentionAll', m.mention_all),
+      'reactions', CASE WHEN e.event_type = 'REACTIONS_CHANGED' THEN COALESCE((SELECT json_agg(json_build_object(
+        'emoji', g.emoji, 'count', g.count) ORDER BY g.first_reacted_at) FROM message_reaction_groups g
+        WHERE g.conversation_id = m.conversation_id AND g.seq = m.seq), '[]') END)
+    FROM unnest(${column((e) => e.conversationId)}::bigint[], ${column((e) => e.seq)}::bigint[],
+      ${column((e) => e.pts)}::bigint[], ${column((e) => e.type)}::"WebhookEventType"[],
+      ${column((e) => e.actorId)}::bigint[])
+      WITH ORDINALITY AS e(conversation_id, seq, pts, event_type, actor_id, n)
+    JOIN messages m ON m.conversation_id = e.conversation_id AND m.seq = e.seq
+    JOIN webhooks w ON e.event_type = ANY(w.events)
+      AND (w.conversation_ids IS NULL OR e.conversation_id = ANY(w.conversation_ids))
+    WHERE w.scope = 'ALL' OR (
+      COALESCE(e.actor_id, CASE WHEN e.event_type = 'MESSAGE_RECALLED' THEN m.recalled_by_id ELSE m.sender_id END)
+        IS DISTINCT FROM w.owner_id
+      AND EXISTS (SELECT 1 FROM conversation_members cm
+        WHERE cm.conversation_id = m.conversation_id AND cm.user_id = w.owner_id AND cm.left_at IS NULL
+          AND m.seq >= cm.visible_from_seq AND ${directedTo(Prisma.sql`w.owner_id`)}))
+    ORDER BY e.n, w.id`
+}
+
+/** A leased delivery with what its request needs: the webhook, and the message as the change left it. */
+export type ClaimedDelivery = {
+  id: number
+  webhookId: number
+  url: string
+  secret: string
+  ownerId: number
+  scope: WebhookScope
+  eventType: WebhookEventType
+  conversationId: number
+  seq: number | null
+  pts: number | null
+  roundAttempts: number
+  body: string | null
+  createdAt: Date
+  message: {
+    senderType: string
+    senderId: number | null
+    senderHandle: string | null
+    kind: string
+    status: string
+    content: unknown
+    mentionUserIds: number[]
+    mentionAll: boolean
+  } | null
+  /** For REACTIONS_CHANGED: the message's reactions now, by emoji. */
+  reactions: { emoji: string; count: number }[] | null
+}
+
+/**
+ * Leases up to `limit` due deliveries, each the first undelivered one of its (webhook, conversation)
+ * in pts order, of an active webhook: the next one of a conversation is not taken before this one is
+ * DELIVERED. SKIP LOCKED and the lease let any number of workers share the table; the lease outlives
+ * an attempt's timeout, and a crashed worker's lease runs out, so the delivery is tried again.
+ */
+export async function claimDeliveries(conn: Conn, limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
+  const rows = await conn.$queryRaw<(ClaimedDelivery & Record<string, unknown>)[]>`
+    WITH due AS (
+      SELECT d.id FROM webhook_deliveries d
+      WHERE d.status = 'PENDING' AND d.next_attempt_at <= now() AND (d.leased_until IS NULL OR d.leased_until < now())
+        AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id AND w.active)
+        AND NOT EXISTS (SELECT 1 FROM webhook_deliveries p
+          WHERE p.webhook_id = d.webhook_id AND p.conversation_id = d.conversation_id AND p.status <> 'DELIVERED'
+            AND (p.pts, p.id) < (d.pts, d.id))
+      ORDER BY d.next_attempt_at LIMIT ${limit}
+      FOR UPDATE OF d SKIP LOCKED
+    )
+    UPDATE webhook_deliveries d SET leased_until = now() + ${leaseMs} * interval '1 millisecond'
+    FROM due JOIN webhook_deliveries x ON x.id = due.id JOIN webhooks w ON w.id = x.webhook_id
+    WHERE d.id = due.id
+    RETURNING d.id, d.webhook_id AS "webhookId", w.url, w.secret, w.owner_id AS "ownerId", w.scope::text AS scope,
+      d.event_type::text AS "eventType", d.conversation_id AS "conversationId", d.seq, d.pts,
+      d.round_attempts AS "roundAttempts", d.body, d.created_at AS "createdAt",
+      d.snapshot -> 'message' AS message, d.snapshot -> 'reactions' AS reactions`
+  return rows.map((r) => ({
+    ...r,
+    id: Number(r.id),
+    webhookId: Number(r.webhookId),
+    ownerId: Number(r.ownerId),
+    conversationId: Number(r.conversationId),
+    seq: r.seq === null ? null : Number(r.seq),
+    pts: r.pts === null ? null : Number(r.pts),
+  }))
+}
+
+/** What one attempt came to; `retryInMs` null means no more tries. */
+export type AttemptResult =
+  | { outcome: 'delivered'; statusCode: number }
+  | { outcome: 'retry'; statusCode: number | null; error: string; retryInMs: number }
+  | { outcome: 'failed'; statusCode: number | null; error: string; disableReason: string }
+
+/** Records an attempt (and the body it sent, kept for the retries); a FAILED one disables its webhook. */
+export async function recordAttempt(conn: Conn, id: number, body: string, result: AttemptResult): Promise<void> {
+  const error = result.outcome === 'delivered' ? null : result.error.slice(0, 500)
+  const next =
+    result.outcome === 'retry' ? Prisma.sql`now() + ${result.retryInMs} * interval '1 millisecond'` : Prisma.sql`NULL`
+  const status = result.outcome === 'delivered' ? 'DELIVERED' : result.outcome === 'failed' ? 'FAILED' : 'PENDING'
+  await conn.$executeRaw`
+    WITH d AS (
+      UPDATE webhook_deliveries SET status = ${status}::"WebhookDeliveryStatus", attempts = attempts + 1,
+        round_attempts = round_attempts + 1, last_status_code = ${result.statusCode}::int, last_error = ${error},
+        next_attempt_at = ${next}, leased_until = NULL, body = COALESCE(body, ${body}),
+        delivered_at = ${result.outcome === 'delivered' ? Prisma.sql`now()` : Prisma.sql`NULL`}
+      WHERE id = ${id} RETURNING webhook_id)
+    UPDATE webhooks SET active = false, disabled_reason = ${result.outcome === 'failed' ? result.disableReason.slice(0, 500) : null}
+    WHERE ${result.outcome === 'failed'} AND id = (SELECT webhook_id FROM d)`
+}
+
+export type DeliveryRecord = {
+  id: number
+  eventType: WebhookEventType
+  conversationId: number
+  pts: number | null
+  status: DeliveryStatus
+  attempts: number
+  lastStatusCode: number | null
+  lastError: string | null
+  nextAttemptAt: Date | null
+  deliveredAt: Date | null
+  createdAt: Date
+}
+
+/** A webhook's deliveries, newest first, below `beforeId`. */
+export async function listDeliveries(
+  conn: Conn,
+  webhookId: number,
+  page: { beforeId: number | null; limit: number; status: DeliveryStatus | null },
+): Promise<DeliveryRecord[]> {
+  const rows = await conn.$queryRaw<(DeliveryRecord & Record<string, unknown>)[]>`
+    SELECT d.id, d.event_type::text AS "eventType", d.conversation_id AS "conversationId", d.pts,
+      d.status::text AS status, d.attempts, d.last_status_code AS "lastStatusCode", d.last_error AS "lastError",
+      CASE WHEN d.status = 'PENDING' THEN d.next_attempt_at END AS "nextAttemptAt", d.delivered_at AS "deliveredAt",
+      d.created_at AS "createdAt"
+    FROM webhook_deliveries d
+    WHERE d.webhook_id = ${webhookId}
+      ${page.beforeId === null ? Prisma.empty : Prisma.sql`AND d.id < ${page.beforeId}`}
+      ${page.status === null ? Prisma.empty : Prisma.sql`AND d.status = ${page.status}::"WebhookDeliveryStatus"`}
+    ORDER BY d.id DESC LIMIT ${page.limit}`
+  return rows.map((r) => ({
+    ...r,
+    id: Number(r.id),
+    conversationId: Number(r.conversationId),
+    pts: r.pts === null ? null : Number(r.pts),
+  }))
+}
+
+/** Deletes up to `limit` deliveries older than `keepMs`; returns how many. */
+export const deleteOldDeliveries = (conn: Conn, keepMs: number, limit: number): Promise<number> =>
+  conn.$executeRaw`
+    DELETE FROM webhook_deliveries WHERE id IN (SELECT id FROM webhook_deliveries
+      WHERE created_at < now() - ${keepMs} * interval '1 millisecond' ORDER BY created_at LIMIT ${limit})`
+
+/** Seconds since the oldest PENDING delivery was written (0 when none waits). */
+export async function oldestPendingAgeSeconds(conn: Conn): Promise<number> {
+  const [row] = await conn.$queryRaw<{ age: number | null }[]>`
+    SELECT extract(epoch FROM now() - min(created_at))::float8 AS age FROM webhook_deliveries WHERE status = 'PENDING'`
+  return row?.age ?? 0
+}
