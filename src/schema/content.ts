@@ -94,6 +94,7 @@ const SystemEventEnum = builder.enumType('SystemEvent', {
     'MESSAGE_PINNED',
     'MESSAGE_UNPINNED',
     'FRIEND_ADDED',
+    'NOTICE',
   ] as const,
 })
 const SystemContent = content('SystemContent', (t) => ({

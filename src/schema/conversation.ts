@@ -9,7 +9,7 @@ import type { ConversationAccess } from '../store/conversations.ts'
 import type { MemberRecord } from '../store/records.ts'
 import { builder } from './builder.ts'
 import { viewerOf, type Context } from './context.ts'
-import { ConversationTypeEnum, HistoryVisibilityEnum, MemberRoleEnum } from './enums.ts'
+import { ConversationTypeEnum, HistoryVisibilityEnum, MemberRoleEnum, PostingPolicyEnum } from './enums.ts'
 import { childField } from './lookahead.ts'
 import { pageFields } from './pageFields.ts'
 import { UserRef } from './user.ts'
@@ -44,6 +44,7 @@ builder.node(ConversationRef, {
     type: t.field({ type: ConversationTypeEnum, resolve: (c) => c.conversation.type }),
     title: t.string({ nullable: true, resolve: (c) => c.conversation.title }),
     historyVisibility: t.field({ type: HistoryVisibilityEnum, resolve: (c) => c.conversation.historyVisibility }),
+    postingPolicy: t.field({ type: PostingPolicyEnum, resolve: (c) => c.conversation.postingPolicy }),
     createdAt: t.field({ type: 'DateTime', resolve: (c) => c.conversation.createdAt }),
     lastSeq: t.field({
       type: 'SafeInt',

@@ -18,3 +18,8 @@ export const MessageStatusEnum = builder.enumType('MessageStatus', {
 export const MessageKindEnum = builder.enumType('MessageKind', {
   values: ['TEXT', 'IMAGE', 'AUDIO', 'VIDEO', 'FILE', 'STICKER', 'CARD', 'FORWARD', 'MATERIAL', 'SYSTEM'] as const,
 })
+
+export const PostingPolicyEnum = builder.enumType('PostingPolicy', {
+  values: ['EVERYONE', 'ADMINS'] as const,
+  description: 'ADMINS: only the OWNER and ADMINs send (an announcement group); others are FORBIDDEN',
+})

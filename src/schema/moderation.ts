@@ -1,7 +1,8 @@
-import { setConversationTitle } from '../domain/members/index.ts'
+import { setConversationTitle, setPostingPolicy } from '../domain/members/index.ts'
 import { blockUser, muteMember, unblockUser } from '../domain/members/index.ts'
 import { builder } from './builder.ts'
 import { ConversationMemberRef, ConversationRef, loadConversation } from './conversation.ts'
+import { PostingPolicyEnum } from './enums.ts'
 
 /** Conversation administration and personal blocking (docs/messages.md "Who may send"). */
 builder.mutationFields((t) => {
@@ -26,6 +27,18 @@ builder.mutationFields((t) => {
         until: t.arg({ type: 'DateTime' }),
       },
       resolve: (_r, args, ctx) => muteMember(ctx.app, ctx.viewer, args.conversationId, args.userId, args.until ?? null),
+    }),
+    setPostingPolicy: authed.field({
+      type: ConversationRef,
+      description: 'Group OWNER/ADMIN: ADMINS makes it announcement-only; members see a NOTICE',
+      args: {
+        conversationId: t.arg.id({ required: true }),
+        policy: t.arg({ type: PostingPolicyEnum, required: true }),
+      },
+      resolve: async (_r, args, ctx) =>
+        loadConversation(ctx, await setPostingPolicy(ctx.app, ctx.viewer, args.conversationId, args.policy), {
+          fresh: true,
+        }),
     }),
     setConversationTitle: authed.field({
       type: ConversationRef,

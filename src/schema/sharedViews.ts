@@ -46,6 +46,7 @@ const SAME_FOR_EVERY_MEMBER: Record<string, ReadonlySet<string>> = {
     'type',
     'title',
     'historyVisibility',
+    'postingPolicy',
     'createdAt',
     'lastSeq',
     'lastPts',

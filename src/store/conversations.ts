@@ -1,4 +1,4 @@
-import type { ConversationType, HistoryVisibility, MemberRole } from '../generated/prisma/enums.ts'
+import type { ConversationType, HistoryVisibility, MemberRole, PostingPolicy } from '../generated/prisma/enums.ts'
 import { dateFromMs, toConversation, toMember, type ConversationRecord, type MemberRecord } from './records.ts'
 import { queryPooled } from './pooled.ts'
 import { Prisma, epochMs, planIndependentIds, type Conn } from './sql.ts'
@@ -43,7 +43,7 @@ export async function findConversationsForUser(
  */
 export const ACCESS_TUPLE = Prisma.sql`json_build_array(c.id, c.type, c.title, c.history_visibility, c.last_seq, c.last_pts,
   ${epochMs('c.last_activity_at')}, ${epochMs('c.created_at')}, cm.user_id, cm.role, cm.visible_from_seq, cm.last_read_seq,
-  ${epochMs('cm.last_read_at')}, ${epochMs('cm.muted_until')}, ${epochMs('cm.joined_at')})`
+  ${epochMs('cm.last_read_at')}, ${epochMs('cm.muted_until')}, ${epochMs('cm.joined_at')}, c.posting_policy)`
 export type AccessTuple = [
   id: number,
   type: ConversationType,
@@ -60,6 +60,7 @@ export type AccessTuple = [
   lastReadAt: number | null,
   mutedUntil: number | null,
   joinedAt: number,
+  postingPolicy: PostingPolicy,
 ]
 /** One conversation's findConversationsForUser row as an ACCESS_TUPLE inside a larger statement (null when none). */
 export const accessTupleOf = (conversationId: number, userId: number) =>
@@ -74,6 +75,7 @@ export const accessFromTuple = (t: AccessTuple): ConversationAccess => ({
     lastPts: t[5],
     lastActivityAt: new Date(t[6]),
     createdAt: new Date(t[7]),
+    postingPolicy: t[15],
   },
   member:
     t[8] === null
@@ -116,6 +118,10 @@ export async function findConversationIdByPrivateKey(conn: Conn, privateKey: str
 export async function findConversationType(conn: Conn, id: number): Promise<ConversationType | null> {
   const rows = await conn.$queryRaw<{ type: ConversationType }[]>`SELECT type FROM conversations WHERE id = ${id}`
   return rows[0]?.type ?? null
+}
+
+export async function updatePostingPolicy(conn: Conn, id: number, policy: PostingPolicy): Promise<void> {
+  await conn.$executeRaw`UPDATE conversations SET posting_policy = ${policy}::"PostingPolicy" WHERE id = ${id}`
 }
 
 export async function updateConversationTitle(conn: Conn, id: number, title: string): Promise<void> {

@@ -8,7 +8,7 @@ import { Prisma, planIndependent, planIndependentIds } from './sql.ts'
 /** A user row's columns, from `users u`: what toUser reads. */
 export const USER_COLUMNS = Prisma.sql`u.id, u.handle, u.display_name AS "displayName", u.kind`
 
-export const CONVERSATION_COLUMNS = Prisma.sql`c.id, c.type, c.title, c.history_visibility AS "historyVisibility",
+export const CONVERSATION_COLUMNS = Prisma.sql`c.id, c.type, c.title, c.history_visibility AS "historyVisibility", c.posting_policy AS "postingPolicy",
   c.last_seq AS "lastSeq", c.last_pts AS "lastPts", c.last_activity_at AS "lastActivityAt", c.created_at AS "createdAt"`
 export const MEMBER_COLUMNS = Prisma.sql`cm.conversation_id AS "conversationId", cm.user_id AS "userId", cm.role,
   cm.visible_from_seq AS "visibleFromSeq", cm.last_read_seq AS "lastReadSeq", cm.last_read_at AS "lastReadAt",

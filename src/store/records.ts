@@ -4,11 +4,12 @@ import type {
   MemberRole,
   MessageKind,
   MessageStatus,
+  PostingPolicy,
   SenderType,
   UserKind,
 } from '../generated/prisma/enums.ts'
 
-export type { ConversationType, HistoryVisibility, MemberRole, MessageKind, MessageStatus, UserKind }
+export type { ConversationType, HistoryVisibility, MemberRole, MessageKind, MessageStatus, PostingPolicy, UserKind }
 
 /** Rows as the rest of the code sees them: BIGINT columns become JS numbers (ids and seqs < 2^53). */
 export type UserRecord = { id: number; handle: string; displayName: string; kind: UserKind }
@@ -18,6 +19,8 @@ export type ConversationRecord = {
   type: ConversationType
   title: string | null
   historyVisibility: HistoryVisibility
+  /** ADMINS: only the OWNER and ADMINs send (an announcement group). */
+  postingPolicy: PostingPolicy
   lastSeq: number
   lastPts: number
   lastActivityAt: Date
@@ -81,6 +84,7 @@ export const toConversation = (
   type: r.type,
   title: r.title,
   historyVisibility: r.historyVisibility,
+  postingPolicy: r.postingPolicy,
   lastSeq: num(r.lastSeq),
   lastPts: num(r.lastPts),
   lastActivityAt: r.lastActivityAt,

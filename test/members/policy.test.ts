@@ -24,6 +24,7 @@ function access(type: ConversationType, role: MemberRole, mutedUntil: Date | nul
       type,
       title: 't',
       historyVisibility: 'SHARED',
+      postingPolicy: 'EVERYONE',
       lastSeq: 9,
       lastPts: 9,
       lastActivityAt: at,

@@ -5,16 +5,17 @@ import {
   findConversationIdByPrivateKey,
   insertConversation,
   updateConversationTitle,
+  updatePostingPolicy,
 } from '../../store/conversations.ts'
 import { addMembers } from '../../store/members.ts'
-import type { HistoryVisibility } from '../../store/records.ts'
+import type { HistoryVisibility, PostingPolicy } from '../../store/records.ts'
 import { countExistingUsers } from '../../store/users.ts'
 import { accessConversation } from '../policy/access.ts'
 import { type App, type Viewer } from '../core/app.ts'
 import { transact, type Committed } from '../core/transact.ts'
 import { findPrivatePeer } from '../../store/friendships.ts'
 import { LIMITS } from '../core/limits.ts'
-import { checkPrivateChat, checkSetsTitle, requireOperator } from '../policy/policy.ts'
+import { checkPrivateChat, checkSetsPostingPolicy, checkSetsTitle, requireOperator } from '../policy/policy.ts'
 import { writeSystemMessage } from '../send/systemMessages.ts'
 
 export function parseMemberIds(ids: readonly string[], viewer: Viewer): number[] {
@@ -166,5 +167,31 @@ export async function setConversationTitle(
       text: checked,
     })
     return { result: id, events: [message] }
+  })
+}
+
+const POLICY_NOTICE: Record<PostingPolicy, string> = {
+  ADMINS: 'Only the owner and admins can post in this group now',
+  EVERYONE: 'Everyone can post in this group again',
+}
+
+/**
+ * setPostingPolicy (issue 45): a GROUP's OWNER or ADMIN makes it announcement-only (ADMINS) or open
+ * again, under the conversation lock so no send slips past the change; members see a NOTICE.
+ */
+export async function setPostingPolicy(
+  app: App,
+  viewer: Viewer,
+  conversationId: string,
+  policy: PostingPolicy,
+): Promise<number> {
+  const id = parseId(conversationId, 'Conversation')
+  return transact(app, async (tx) => {
+    const access = await accessConversation(tx, viewer, id, { lock: true })
+    checkSetsPostingPolicy(access)
+    if (access.conversation.postingPolicy === policy) return { result: id, events: [] }
+    await updatePostingPolicy(tx, id, policy)
+    const notice = { event: 'NOTICE' as const, actorId: viewer.userId, targetIds: [], text: POLICY_NOTICE[policy] }
+    return { result: id, events: [await writeSystemMessage(tx, access.conversation, notice)] }
   })
 }

@@ -59,6 +59,9 @@ export function checkSender(
   if (conversation.type === 'CHANNEL' && !isManager(member) && !viewer.isOperator) {
     throw forbidden('only the owner, an admin or an operator posts in a channel')
   }
+  if (conversation.postingPolicy === 'ADMINS' && !isManager(member)) {
+    throw forbidden('this is an announcement group: only the owner and admins post here')
+  }
   if (isMuted(member, opts.now)) {
     const until = member.mutedUntil!.toISOString()
     throw new DomainError('SENDER_MUTED', `you are muted here until ${until}`, { mutedUntil: until })
@@ -95,6 +98,12 @@ export function checkActsOn(actor: Role, target: Role, doing: 'remove' | 'mute')
 export function checkSetsTitle(access: MemberAccess): void {
   if (access.conversation.type === 'PRIVATE') throw badInput('a private conversation has no title', 'conversationId')
   if (!isManager(access.member)) throw forbidden('only the owner or an admin can change the title')
+}
+
+/** setPostingPolicy: groups only (BAD_USER_INPUT elsewhere), by their OWNER or an ADMIN. */
+export function checkSetsPostingPolicy(access: MemberAccess): void {
+  if (access.conversation.type !== 'GROUP') throw badInput('only a group has a posting policy', 'conversationId')
+  if (!isManager(access.member)) throw forbidden('only the owner or an admin can change who posts')
 }
 
 const ROLES_BY_TYPE: Record<Exclude<ConversationType, 'PRIVATE'>, MemberRole[]> = {

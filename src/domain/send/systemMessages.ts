@@ -16,6 +16,7 @@ type SystemEvent =
   | 'MESSAGE_PINNED'
   | 'MESSAGE_UNPINNED'
   | 'FRIEND_ADDED'
+  | 'NOTICE'
 
 /** The stored content of a SYSTEM message; `seq` names the message a pin notice is about. */
 export type SystemContentRecord = {

@@ -48,5 +48,8 @@ export function renderSystemText(
       return `${actor} unpinned a message`
     case 'FRIEND_ADDED':
       return `${actor} and ${targets} are now friends`
+    // A notice says what it says, whoever's name it carries.
+    case 'NOTICE':
+      return detail ?? ''
   }
 }
