@@ -1,12 +1,11 @@
 import type { Redis } from 'ioredis'
 import { StartupError, type Config } from './config/env.ts'
 import type { Db } from './db/client.ts'
-import type { App } from './domain/core/index.ts'
-import { DEFAULT_RETRY_SCHEDULE_MS, type Settings } from './domain/core/index.ts'
-import { Hub, type LiveApp } from './domain/live/index.ts'
-import type { TypingApp } from './domain/live/index.ts'
+import { DEFAULT_RETRY_SCHEDULE_MS, type App, type Settings } from './domain/core/index.ts'
+import { Hub, type LiveApp, type TypingApp } from './domain/live/index.ts'
 import { createRateLimits } from './domain/rateLimits/index.ts'
 import { createSendQueues, type SendApp } from './domain/send/index.ts'
+import { recordWebhookDeliveries } from './domain/webhooks/index.ts'
 import type { Realtime } from './realtime/pubsub.ts'
 
 /**
@@ -33,6 +32,7 @@ export function createApp({
   parts.realtime.onClose(() => hub.close())
   return {
     ...parts,
+    recordEvents: recordWebhookDeliveries,
     hub,
     sends: createSendQueues(),
     typing: new Map(),

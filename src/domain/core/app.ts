@@ -1,4 +1,5 @@
-import type { Db } from '../../db/client.ts'
+import type { Db, Tx } from '../../db/client.ts'
+import type { RealtimeEvent } from '../../realtime/events.ts'
 import type { Realtime } from '../../realtime/pubsub.ts'
 import type { UserKind } from '../../store/records.ts'
 import type { Settings } from './settings.ts'
@@ -13,8 +14,14 @@ export type Identity = { handle: string; isOperator: boolean; name: string | nul
 export type Viewer = { userId: number; handle: string; kind: UserKind; isOperator: boolean }
 
 /**
- * What every domain action runs against: the database, the realtime bus and the behaviour settings.
- * A feature that keeps per-instance state asks for it next to these (live/hub.ts's LiveApp,
- * send/queue.ts's SendApp, live/typing.ts's TypingApp); src/app.ts builds the whole.
+ * Writes that commit with every change's events, inside its transaction (transact): the webhook
+ * outbox, which src/app.ts wires in, so core imports no feature.
  */
-export type App = { db: Db; realtime: Realtime; settings: Settings }
+type EventRecorder = (tx: Tx, events: readonly RealtimeEvent[]) => Promise<void>
+
+/**
+ * What every domain action runs against: the database, the realtime bus, the behaviour settings and
+ * the event recorder. A feature that keeps per-instance state asks for it next to these
+ * (live/hub.ts's LiveApp, send/queue.ts's SendApp, live/typing.ts's TypingApp); src/app.ts builds the whole.
+ */
+export type App = { db: Db; realtime: Realtime; settings: Settings; recordEvents: EventRecorder }

@@ -1,7 +1,6 @@
 import type { Tx } from '../../db/client.ts'
 import type { RealtimeEvent } from '../../realtime/events.ts'
 import { isWriteConflict } from '../../store/sql.ts'
-import { recordWebhookDeliveries } from '../webhooks/outbox.ts'
 import type { App } from './app.ts'
 
 /** What a transaction's work returns: its result, and the events to publish once it commits. */
@@ -12,8 +11,8 @@ const CONFLICT_ATTEMPTS = 3
 
 /**
  * Runs one interactive transaction and publishes the events it returns only after the commit
- * resolves: nothing is published for a rolled-back write. The webhook deliveries of those events are
- * written inside it (the outbox, decision 0272). A transaction PostgreSQL chose to abort
+ * resolves: nothing is published for a rolled-back write. The app's recorder writes what must commit
+ * with those events inside it (the webhook outbox, decision 0272). A transaction PostgreSQL chose to abort
  * to break a deadlock is run again from the start: it stored nothing, and the other side has its
  * locks now (two rows taken in opposite orders by two writes of one user, say).
  */
@@ -22,7 +21,7 @@ export async function transact<T>(app: App, work: (tx: Tx) => Promise<Committed<
     try {
       const { result, events } = await app.db.$transaction(async (tx) => {
         const committed = await work(tx)
-        await recordWebhookDeliveries(tx, committed.events)
+        await app.recordEvents(tx, committed.events)
         return committed
       })
       // Not awaited: the write stands either way. publish never rejects (a bus that is away answers

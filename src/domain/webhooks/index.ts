@@ -1,4 +1,5 @@
 // Webhooks: their owners' actions, the deliveries they may read, and the worker that sends the outbox.
+export { recordWebhookDeliveries } from './outbox.ts'
 export { listWebhookDeliveries } from './deliveries.ts'
 export {
   createWebhook,
