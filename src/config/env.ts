@@ -78,6 +78,12 @@ const Env = z
     SHUTDOWN_GRACE_MS: wholeNumber(0).default(10_000),
     HTTP_KEEP_ALIVE_MS: wholeNumber(1).default(DEFAULT_KEEP_ALIVE_MS),
     RATE_LIMITS: z.string().optional(),
+    MAX_UPLOAD_BYTES: wholeNumber(1).default(104_857_600),
+    // Unset: files on disk under DATA_DIR/media. Set: an S3-compatible bucket; credentials come from
+    // the standard AWS variables, which the SDK reads itself.
+    MEDIA_S3_BUCKET: z.string().min(1).optional(),
+    MEDIA_S3_ENDPOINT: z.url({ error: 'must be a URL such as http://localhost:9000' }).optional(),
+    MEDIA_S3_REGION: z.string().min(1).default('us-east-1'),
   })
   .transform((env, ctx) => {
     try {

@@ -4,11 +4,20 @@ import { badInput } from './errors.ts'
  * Opaque global ids for node(id): base64url("<Type>:<key>"). Messages are keyed by
  * (conversationId, seq), so a message id is "Message:<conversationId>:<seq>".
  */
-export type NodeType = 'User' | 'Conversation' | 'Message' | 'ConversationMember' | 'SavedSticker'
+export type NodeType =
+  'User' | 'Conversation' | 'Message' | 'ConversationMember' | 'SavedSticker' | 'Upload' | 'Attachment'
 export type MessageKey = { conversationId: number; seq: number }
 export type MemberKey = { conversationId: number; userId: number }
 
-const NODE_TYPES = new Set<string>(['User', 'Conversation', 'Message', 'ConversationMember', 'SavedSticker'])
+const NODE_TYPES = new Set<string>([
+  'User',
+  'Conversation',
+  'Message',
+  'ConversationMember',
+  'SavedSticker',
+  'Upload',
+  'Attachment',
+])
 
 export function encodeGlobalId(type: string, key: string | number | bigint): string {
   return Buffer.from(`${type}:${key}`, 'utf8').toString('base64url')
@@ -30,7 +39,7 @@ function positiveInt(text: string, id: string): number {
 }
 
 /** Decodes an id that must name a node of `type`; anything else is BAD_USER_INPUT. */
-export function parseId(id: string, type: 'User' | 'Conversation' | 'SavedSticker'): number {
+export function parseId(id: string, type: 'User' | 'Conversation' | 'SavedSticker' | 'Upload' | 'Attachment'): number {
   const decoded = decodeGlobalId(id)
   if (decoded.type !== type) throw badInput(`Expected a ${type} id, got a ${decoded.type} id`)
   return positiveInt(decoded.key, id)

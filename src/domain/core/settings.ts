@@ -22,6 +22,8 @@ export type Settings = {
   reactionLimits: { emojiPerMessage: number; perUser: number }
   /** Per-tier rate limits (RATE_LIMITS), or null for none. */
   rateLimits: RateLimitSettings | null
+  /** The largest upload a slot may declare (MAX_UPLOAD_BYTES); more is BAD_USER_INPUT. */
+  maxUploadBytes: number
 }
 
 export const DEFAULT_SETTINGS: Settings = {
@@ -37,4 +39,5 @@ export const DEFAULT_SETTINGS: Settings = {
   // Off here: tests and benchmarks drive one user far past human rates. A server reads RATE_LIMITS,
   // whose defaults are DEFAULT_RATE_LIMITS; the rate-limit tests set their own.
   rateLimits: null,
+  maxUploadBytes: 104_857_600,
 }

@@ -1,0 +1,7 @@
+export { mediaUrl, snapshotOf, type AttachmentSnapshot, type FilesApp } from './app.ts'
+export { openDownload } from './download.ts'
+export { localMediaStore } from './localStore.ts'
+export type { MediaStore } from './mediaStore.ts'
+export { receiveUpload } from './receive.ts'
+export { deriveMediaKey, MEDIA_PATH } from './signing.ts'
+export { completeUpload, createUpload } from './uploads.ts'
