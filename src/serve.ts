@@ -1,4 +1,6 @@
+import path from 'node:path'
 import { signToken } from './http/auth.ts'
+import { localMediaStore } from './domain/files/index.ts'
 import type { Config } from './config/env.ts'
 import { createDb } from './db/client.ts'
 import type { EmbeddedDatabase } from './db/embedded.ts'
@@ -65,6 +67,8 @@ export async function serve({ config, authSecret, database, log, logger, opened 
     db,
     realtime,
     rateLimitStore,
+    media: localMediaStore(path.join(config.DATA_DIR, 'media')),
+    authSecret,
     settings: settingsFromConfig(config, loadSensitiveWords(config.SENSITIVE_WORDS_FILE)),
   })
 

@@ -9,10 +9,10 @@ const AttachmentKindEnum = builder.enumType('AttachmentKind', {
 })
 
 /** Signed for the viewer who reads it (domain/files/app.ts mediaUrl). */
-const urlOf = (a: AttachmentSnapshot, ctx: Context, variant: 'a' | 't') =>
+export const attachmentUrl = (a: AttachmentSnapshot, ctx: Context, variant: 'a' | 't') =>
   mediaUrl(ctx.app, ctx.origin, viewerOf(ctx).userId, a.attachmentId, variant)
 
-const AttachmentRef = builder.objectRef<AttachmentSnapshot>('Attachment')
+export const AttachmentRef = builder.objectRef<AttachmentSnapshot>('Attachment')
 builder.node(AttachmentRef, {
   id: { resolve: (a) => a.attachmentId },
   isTypeOf: (v) => typeof v === 'object' && v !== null && 'attachmentId' in v && 'sha256' in v,
@@ -25,10 +25,10 @@ builder.node(AttachmentRef, {
     width: t.int({ nullable: true, resolve: (a) => a.width ?? null }),
     height: t.int({ nullable: true, resolve: (a) => a.height ?? null }),
     durationMs: t.int({ nullable: true, resolve: (a) => a.durationMs ?? null }),
-    url: t.string({ resolve: (a, _args, ctx) => urlOf(a, ctx, 'a') }),
+    url: t.string({ resolve: (a, _args, ctx) => attachmentUrl(a, ctx, 'a') }),
     thumbnailUrl: t.string({
       nullable: true,
-      resolve: (a, _args, ctx) => (a.hasThumbnail ? urlOf(a, ctx, 't') : null),
+      resolve: (a, _args, ctx) => (a.hasThumbnail ? attachmentUrl(a, ctx, 't') : null),
     }),
     uploadedBy: t.field({
       type: UserRef,

@@ -1,6 +1,7 @@
 import { notFound } from '../domain/core/index.ts'
 import { findConversationMember } from '../domain/history/index.ts'
 import { requireSticker } from '../domain/interactions/index.ts'
+import { readAttachment } from '../domain/files/index.ts'
 import { decodeGlobalId, parseId, parseMemberId, parseMessageId } from '../domain/core/index.ts'
 import { builder } from './builder.ts'
 import { viewerOf } from './context.ts'
@@ -31,6 +32,10 @@ builder.queryField('node', (t) =>
         }
         case 'SavedSticker':
           return requireSticker(ctx.app, viewerOf(ctx), parseId(id, 'SavedSticker'))
+        case 'Attachment':
+          return readAttachment(ctx.app, viewerOf(ctx), id)
+        case 'Upload':
+          throw notFound('Upload')
       }
     },
   }),

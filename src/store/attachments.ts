@@ -59,6 +59,14 @@ export async function findAttachment(conn: Conn, id: number): Promise<Attachment
   return row ? toRecord(row) : null
 }
 
+/** A completed attachment `uploaderId` uploaded, or null (someone else's, unknown, or not completed). */
+export async function findOwnAttachment(conn: Conn, uploaderId: number, id: number): Promise<AttachmentRecord | null> {
+  const [row] = await conn.$queryRaw<Row[]>`
+    SELECT ${COLUMNS} FROM attachments a
+    WHERE a.id = ${id} AND a.uploader_id = ${uploaderId} AND a.completed_at IS NOT NULL`
+  return row ? toRecord(row) : null
+}
+
 /** Marks a slot completed with what its bytes showed; null when it was completed (or removed) meanwhile. */
 export async function markCompleted(conn: Conn, id: number, i: Inspected): Promise<AttachmentRecord | null> {
   const [row] = await conn.$queryRaw<Row[]>`

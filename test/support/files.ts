@@ -86,3 +86,84 @@ export async function uploadFile(
   if (response.status !== 200) throw new Error(`PUT answered ${response.status}: ${await response.text()}`)
   return (await user.run(CompleteUpload, { uploadId: slot.uploadId })).completeUpload
 }
+
+graphql(`
+  fragment MediaContent on MessageContent {
+    __typename
+    ... on ImageContent {
+      url
+      width
+      height
+      sizeBytes
+      thumbnailUrl
+      attachment {
+        ...AttachmentFields
+      }
+    }
+    ... on AudioContent {
+      url
+      durationMs
+      attachment {
+        ...AttachmentFields
+      }
+    }
+    ... on FileContent {
+      url
+      name
+      mimeType
+      attachment {
+        ...AttachmentFields
+      }
+    }
+    ... on ForwardContent {
+      items {
+        content {
+          ... on ImageContent {
+            url
+            attachment {
+              id
+            }
+          }
+        }
+      }
+    }
+  }
+`)
+
+export const SendMedia = graphql(`
+  mutation SendMedia($input: SendMessageInput!) {
+    sendMessage(input: $input) {
+      message {
+        id
+        seq
+        content {
+          ...MediaContent
+        }
+      }
+    }
+  }
+`)
+
+export const ReadMedia = graphql(`
+  query ReadMedia($id: ID!, $seq: SafeInt!) {
+    conversation(id: $id) {
+      message(seq: $seq) {
+        status
+        content {
+          ...MediaContent
+        }
+      }
+    }
+  }
+`)
+
+export const AttachmentNode = graphql(`
+  query AttachmentNode($id: ID!) {
+    node(id: $id) {
+      ... on Attachment {
+        url
+        sha256
+      }
+    }
+  }
+`)

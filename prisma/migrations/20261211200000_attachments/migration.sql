@@ -48,14 +48,27 @@ ALTER TABLE "message_attachments" ADD CONSTRAINT "message_attachments_attachment
 -- AddForeignKey
 ALTER TABLE "message_attachments" ADD CONSTRAINT "message_attachments_conversation_id_seq_fkey" FOREIGN KEY ("conversation_id", "seq") REFERENCES "messages"("conversation_id", "seq") ON DELETE RESTRICT ON UPDATE CASCADE;
 
--- Every attachmentId in a new message content, at any depth (a media message, a copy of one, the
--- items of a merged forward), is recorded here, so the statement of the send path stays as it is and
--- who may read an attachment is an index lookup (store/attachments.ts). Content is never edited
--- for media kinds (only TEXT is editable), so an INSERT trigger is enough. The foreign key refuses a
--- message naming an attachment the sweeper removed in the meantime. (Semicolons in the body are
--- written as \073: the migration runner splits statements at every semicolon.)
+-- The attachments a message carries: a media message its own (content.attachment, which the server
+-- wrote), a merged forward those of its media items, nested forwards included. Only these places are
+-- read: a card carries any JSON its sender likes, and must not grant access to anything.
+CREATE FUNCTION parley_attachment_ids(k text, c jsonb) RETURNS SETOF bigint LANGUAGE sql IMMUTABLE AS $$
+  WITH RECURSIVE node(kind, content) AS (
+    SELECT k, c
+    UNION ALL
+    SELECT i.value ->> 'kind', i.value -> 'content'
+    FROM node, jsonb_array_elements(CASE WHEN node.kind = 'FORWARD' THEN node.content -> 'items' ELSE '[]' END) i
+  )
+  SELECT DISTINCT (content #>> '{attachment,attachmentId}')::bigint FROM node
+  WHERE kind IN ('IMAGE', 'AUDIO', 'VIDEO', 'FILE') AND content #>> '{attachment,attachmentId}' IS NOT NULL
+$$;
+
+-- Recorded when a message is stored, so the statement of the send path stays as it is and who may
+-- read an attachment is an index lookup (store/attachments.ts). Media content is never edited (only
+-- TEXT is), so INSERT is enough. The foreign key refuses a message naming an attachment the sweeper
+-- removed meanwhile. (Semicolons in the body are written as \073: the migration runner splits
+-- statements at every semicolon.)
 CREATE FUNCTION parley_record_message_attachments() RETURNS trigger LANGUAGE plpgsql AS
-  E'BEGIN INSERT INTO message_attachments (attachment_id, conversation_id, seq) SELECT DISTINCT (v #>> ''{}'')::bigint, NEW.conversation_id, NEW.seq FROM jsonb_path_query(NEW.content, ''strict $.**.attachmentId'') AS v ON CONFLICT DO NOTHING\073 RETURN NULL\073 END';
+  E'BEGIN INSERT INTO message_attachments (attachment_id, conversation_id, seq) SELECT id, NEW.conversation_id, NEW.seq FROM parley_attachment_ids(NEW.kind::text, NEW.content) id ON CONFLICT DO NOTHING\073 RETURN NULL\073 END';
 
 CREATE TRIGGER messages_record_attachments AFTER INSERT ON "messages"
   FOR EACH ROW WHEN (NEW.kind IN ('IMAGE', 'AUDIO', 'VIDEO', 'FILE', 'FORWARD'))

@@ -1,9 +1,22 @@
 import type { Readable } from 'node:stream'
 import { findAttachment, mayReadAttachment, type AttachmentRecord } from '../../store/attachments.ts'
-import type { FilesApp } from './app.ts'
+import { snapshotOf, type AttachmentSnapshot, type FilesApp } from './app.ts'
+import type { App, Viewer } from '../core/app.ts'
+import { notFound } from '../core/errors.ts'
+import { parseId } from '../core/ids.ts'
 import type { ByteRange } from './mediaStore.ts'
 import { verifySignedUrl } from './signing.ts'
 import { attachmentKey, thumbnailKey } from './uploads.ts'
+
+/** node(id) of an attachment: for whoever may read it (its uploader, a reader of a message carrying it), else NOT_FOUND. */
+export async function readAttachment(app: App, viewer: Viewer, id: string): Promise<AttachmentSnapshot> {
+  const attachmentId = parseId(id, 'Attachment')
+  const attachment = (await mayReadAttachment(app.db, attachmentId, viewer.userId))
+    ? await findAttachment(app.db, attachmentId)
+    : null
+  if (!attachment) throw notFound('Attachment')
+  return snapshotOf(attachment)
+}
 
 /** Types a browser may show inline; anything else is sent as a download (Content-Disposition: attachment). */
 const INLINE = /^(image|audio|video)\//

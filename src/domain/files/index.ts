@@ -1,5 +1,5 @@
 export { mediaUrl, snapshotOf, type AttachmentSnapshot, type FilesApp } from './app.ts'
-export { openDownload } from './download.ts'
+export { openDownload, readAttachment } from './download.ts'
 export { localMediaStore } from './localStore.ts'
 export type { MediaStore } from './mediaStore.ts'
 export { receiveUpload } from './receive.ts'
