@@ -1,6 +1,6 @@
 import path from 'node:path'
 import { signToken } from './http/auth.ts'
-import { localMediaStore } from './domain/files/index.ts'
+import { localMediaStore, startAttachmentSweeper } from './domain/files/index.ts'
 import type { Config } from './config/env.ts'
 import { createDb } from './db/client.ts'
 import type { EmbeddedDatabase } from './db/embedded.ts'
@@ -104,6 +104,7 @@ export async function serve({ config, authSecret, database, log, logger, opened 
     log(`a token for ${DEV_USER}: ${await signToken(authSecret, DEV_USER)}`)
   }
   const reminders = startReminderScheduler(app, { log })
+  const sweeper = startAttachmentSweeper(app, { log })
 
   let stopping = false
   async function shutdown(signal: string) {
@@ -118,6 +119,7 @@ export async function serve({ config, authSecret, database, log, logger, opened 
     await server.close()
     metricsServer?.close()
     await reminders.stop()
+    await sweeper.stop()
     await realtime.close()
     await db.$disconnect()
     await tracing?.shutdown()

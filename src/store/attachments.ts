@@ -1,5 +1,5 @@
 import { membershipOf, notRecalled, visibleTo } from './fragments.ts'
-import { Prisma, type Conn } from './sql.ts'
+import { bigintArray, Prisma, type Conn } from './sql.ts'
 
 export type AttachmentKind = 'IMAGE' | 'AUDIO' | 'VIDEO' | 'FILE'
 
@@ -95,4 +95,28 @@ export async function mayReadAttachment(conn: Conn, id: number, userId: number):
         ${membershipOf(userId)}
         WHERE ma.attachment_id = a.id AND ${notRecalled} AND ${visibleTo({ userId })}))) AS ok`
   return row!.ok
+}
+
+/**
+ * Locks (SKIP LOCKED, so instances sweeping at once take different rows) up to `limit` attachments to
+ * remove: completed before `usedBefore` and carried by no message, or slots never completed that
+ * expired before `now`.
+ */
+export async function lockSweepable(
+  conn: Conn,
+  opts: { usedBefore: Date; now: Date; limit: number },
+): Promise<{ id: number; sizeBytes: number; completed: boolean }[]> {
+  const rows = await conn.$queryRaw<{ id: bigint; sizeBytes: bigint; completed: boolean }[]>`
+    SELECT a.id, a.size_bytes AS "sizeBytes", a.completed_at IS NOT NULL AS completed
+    FROM attachments a
+    WHERE ((a.completed_at < ${opts.usedBefore}
+        AND NOT EXISTS (SELECT 1 FROM message_attachments ma WHERE ma.attachment_id = a.id))
+      OR (a.completed_at IS NULL AND a.expires_at < ${opts.now}))
+    ORDER BY a.id LIMIT ${opts.limit}
+    FOR UPDATE SKIP LOCKED`
+  return rows.map((r) => ({ ...r, id: Number(r.id), sizeBytes: Number(r.sizeBytes) }))
+}
+
+export async function deleteAttachments(conn: Conn, ids: number[]): Promise<void> {
+  await conn.$executeRaw`DELETE FROM attachments WHERE id = ANY(${bigintArray(ids)})`
 }
