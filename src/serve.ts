@@ -1,6 +1,6 @@
 import path from 'node:path'
 import { signToken } from './http/auth.ts'
-import { localMediaStore, startAttachmentSweeper } from './domain/files/index.ts'
+import { localMediaStore, s3MediaStore, startAttachmentSweeper } from './domain/files/index.ts'
 import type { Config } from './config/env.ts'
 import { createDb } from './db/client.ts'
 import type { EmbeddedDatabase } from './db/embedded.ts'
@@ -54,6 +54,11 @@ export async function serve({ config, authSecret, database, log, logger, opened 
   opened(() => realtime.close())
   if (tracing) log(`OpenTelemetry traces over OTLP/HTTP as service ${config.OTEL_SERVICE_NAME}`)
   log(
+    config.MEDIA_S3_BUCKET
+      ? `files in the S3 bucket ${config.MEDIA_S3_BUCKET}`
+      : `files under ${path.join(config.DATA_DIR, 'media')}`,
+  )
+  log(
     config.REDIS_URL
       ? 'realtime events through Redis'
       : 'realtime events in process (set REDIS_URL for several instances)',
@@ -67,7 +72,13 @@ export async function serve({ config, authSecret, database, log, logger, opened 
     db,
     realtime,
     rateLimitStore,
-    media: localMediaStore(path.join(config.DATA_DIR, 'media')),
+    media: config.MEDIA_S3_BUCKET
+      ? s3MediaStore({
+          bucket: config.MEDIA_S3_BUCKET,
+          endpoint: config.MEDIA_S3_ENDPOINT,
+          region: config.MEDIA_S3_REGION,
+        })
+      : localMediaStore(path.join(config.DATA_DIR, 'media')),
     authSecret,
     settings: settingsFromConfig(config, loadSensitiveWords(config.SENSITIVE_WORDS_FILE)),
   })
