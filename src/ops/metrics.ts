@@ -7,6 +7,7 @@ import type { Parley } from '../app.ts'
 import type { RealtimeEvent } from '../realtime/events.ts'
 import type { Realtime } from '../realtime/pubsub.ts'
 import type { RedisObserver } from '../realtime/redis.ts'
+import { createMediaMetrics } from './mediaMetrics.ts'
 
 /** Distinct operation-name label values kept; names past the cap count as "other" (clients choose names). */
 const OPERATION_LABEL_CAP = 200
@@ -29,6 +30,7 @@ export function createMetrics() {
       },
     })
   const seenOperations = new Set<string>()
+  const media = createMediaMetrics(registers)
   const metrics = {
     registry,
     requests: new Counter({
@@ -137,6 +139,7 @@ export function createMetrics() {
       }
       const pool = poolOf(app.db)
       if (pool) pools.add(pool)
+      media.bind(app)
     },
     trackWebSocket(socket: WebSocket): void {
       metrics.webSockets.inc()

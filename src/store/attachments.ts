@@ -105,18 +105,26 @@ export async function mayReadAttachment(conn: Conn, id: number, userId: number):
 export async function lockSweepable(
   conn: Conn,
   opts: { usedBefore: Date; now: Date; limit: number },
-): Promise<{ id: number; sizeBytes: number; completed: boolean }[]> {
-  const rows = await conn.$queryRaw<{ id: bigint; sizeBytes: bigint; completed: boolean }[]>`
-    SELECT a.id, a.size_bytes AS "sizeBytes", a.completed_at IS NOT NULL AS completed
+): Promise<number[]> {
+  const rows = await conn.$queryRaw<{ id: bigint }[]>`
+    SELECT a.id
     FROM attachments a
     WHERE ((a.completed_at < ${opts.usedBefore}
         AND NOT EXISTS (SELECT 1 FROM message_attachments ma WHERE ma.attachment_id = a.id))
       OR (a.completed_at IS NULL AND a.expires_at < ${opts.now}))
     ORDER BY a.id LIMIT ${opts.limit}
     FOR UPDATE SKIP LOCKED`
-  return rows.map((r) => ({ ...r, id: Number(r.id), sizeBytes: Number(r.sizeBytes) }))
+  return rows.map((r) => Number(r.id))
 }
 
 export async function deleteAttachments(conn: Conn, ids: number[]): Promise<void> {
   await conn.$executeRaw`DELETE FROM attachments WHERE id = ANY(${bigintArray(ids)})`
+}
+
+/** All completed attachments' bytes, how many users have any, and the most one user stores (the metrics). */
+export async function storageTotals(conn: Conn): Promise<{ bytes: number; uploaders: number; largestUser: number }> {
+  const [row] = await conn.$queryRaw<{ bytes: bigint; uploaders: bigint; largestUser: bigint }[]>`
+    SELECT coalesce(sum(b), 0)::bigint AS bytes, count(*) AS uploaders, coalesce(max(b), 0)::bigint AS "largestUser"
+    FROM (SELECT sum(size_bytes) AS b FROM attachments WHERE completed_at IS NOT NULL GROUP BY uploader_id) per_user`
+  return { bytes: Number(row!.bytes), uploaders: Number(row!.uploaders), largestUser: Number(row!.largestUser) }
 }

@@ -3,12 +3,8 @@ import type { AttachmentRecord } from '../../store/attachments.ts'
 import type { MediaStore } from './mediaStore.ts'
 import { downloadExpiry, signedPath, type MediaVariant } from './signing.ts'
 
-/** What the metrics hear of uploads (ops/metrics.ts): bytes kept or removed, and refusals by reason. */
-type FilesObserver = {
-  stored(bytes: number): void
-  removed(bytes: number): void
-  refused(reason: 'size' | 'kind' | 'too-large'): void
-}
+/** What the metrics hear of uploads (ops/mediaMetrics.ts): refusals by reason. */
+type FilesObserver = { refused(reason: 'size' | 'kind' | 'too-large'): void }
 
 /**
  * The files feature's per-instance parts: where the bytes live, the key media URLs are signed with,

@@ -20,21 +20,17 @@ export async function sweepAttachments(app: FilesApp): Promise<number> {
   let removed = 0
   for (;;) {
     const swept = await transact(app, async (tx) => {
-      const rows = await lockSweepable(tx, {
+      const ids = await lockSweepable(tx, {
         usedBefore: new Date(now.getTime() - UNUSED_ATTACHMENT_MS),
         now,
         limit: BATCH,
       })
-      if (rows.length) {
-        await app.media.remove(rows.flatMap((r) => [slotKey(r.id), attachmentKey(r.id), thumbnailKey(r.id)]))
-        await deleteAttachments(
-          tx,
-          rows.map((r) => r.id),
-        )
+      if (ids.length) {
+        await app.media.remove(ids.flatMap((id) => [slotKey(id), attachmentKey(id), thumbnailKey(id)]))
+        await deleteAttachments(tx, ids)
       }
-      return { result: rows, events: [] }
+      return { result: ids, events: [] }
     })
-    for (const row of swept) if (row.completed) app.filesObserver?.removed(row.sizeBytes)
     removed += swept.length
     if (swept.length < BATCH) return removed
   }

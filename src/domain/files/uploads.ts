@@ -107,6 +107,5 @@ export async function completeUpload(app: FilesApp, viewer: Viewer, uploadId: st
   // Null: a concurrent completion of the same slot won; it stored the same bytes' results.
   const completed = (await markCompleted(app.db, id, result.inspected)) ?? (await findAttachment(app.db, id))
   if (!completed?.completedAt) throw notFound('upload')
-  app.filesObserver?.stored(completed.sizeBytes)
   return completed
 }
