@@ -3,6 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { build } from './scenarios/build.ts'
 import { fanout } from './scenarios/fanout.ts'
+import { files } from './scenarios/files.ts'
 import { historyDepth } from './scenarios/history-depth.ts'
 import { inbox } from './scenarios/inbox.ts'
 import { peer } from './scenarios/peer.ts'
@@ -26,6 +27,7 @@ const SCENARIOS: Record<string, (host: DatabaseHost, client: LoadClient) => Prom
   sync: syncScenario,
   stack,
   peer,
+  files,
 }
 
 const chosen = process.argv.slice(2).filter((a) => !a.startsWith('-'))
