@@ -23,15 +23,15 @@ export async function receiveUpload(
   if (!slot || slot.uploaderId !== target.userId) return { status: 404, message: 'no such upload' }
   if (slot.completedAt) return { status: 409, message: 'this upload is completed; its bytes cannot change' }
   if (slot.expiresAt.getTime() <= Date.now()) return { status: 403, message: 'this upload slot has expired' }
-  const tooLarge = { status: 413, message: `this slot takes exactly ${slot.sizeBytes} bytes` } as const
-  // Refused before a byte is read when the length says so already.
-  if (contentLength !== undefined && Number(contentLength) > slot.sizeBytes) {
+  // Refused before a byte is read when the length says so already, else once the body runs past it.
+  const outcome =
+    contentLength !== undefined && Number(contentLength) > slot.sizeBytes
+      ? 'too-large'
+      : await app.media.write(slotKey(slot.id), body, slot.sizeBytes)
+  if (outcome === 'too-large') {
     app.filesObserver?.refused('too-large')
-    return tooLarge
+    return { status: 413, message: `this slot takes exactly ${slot.sizeBytes} bytes` }
   }
-  const outcome = await app.media.write(slotKey(slot.id), body, slot.sizeBytes)
-  if (outcome === 'too-large') app.filesObserver?.refused('too-large')
-  if (outcome === 'too-large') return tooLarge
   if (outcome === 'too-short')
     return { status: 400, message: `the body is shorter than the ${slot.sizeBytes} bytes declared` }
   return { status: 200, message: 'stored; now call completeUpload' }
