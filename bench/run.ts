@@ -4,6 +4,7 @@ import path from 'node:path'
 import { build } from './scenarios/build.ts'
 import { fanout } from './scenarios/fanout.ts'
 import { fanoutCost } from './scenarios/fanout-cost.ts'
+import { files } from './scenarios/files.ts'
 import { historyDepth } from './scenarios/history-depth.ts'
 import { inbox } from './scenarios/inbox.ts'
 import { peer } from './scenarios/peer.ts'
@@ -28,6 +29,7 @@ const SCENARIOS: Record<string, (host: DatabaseHost, client: LoadClient) => Prom
   sync: syncScenario,
   stack,
   peer,
+  files,
 }
 
 const chosen = process.argv.slice(2).filter((a) => !a.startsWith('-'))

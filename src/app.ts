@@ -1,3 +1,6 @@
+import { randomBytes, randomUUID } from 'node:crypto'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
 import type { Redis } from 'ioredis'
 import { StartupError, type Config } from './config/env.ts'
 import type { Db } from './db/client.ts'
@@ -7,26 +10,33 @@ import { createRateLimits } from './domain/rateLimits/index.ts'
 import { createSendQueues, type SendApp } from './domain/send/index.ts'
 import { recordWebhookDeliveries } from './domain/webhooks/index.ts'
 import type { Realtime } from './realtime/pubsub.ts'
+import { deriveMediaKey, localMediaStore, type FilesApp, type MediaStore } from './domain/files/index.ts'
 
 /**
  * The composition root: one Parley instance's App with the state each feature keeps per instance
  * (live delivery, the send queues, the typing throttle, the rate limiters). The schema and the
  * transport hand it to domain actions, each of which asks only for the parts it uses.
  */
-export type Parley = App & LiveApp & SendApp & TypingApp
+export type Parley = App & LiveApp & SendApp & TypingApp & FilesApp
 
 /**
  * A Parley around its parts; its live subscriptions end when its bus closes. `rateLimitStore` (Redis)
- * shares the rate limits' counts between instances.
+ * shares the rate limits' counts between instances. `media` is where uploaded bytes live and
+ * `authSecret` derives the key media URLs are signed with; without them (tests that upload nothing)
+ * files go to a fresh folder under the system's temporary directory, under a random key.
  */
 export function createApp({
   rateLimitStore,
+  media = localMediaStore(path.join(tmpdir(), `parley-media-${randomUUID()}`)),
+  authSecret = randomBytes(32),
   ...parts
 }: {
   db: Db
   realtime: Realtime
   settings: Settings
   rateLimitStore?: Redis
+  media?: MediaStore
+  authSecret?: string | Buffer
 }): Parley {
   const hub = new Hub(parts.db, parts.realtime)
   parts.realtime.onClose(() => hub.close())
@@ -37,6 +47,8 @@ export function createApp({
     sends: createSendQueues(),
     typing: new Map(),
     limits: createRateLimits(parts.db, parts.settings.rateLimits, rateLimitStore),
+    media,
+    mediaKey: deriveMediaKey(authSecret),
   }
 }
 
@@ -71,5 +83,6 @@ export function settingsFromConfig(
       allowLoopback: config.NODE_ENV === 'development',
       secretKey: webhookKey,
     },
+    maxUploadBytes: config.MAX_UPLOAD_BYTES,
   }
 }

@@ -1,5 +1,7 @@
 import cluster from 'node:cluster'
+import path from 'node:path'
 import { signToken } from './http/auth/hs256.ts'
+import { localMediaStore, s3MediaStore, startAttachmentSweeper } from './domain/files/index.ts'
 import type { Config } from './config/env.ts'
 import { createDb } from './db/client.ts'
 import type { EmbeddedDatabase } from './db/embedded.ts'
@@ -56,6 +58,11 @@ export async function serve({ config, authSecret, database, log, logger, opened 
   opened(() => realtime.close())
   if (tracing) log(`OpenTelemetry traces over OTLP/HTTP as service ${config.OTEL_SERVICE_NAME}`)
   log(
+    config.MEDIA_S3_BUCKET
+      ? `files in the S3 bucket ${config.MEDIA_S3_BUCKET}`
+      : `files under ${path.join(config.DATA_DIR, 'media')}`,
+  )
+  log(
     config.REDIS_URL
       ? 'realtime events through Redis'
       : cluster.isWorker
@@ -71,6 +78,15 @@ export async function serve({ config, authSecret, database, log, logger, opened 
     db,
     realtime,
     rateLimitStore,
+    media: config.MEDIA_S3_BUCKET
+      ? s3MediaStore({
+          bucket: config.MEDIA_S3_BUCKET,
+          endpoint: config.MEDIA_S3_ENDPOINT,
+          region: config.MEDIA_S3_REGION,
+        })
+      : localMediaStore(path.join(config.DATA_DIR, 'media')),
+    // Every instance signs media URLs alike; without AUTH_SECRET the webhook key serves (settingsFromConfig requires one).
+    authSecret: authSecret ?? config.WEBHOOK_SECRET_KEY,
     settings: settingsFromConfig(config, loadSensitiveWords(config.SENSITIVE_WORDS_FILE), authSecret),
   })
 
@@ -118,6 +134,7 @@ export async function serve({ config, authSecret, database, log, logger, opened 
   const reminders = startReminderScheduler(app, { log })
   const webhooks = startWebhookWorker(app, { log })
   metrics?.watchWebhooks(webhooks)
+  const sweeper = startAttachmentSweeper(app, { log })
 
   let stopping = false
   async function shutdown(signal: string) {
@@ -133,6 +150,7 @@ export async function serve({ config, authSecret, database, log, logger, opened 
     metricsServer?.close()
     await reminders.stop()
     await webhooks.stop()
+    await sweeper.stop()
     await realtime.close()
     await db.$disconnect()
     await tracing?.shutdown()

@@ -17,6 +17,8 @@ import { connectionIdFrom, requestIdFrom, yogaLogger, type Logger } from '../ops
 import type { Metrics } from '../ops/metrics.ts'
 import { Utf8WebSocket } from './webSocket.ts'
 import { handleExport } from './export.ts'
+import { MEDIA_PATH } from '../domain/files/index.ts'
+import { serveMedia } from './media.ts'
 import { createYogaServer, GRAPHQL_PATH, type YogaOptions } from './yoga.ts'
 
 /** Envelop's execute and subscribe for one operation, carried to graphql-ws as its root value. */
@@ -61,7 +63,7 @@ export type ServerOptions = YogaOptions & {
 }
 
 /** What a socket's operations need of its upgrade request (onConnect puts it in graphql-ws's extra). */
-type SocketExtra = Extra & { requestId?: string; peer?: ClientPeer }
+type SocketExtra = Extra & { requestId?: string; peer?: ClientPeer; origin?: string }
 
 /** The part of an upgrade request the address limits read (rateLimitPlugin's clientAddress). */
 const peerOf = (request: IncomingMessage): ClientPeer => ({
@@ -105,6 +107,7 @@ export function createParleyServer(opts: ServerOptions): ParleyServer {
     if (stopping) return refuseStopping(res)
     if (opts.serveMetrics && opts.metrics && req.url === '/metrics') return void opts.metrics.serve(req, res)
     if (handleExport(req, res, exportDeps)) return
+    if (req.url?.startsWith(MEDIA_PATH)) return void serveMedia(opts.app, req, res, opts.log)
     // Yoga's context reads the id back from this header: a server context of our own besides
     // whatwg-node's would be merged into a new object per request (about 2 % of a `{ __typename }`).
     res.setHeader('x-request-id', requestIdFrom(req.headers['x-request-id']))
@@ -138,7 +141,9 @@ export function createParleyServer(opts: ServerOptions): ParleyServer {
         const request = ctx.extra.request
         const requestId = connectionIdFrom(request.headers['x-request-id'])
         // graphql-ws would hold the whole upgrade request (headers, streams) as long as the socket is open.
-        Object.assign(ctx.extra, { requestId, peer: peerOf(request), request: undefined })
+        // The media URLs of this socket's events start with the host it was opened on (ws → http).
+        const origin = `${'encrypted' in request.socket ? 'https' : 'http'}://${request.headers.host ?? 'localhost'}`
+        Object.assign(ctx.extra, { requestId, peer: peerOf(request), origin, request: undefined })
         opts.log?.debug({ requestId }, 'websocket connected')
         const authorization = ctx.connectionParams?.authorization
         if (typeof authorization !== 'string') return false
@@ -166,6 +171,7 @@ export function createParleyServer(opts: ServerOptions): ParleyServer {
           ...ctx,
           req: extra.peer,
           requestId: extra.requestId,
+          origin: extra.origin,
           socket: extra.socket,
           params,
           connectionParams: ctx.connectionParams,

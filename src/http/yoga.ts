@@ -64,6 +64,8 @@ type ServerContext = {
   req?: ClientPeer
   res?: Pick<ServerResponse, 'getHeader'>
   requestId?: string
+  /** A WebSocket's scheme and host, from its upgrade request (HTTP takes them from `request`). */
+  origin?: string
 }
 
 export const GRAPHQL_PATH = '/graphql'
@@ -230,7 +232,7 @@ export function createYogaServer(opts: YogaOptions) {
     },
   })
 
-  async function contextOf({ request, connectionParams, req }: ServerContext): Promise<Context> {
+  async function contextOf({ request, connectionParams, req, origin }: ServerContext): Promise<Context> {
     const authorization =
       request?.headers.get('authorization') ?? (connectionParams?.authorization as string | undefined)
     // Without a valid token the caller is counted by address, whether answered (the schema) or refused.
@@ -240,6 +242,11 @@ export function createYogaServer(opts: YogaOptions) {
     })
     if (!identity) await limitAnonymous(opts.app, req)
     const viewer: Viewer | null = identity ? await resolveViewer(identity) : null
-    return { app: opts.app, viewer, loaders: createLoaders(opts.app.db, viewer) }
+    return {
+      app: opts.app,
+      viewer,
+      loaders: createLoaders(opts.app.db, viewer),
+      origin: request ? new URL(request.url).origin : (origin ?? ''),
+    }
   }
 }

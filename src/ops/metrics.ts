@@ -8,6 +8,7 @@ import type { WebhookWorker } from '../domain/webhooks/index.ts'
 import type { RealtimeEvent } from '../realtime/events.ts'
 import type { Realtime } from '../realtime/pubsub.ts'
 import type { RedisObserver } from '../realtime/redis.ts'
+import { createMediaMetrics } from './mediaMetrics.ts'
 
 /** Distinct operation-name label values kept; names past the cap count as "other" (clients choose names). */
 const OPERATION_LABEL_CAP = 200
@@ -31,6 +32,7 @@ export function createMetrics() {
     })
   const seenOperations = new Set<string>()
   const webhookWorkers = new Set<WebhookWorker>()
+  const media = createMediaMetrics(registers)
   const metrics = {
     registry,
     requests: new Counter({
@@ -160,6 +162,7 @@ export function createMetrics() {
       }
       const pool = poolOf(app.db)
       if (pool) pools.add(pool)
+      media.bind(app)
     },
     /** Counts the worker's attempts and reads its oldest pending age on each scrape. */
     watchWebhooks(worker: WebhookWorker): void {

@@ -7,6 +7,7 @@ import { builder } from './builder.ts'
 import { MessageKindEnum } from './enums.ts'
 import { UserRef } from './user.ts'
 import { MentionRangeInput, MentionRangeRef } from './mentionRanges.ts'
+import { AttachmentRef, attachmentUrl } from './files.ts'
 
 /** Stored message content (JSONB) together with its kind, which picks the union member. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSONB read per union member; each member's resolvers know its shape
@@ -34,35 +35,49 @@ const content = <F extends FieldMap>(name: string, fields: (t: Fields) => F) =>
 const str = (t: Fields, key: string, nullable = false) => t.string({ nullable, resolve: (c) => c.data[key] ?? null })
 const int = (t: Fields, key: string, nullable = true) => t.int({ nullable, resolve: (c) => c.data[key] ?? null })
 
+/** A media content's url: the one sent, or its attachment's, signed for the viewer reading it. */
+const mediaUrl = (t: Fields) =>
+  t.string({ resolve: (c, _a, ctx) => c.data.url ?? attachmentUrl(c.data.attachment, ctx, 'a') })
+const attachment = (t: Fields) =>
+  t.field({ type: AttachmentRef, nullable: true, resolve: (c) => c.data.attachment ?? null })
+
 const TextContent = content('TextContent', (t) => ({
   text: str(t, 'text'),
   mentionRanges: t.field({ type: [MentionRangeRef], resolve: (c) => c.data.mentionRanges ?? [] }),
 }))
 const ImageContent = content('ImageContent', (t) => ({
-  url: str(t, 'url'),
+  url: mediaUrl(t),
   width: int(t, 'width'),
   height: int(t, 'height'),
   sizeBytes: int(t, 'sizeBytes'),
-  thumbnailUrl: str(t, 'thumbnailUrl', true),
+  thumbnailUrl: t.string({
+    nullable: true,
+    resolve: (c, _a, ctx) =>
+      c.data.thumbnailUrl ?? (c.data.attachment?.hasThumbnail ? attachmentUrl(c.data.attachment, ctx, 't') : null),
+  }),
+  attachment: attachment(t),
 }))
 const AudioContent = content('AudioContent', (t) => ({
-  url: str(t, 'url'),
+  url: mediaUrl(t),
   durationMs: int(t, 'durationMs', false),
   sizeBytes: int(t, 'sizeBytes'),
+  attachment: attachment(t),
 }))
 const VideoContent = content('VideoContent', (t) => ({
-  url: str(t, 'url'),
+  url: mediaUrl(t),
   durationMs: int(t, 'durationMs', false),
   width: int(t, 'width'),
   height: int(t, 'height'),
   coverUrl: str(t, 'coverUrl', true),
   sizeBytes: int(t, 'sizeBytes'),
+  attachment: attachment(t),
 }))
 const FileContent = content('FileContent', (t) => ({
-  url: str(t, 'url'),
+  url: mediaUrl(t),
   name: str(t, 'name'),
   sizeBytes: int(t, 'sizeBytes'),
   mimeType: str(t, 'mimeType', true),
+  attachment: attachment(t),
 }))
 const StickerContent = content('StickerContent', (t) => ({
   stickerId: str(t, 'stickerId'),
@@ -161,9 +176,13 @@ ForwardedItem.implement({
 const TextInput = builder.inputType('TextInput', {
   fields: (t) => ({ text: t.string({ required: true }), mentionRanges: t.field({ type: [MentionRangeInput] }) }),
 })
+const attachmentId = (t: PothosSchemaTypes.InputFieldBuilder<Types, 'InputObject'>) =>
+  t.id({ description: 'An attachment the sender uploaded (completeUpload); exactly one of url and attachmentId' })
+
 const ImageInput = builder.inputType('ImageInput', {
   fields: (t) => ({
-    url: t.string({ required: true }),
+    url: t.string(),
+    attachmentId: attachmentId(t),
     width: t.int(),
     height: t.int(),
     sizeBytes: t.int(),
@@ -171,12 +190,13 @@ const ImageInput = builder.inputType('ImageInput', {
   }),
 })
 const AudioInput = builder.inputType('AudioInput', {
-  fields: (t) => ({ url: t.string({ required: true }), durationMs: t.int({ required: true }), sizeBytes: t.int() }),
+  fields: (t) => ({ url: t.string(), attachmentId: attachmentId(t), durationMs: t.int(), sizeBytes: t.int() }),
 })
 const VideoInput = builder.inputType('VideoInput', {
   fields: (t) => ({
-    url: t.string({ required: true }),
-    durationMs: t.int({ required: true }),
+    url: t.string(),
+    attachmentId: attachmentId(t),
+    durationMs: t.int(),
     width: t.int(),
     height: t.int(),
     coverUrl: t.string(),
@@ -185,9 +205,10 @@ const VideoInput = builder.inputType('VideoInput', {
 })
 const FileInput = builder.inputType('FileInput', {
   fields: (t) => ({
-    url: t.string({ required: true }),
-    name: t.string({ required: true }),
-    sizeBytes: t.int({ required: true }),
+    url: t.string(),
+    attachmentId: attachmentId(t),
+    name: t.string(),
+    sizeBytes: t.int(),
     mimeType: t.string(),
   }),
 })

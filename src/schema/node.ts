@@ -3,6 +3,7 @@ import { findConversationMember } from '../domain/history/index.ts'
 import { requireSticker } from '../domain/interactions/index.ts'
 import { requireAuditEntry, requireReport } from '../domain/governance/index.ts'
 import { requireWebhook } from '../domain/webhooks/index.ts'
+import { readAttachment } from '../domain/files/index.ts'
 import { decodeGlobalId, parseId, parseMemberId, parseMessageId } from '../domain/core/index.ts'
 import { builder } from './builder.ts'
 import { viewerOf } from './context.ts'
@@ -42,6 +43,10 @@ builder.queryField('node', (t) =>
         case 'WebhookDelivery':
           // Read through its webhook (Webhook.deliveries); the id is the webhook-id header's value.
           throw notFound('WebhookDelivery')
+        case 'Attachment':
+          return readAttachment(ctx.app, viewerOf(ctx), id)
+        case 'Upload':
+          throw notFound('Upload')
       }
     },
   }),

@@ -70,19 +70,20 @@ function conflictingSharedFields(served: GraphQLSchema): string[] {
     let members: readonly GraphQLNamedType[] = []
     if (isUnionType(type)) members = type.getTypes()
     else if (isInterfaceType(type)) members = served.getPossibleTypes(type)
-    const typeOfField = new Map<string, { member: string; type: string }>()
+    // Every pair of members that disagree, so the result does not depend on the order members are listed in.
+    const typesOfField = new Map<string, { member: string; type: string }[]>()
     for (const member of members) {
       if (!isObjectType(member)) continue
       for (const field of Object.values(member.getFields())) {
-        const seen = typeOfField.get(field.name)
-        if (!seen) typeOfField.set(field.name, { member: member.name, type: String(field.type) })
-        else if (seen.type !== String(field.type)) {
+        const seen = typesOfField.get(field.name) ?? []
+        for (const earlier of seen.filter((s) => s.type !== String(field.type))) {
           const pair = [
-            `${seen.member}.${field.name} is ${seen.type}`,
+            `${earlier.member}.${field.name} is ${earlier.type}`,
             `${member.name}.${field.name} is ${String(field.type)}`,
           ].sort()
           conflicts.push(`${type.name}: ${pair.join(', ')}`)
         }
+        typesOfField.set(field.name, [...seen, { member: member.name, type: String(field.type) }])
       }
     }
   }

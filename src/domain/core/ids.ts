@@ -14,6 +14,8 @@ export type NodeType =
   | 'AuditEntry'
   | 'Webhook'
   | 'WebhookDelivery'
+  | 'Upload'
+  | 'Attachment'
 export type MessageKey = { conversationId: number; seq: number }
 export type MemberKey = { conversationId: number; userId: number }
 
@@ -27,6 +29,8 @@ const NODE_TYPES = new Set<string>([
   'AuditEntry',
   'Webhook',
   'WebhookDelivery',
+  'Upload',
+  'Attachment',
 ])
 
 export function encodeGlobalId(type: string, key: string | number | bigint): string {
@@ -51,7 +55,8 @@ function positiveInt(text: string, id: string): number {
 /** Decodes an id that must name a node of `type`; anything else is BAD_USER_INPUT. */
 export function parseId(
   id: string,
-  type: 'User' | 'Conversation' | 'SavedSticker' | 'AuditEntry' | 'Webhook' | 'WebhookDelivery',
+  type:
+    'User' | 'Conversation' | 'SavedSticker' | 'AuditEntry' | 'Webhook' | 'WebhookDelivery' | 'Upload' | 'Attachment',
 ): number {
   const decoded = decodeGlobalId(id)
   if (decoded.type !== type) throw badInput(`Expected a ${type} id, got a ${decoded.type} id`)

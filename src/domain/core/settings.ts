@@ -26,6 +26,8 @@ export type Settings = {
   privateChatPolicy: 'open' | 'friends'
   /** Webhook delivery (domain/webhooks): retries, reachable networks, the key that seals secrets. */
   webhooks: WebhookSettings
+  /** The largest upload a slot may declare (MAX_UPLOAD_BYTES); more is BAD_USER_INPUT. */
+  maxUploadBytes: number
 }
 
 type WebhookSettings = {
@@ -63,4 +65,5 @@ export const DEFAULT_SETTINGS: Settings = {
     allowLoopback: true,
     secretKey: 'parley test webhook secret key, not for production',
   },
+  maxUploadBytes: 104_857_600,
 }

@@ -30,7 +30,11 @@ export async function saveSticker(app: App, viewer: Viewer, messageId: string): 
     refuseRecalled(message, 'saved as a sticker')
     if (message.kind !== 'IMAGE' && message.kind !== 'STICKER')
       throw badInput(`a ${message.kind} message cannot be saved as a sticker; IMAGE and STICKER can`, 'messageId')
-    const { url, label } = message.content as { url: string; label?: string }
+    const { url, label } = message.content as { url?: string; label?: string }
+    // An uploaded image has no lasting URL to save (its URLs are signed per viewer for minutes), and a
+    // sticker sent later names a URL only: saving one waits for stickers that carry an attachment.
+    if (!url)
+      throw badInput('an uploaded image cannot be saved as a sticker yet; only images sent by url can', 'messageId')
     await lockUser(tx, viewer.userId)
     const { existing, count } = await findStickerState(tx, viewer.userId, url)
     if (existing) return { result: existing, events: [] }

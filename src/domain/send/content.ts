@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { badInput } from '../core/errors.ts'
-import { messageKeyText, parseMessageId, type MessageKey } from '../core/ids.ts'
+import { messageKeyText, parseId, parseMessageId, type MessageKey } from '../core/ids.ts'
 import { findInJson } from '../../lib/jsonWalk.ts'
 import type { ForwardOriginRecord, MessageKind } from '../../store/records.ts'
 import { LIMITS } from '../core/limits.ts'
@@ -33,6 +33,7 @@ const httpUrl = z
 const bytes = range(0, LIMITS.mediaBytes)
 const pixels = range(1, LIMITS.mediaPixels)
 const durationMs = range(1, LIMITS.mediaDurationMs)
+const attachmentId = z.string().nullish()
 export const jsonBytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value), 'utf8')
 
 /** Objects and arrays nested deeper than `max` (the root is level 1), found without recursion. */
@@ -74,19 +75,29 @@ const CONTENT = {
   image: {
     kind: 'IMAGE',
     schema: z.object({
-      url: httpUrl,
+      url: httpUrl.nullish(),
+      attachmentId,
       width: pixels.nullish(),
       height: pixels.nullish(),
       sizeBytes: bytes.nullish(),
       thumbnailUrl: httpUrl.nullish(),
     }),
   },
-  audio: { kind: 'AUDIO', schema: z.object({ url: httpUrl, durationMs, sizeBytes: bytes.nullish() }) },
+  audio: {
+    kind: 'AUDIO',
+    schema: z.object({
+      url: httpUrl.nullish(),
+      attachmentId,
+      durationMs: durationMs.nullish(),
+      sizeBytes: bytes.nullish(),
+    }),
+  },
   video: {
     kind: 'VIDEO',
     schema: z.object({
-      url: httpUrl,
-      durationMs,
+      url: httpUrl.nullish(),
+      attachmentId,
+      durationMs: durationMs.nullish(),
       width: pixels.nullish(),
       height: pixels.nullish(),
       coverUrl: httpUrl.nullish(),
@@ -96,9 +107,10 @@ const CONTENT = {
   file: {
     kind: 'FILE',
     schema: z.object({
-      url: httpUrl,
-      name: words(LIMITS.fileNameLength),
-      sizeBytes: bytes,
+      url: httpUrl.nullish(),
+      attachmentId,
+      name: words(LIMITS.fileNameLength).nullish(),
+      sizeBytes: bytes.nullish(),
       mimeType: z
         .string()
         .max(LIMITS.mimeTypeLength, `must be at most ${LIMITS.mimeTypeLength} characters`)
@@ -180,7 +192,32 @@ export function parseContent(input: ContentInput): ContentDraft {
   }
   if (spec.kind === null) return { copy: parseMessageId((parsed.data as { messageId: string }).messageId) }
   if (member === 'text') return { kind: 'TEXT', content: textContent(parsed.data as TextInput) }
-  return { kind: spec.kind, content: withoutNulls(parsed.data) }
+  const content = withoutNulls(parsed.data)
+  if (MEDIA.has(member)) checkMediaSource(member, content)
+  return { kind: spec.kind, content }
+}
+
+/** Members whose file is a url or an attachment (domain/files attachToContent fills the latter in). */
+const MEDIA = new Set<keyof ContentInput>(['image', 'audio', 'video', 'file'])
+
+/** What a media input needs besides its url when it names no attachment (v1's required fields). */
+const NEEDED_WITH_URL: Partial<Record<keyof ContentInput, string[]>> = {
+  audio: ['durationMs'],
+  video: ['durationMs'],
+  file: ['name', 'sizeBytes'],
+}
+
+/** Exactly one of url and attachmentId; an attachment id is parsed to its number here. */
+function checkMediaSource(member: keyof ContentInput, content: Record<string, unknown>): void {
+  if ('url' in content === 'attachmentId' in content)
+    throw badInput(`content.${member} must set exactly one of url and attachmentId`, `content.${member}`)
+  if ('attachmentId' in content) {
+    content.attachmentId = parseId(content.attachmentId as string, 'Attachment')
+    return
+  }
+  for (const field of NEEDED_WITH_URL[member] ?? [])
+    if (!(field in content))
+      throw badInput(`content.${member}.${field} is required with a url`, `content.${member}.${field}`)
 }
 
 /** Text under a text message's limits, outside a message (a draft's text). */

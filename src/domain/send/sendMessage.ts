@@ -3,6 +3,7 @@ import { callerOf } from '../rateLimits/rateLimits.ts'
 import { DuplicateIdempotencyKey, findByClientMessageIds } from '../../store/messages.ts'
 import { prepareSend, type SendMessageInput, type SendMessageResult } from './prepare.ts'
 import { enqueueSend, sendAlone, type SendApp } from './queue.ts'
+import { attachToContent } from '../files/attach.ts'
 
 /**
  * Sends a message: idempotent per (conversation, sender, clientMessageId); a retry returns the
@@ -13,6 +14,7 @@ export async function sendMessage(app: SendApp, viewer: Viewer, input: SendMessa
   const send = prepareSend(viewer, input)
   // Before anything is read or written: a refused send costs no lock and stores nothing.
   await app.limits.consumeSend(callerOf(viewer), send.conversationId)
+  send.content = await attachToContent(app, viewer, send.content)
   try {
     return await (app.settings.coalesceSends ? enqueueSend(app, send) : sendAlone(app, send))
   } catch (error) {
