@@ -1,10 +1,11 @@
 import { z } from 'zod'
 import { badInput } from '../core/errors.ts'
-import { messageKeyText, parseId, parseMessageId, type MessageKey } from '../core/ids.ts'
+import { messageKeyText, parseMessageId, type MessageKey } from '../core/ids.ts'
 import { findInJson } from '../../lib/jsonWalk.ts'
 import type { ForwardOriginRecord, MessageKind } from '../../store/records.ts'
 import { LIMITS } from '../core/limits.ts'
 import { parseMentionRanges, type MentionRangeInput } from './references.ts'
+import { MEDIA, checkMediaSource } from './mediaInput.ts'
 
 /** MessageContentInput as GraphQL hands it over: @oneOf, so exactly one member is set. */
 export type ContentInput = Partial<
@@ -195,29 +196,6 @@ export function parseContent(input: ContentInput): ContentDraft {
   const content = withoutNulls(parsed.data)
   if (MEDIA.has(member)) checkMediaSource(member, content)
   return { kind: spec.kind, content }
-}
-
-/** Members whose file is a url or an attachment (domain/files attachToContent fills the latter in). */
-const MEDIA = new Set<keyof ContentInput>(['image', 'audio', 'video', 'file'])
-
-/** What a media input needs besides its url when it names no attachment (v1's required fields). */
-const NEEDED_WITH_URL: Partial<Record<keyof ContentInput, string[]>> = {
-  audio: ['durationMs'],
-  video: ['durationMs'],
-  file: ['name', 'sizeBytes'],
-}
-
-/** Exactly one of url and attachmentId; an attachment id is parsed to its number here. */
-function checkMediaSource(member: keyof ContentInput, content: Record<string, unknown>): void {
-  if ('url' in content === 'attachmentId' in content)
-    throw badInput(`content.${member} must set exactly one of url and attachmentId`, `content.${member}`)
-  if ('attachmentId' in content) {
-    content.attachmentId = parseId(content.attachmentId as string, 'Attachment')
-    return
-  }
-  for (const field of NEEDED_WITH_URL[member] ?? [])
-    if (!(field in content))
-      throw badInput(`content.${member}.${field} is required with a url`, `content.${member}.${field}`)
 }
 
 /** Text under a text message's limits, outside a message (a draft's text). */
