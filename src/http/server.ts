@@ -17,6 +17,7 @@ import { connectionIdFrom, requestIdFrom, yogaLogger, type Logger } from '../ops
 import type { Metrics } from '../ops/metrics.ts'
 import { Utf8WebSocket } from './webSocket.ts'
 import { handleExport } from './export.ts'
+import { endAtExpiry } from './plugins/useTokenExpiry.ts'
 import { MEDIA_PATH } from '../domain/files/index.ts'
 import { serveMedia } from './media.ts'
 import { createYogaServer, GRAPHQL_PATH, type YogaOptions } from './yoga.ts'
@@ -46,6 +47,8 @@ const GOING_AWAY = 1001
 
 /** Close code for a user over their open-WebSocket limit (graphql-ws's own "too many" code). */
 const TOO_MANY_SOCKETS = 4429
+/** graphql-ws's Forbidden, as a refused connection gets: its client reconnects with fresh connectionParams. */
+const TOKEN_EXPIRED = 4403
 
 export type ServerOptions = YogaOptions & {
   app: Parley
@@ -160,6 +163,11 @@ export function createParleyServer(opts: ServerOptions): ParleyServer {
           return false
         }
         ctx.extra.socket.once('close', release)
+        // The socket lives as long as its token: at exp it closes with 4403, and the client
+        // reconnects with a fresh one (graphql-ws retries this code; decision 0043).
+        const socket = ctx.extra.socket
+        const cancel = endAtExpiry(identity.expiresAt, () => socket.close(TOKEN_EXPIRED, 'Forbidden: token expired'))
+        socket.once('close', cancel)
         return true
       },
       // onSubscribe hands over envelop's own execute and subscribe as the root value (below).

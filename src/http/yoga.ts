@@ -28,6 +28,7 @@ import { useMetrics } from './plugins/useMetrics.ts'
 import { useOperationSpans } from './plugins/useOperationSpans.ts'
 import { useQueryLimits } from './plugins/useQueryLimits.ts'
 import { limitAnonymous, useRateLimits, type ClientPeer } from './plugins/useRateLimits.ts'
+import { useTokenExpiry } from './plugins/useTokenExpiry.ts'
 import type { Context } from '../schema/context.ts'
 import { schema } from '../schema/index.ts'
 import { useValidationCache } from './plugins/useValidationCache.ts'
@@ -202,6 +203,8 @@ export function createYogaServer(opts: YogaOptions) {
       useQueryLimits(),
       // Per-user, per-connection rate limits by operation (decision 0130).
       useRateLimits(),
+      // A subscription (SSE or graphql-ws) ends when its token expires (issue 48).
+      useTokenExpiry(),
       // graphql-armor only hides field suggestions in production; its limits answer "Syntax Error:".
       EnvelopArmorPlugin({
         maxDepth: { enabled: false },
@@ -247,6 +250,7 @@ export function createYogaServer(opts: YogaOptions) {
       viewer,
       loaders: createLoaders(opts.app.db, viewer),
       origin: request ? new URL(request.url).origin : (origin ?? ''),
+      ...(identity ? { tokenExpiresAt: identity.expiresAt } : {}),
     }
   }
 }

@@ -5,7 +5,15 @@ import { describe, expect, it } from 'vitest'
 import { signToken } from '../../src/http/auth/hs256.ts'
 import { AUTH_SECRET, countStatements, newUser, newUsers, testApp, type TestUser } from '../support/harness.ts'
 import { createRealtime } from '../../src/realtime/pubsub.ts'
-import { liveServer, post, startInstance, subscribeWs, waitForSubscriptions, wsClient } from '../support/server.ts'
+import {
+  liveServer,
+  post,
+  startInstance,
+  subscribeSse,
+  subscribeWs,
+  waitForSubscriptions,
+  wsClient,
+} from '../support/server.ts'
 import { DeleteForMe, EditMessage, RecallMessage, SetFavorite } from '../support/lifecycle.ts'
 import {
   ConversationEventBatches,
@@ -105,22 +113,36 @@ describe('conversationEvents', () => {
     }
   })
 
-  it('authenticates every subscribe again: a token that expired since connecting gets UNAUTHENTICATED', async () => {
+  it('lives as long as its token: at exp the socket closes with 4403 and its streams end, over SSE too', async () => {
     const [owner, member] = await newUsers(2)
     const group = await createGroup(owner!, [member!])
     const shortLived = await signToken(AUTH_SECRET, member!.handle, { expiresIn: '3s' })
-    const expiresAt =
-      (JSON.parse(Buffer.from(shortLived.split('.')[1]!, 'base64url').toString()) as { exp: number }).exp * 1000
-    const client = instance.connect(shortLived)
-    // The first subscription keeps the socket open (the client closes an idle one).
-    const first = subscribeWs(client, ConversationEvents, { conversationId: group.id })
-    await waitForSubscriptions(instance.server.app, member!, 1)
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, expiresAt - Date.now()) + 50))
-    const later = subscribeWs(client, ConversationEvents, { conversationId: group.id })
-    await later.ended()
-    expect(later.errors.map((e) => e.extensions?.code)).toEqual(['UNAUTHENTICATED'])
-    expect(first.done).toBe(false)
-    first.dispose()
+    const closes: number[] = []
+    const client = wsClient(instance.server.wsUrl, shortLived, {
+      on: { closed: (event) => void closes.push((event as { code: number }).code) },
+    })
+    try {
+      const overWs = subscribeWs(client, ConversationEvents, { conversationId: group.id })
+      const overSse = subscribeSse(instance.server.url, shortLived, ConversationEvents, { conversationId: group.id })
+      await waitForSubscriptions(instance.server.app, member!, 2)
+      await sendText(owner!, group.id, 'while the token is good')
+      await overWs.waitFor(1)
+      await overSse.waitFor(1)
+      // Both end at exp, with no event lost before it and no request made by the client.
+      await Promise.all([overWs.ended(), overSse.ended()])
+      expect(closes).toEqual([4403])
+      expect(overSse.errors).toEqual([])
+      expect(overWs.events).toHaveLength(1)
+      expect(overSse.events).toHaveLength(1)
+      // Back with the expired token: refused at connect; every subscribe would fail the same way.
+      const again = wsClient(instance.server.wsUrl, shortLived)
+      const refused = subscribeWs(again, ConversationEvents, { conversationId: group.id })
+      await refused.ended()
+      expect(refused.errors.length).toBeGreaterThan(0)
+      await again.dispose()
+    } finally {
+      await client.dispose()
+    }
   })
 
   it('shows a directed message only to its audience and a JOINED member nothing from before joining', async () => {

@@ -6,8 +6,11 @@ import { unauthenticated, type Verified } from './claims.ts'
 import { verifyHs256 } from './hs256.ts'
 import { PROVIDER_ALGORITHMS, providerVerifier } from './provider.ts'
 
+/** A verified token's identity and when it stops being accepted (ms since the epoch; Infinity without exp). */
+type Accepted = Identity & { expiresAt: number }
+
 /** `Authorization: Bearer <JWT>` (HTTP header, or graphql-ws connectionParams.authorization) to an identity; absent → null. */
-export type Authenticator = (authorization: string | null | undefined) => Promise<Identity | null>
+export type Authenticator = (authorization: string | null | undefined) => Promise<Accepted | null>
 
 /**
  * HS256 tokens with `secret` (null: off) and the provider's tokens (null: none), told apart by the
@@ -20,7 +23,7 @@ export type Authenticator = (authorization: string | null | undefined) => Promis
  * to lru-cache as a ttl: its ttl reads the clock through a timer it re-arms, which cost more than the lookup.
  */
 export function createAuthenticator(opts: { secret: string | null; provider?: TokenProvider | null }): Authenticator {
-  const verified = new LRUCache<string, Verified>({ max: 10_000 })
+  const verified = new LRUCache<string, Accepted>({ max: 10_000 })
   const { secret } = opts
   const provider = opts.provider ? providerVerifier(opts.provider) : null
   return async (authorization) => {
@@ -29,10 +32,11 @@ export function createAuthenticator(opts: { secret: string | null; provider?: To
     if (!match) throw unauthenticated('Authorization must be "Bearer <token>"')
     const token = match[1]!
     const known = verified.get(token)
-    if (known && known.expiresAt > Date.now()) return known.identity
+    if (known && known.expiresAt > Date.now()) return known
     const fresh = await verify(token)
-    if (fresh.expiresAt > Date.now()) verified.set(token, fresh)
-    return fresh.identity
+    const accepted = { ...fresh.identity, expiresAt: fresh.expiresAt }
+    if (fresh.expiresAt > Date.now()) verified.set(token, accepted)
+    return accepted
   }
 
   function verify(token: string): Promise<Verified> {
