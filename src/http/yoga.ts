@@ -2,13 +2,7 @@ import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor'
 import type { ServerResponse } from 'node:http'
 import { GraphQLError, type DocumentNode } from 'graphql'
 import { LRUCache } from 'lru-cache'
-import {
-  createLogger,
-  createYoga,
-  handleStreamOrSingleExecutionResult,
-  type Plugin,
-  type YogaLogger,
-} from 'graphql-yoga'
+import { createLogger, createYoga, type YogaLogger } from 'graphql-yoga'
 import { createAuthenticator, type Authenticator } from './auth/authenticate.ts'
 import type { CorsOrigins, TokenProvider } from '../config/auth.ts'
 import { corsFor } from './cors.ts'
@@ -29,6 +23,8 @@ import { useOperationSpans } from './plugins/useOperationSpans.ts'
 import { useQueryLimits } from './plugins/useQueryLimits.ts'
 import { limitAnonymous, useRateLimits, type ClientPeer } from './plugins/useRateLimits.ts'
 import { useTokenExpiry } from './plugins/useTokenExpiry.ts'
+import { useBodyLimit } from './plugins/useBodyLimit.ts'
+import { useErrorRequestIds } from './plugins/useErrorRequestIds.ts'
 import type { Context } from '../schema/context.ts'
 import { schema } from '../schema/index.ts'
 import { useValidationCache } from './plugins/useValidationCache.ts'
@@ -121,50 +117,6 @@ const withoutOutageErrors = (logger: YogaLogger): YogaLogger => ({
     logger.error(...args, ...(requestId ? [{ requestId }] : []))
   },
 })
-
-/**
- * Tags the errors of each result with the operation's request id before the mask (a later plugin)
- * sees them, so the mask's log line names the request.
- */
-function useErrorRequestIds(): Plugin<Context> {
-  const tagAll =
-    (requestId: string | undefined) =>
-    ({ result }: { result: { errors?: readonly GraphQLError[] } }) => {
-      for (const error of result.errors ?? []) tagWithRequest(error.originalError ?? error, requestId)
-    }
-  return {
-    onExecute: ({ args }) => ({
-      onExecuteDone: (payload) => handleStreamOrSingleExecutionResult(payload, tagAll(args.contextValue.requestId)),
-    }),
-    onSubscribe: ({ args }) => ({
-      onSubscribeResult: (payload) => handleStreamOrSingleExecutionResult(payload, tagAll(args.contextValue.requestId)),
-      onSubscribeError: ({ error }) =>
-        tagWithRequest((error as GraphQLError).originalError ?? error, args.contextValue.requestId),
-    }),
-  }
-}
-
-/** Refuses bodies over the limit before they are read (413 with a GraphQL-shaped error). */
-function useBodyLimit(maxBytes: number): Plugin {
-  return {
-    onRequest({ request, endResponse, fetchAPI }) {
-      const length = Number(request.headers.get('content-length') ?? 0)
-      const chunked =
-        !request.headers.has('content-length') && request.headers.get('transfer-encoding')?.includes('chunked')
-      if (length > maxBytes || chunked) {
-        const message = chunked
-          ? 'request bodies must declare their Content-Length'
-          : `request body is larger than ${maxBytes} bytes`
-        endResponse(
-          new fetchAPI.Response(JSON.stringify({ errors: [{ message, extensions: { code: 'BAD_USER_INPUT' } }] }), {
-            status: 413,
-            headers: { 'content-type': 'application/json' },
-          }),
-        )
-      }
-    },
-  }
-}
 
 export function createYogaServer(opts: YogaOptions) {
   const resolveViewer = opts.resolveViewer ?? createViewerResolver(opts.app.db)

@@ -1,4 +1,4 @@
-import { directedTo } from './fragments.ts'
+import { directedTo, inMembershipWindow } from './fragments.ts'
 import { Prisma, type Conn } from './sql.ts'
 import type { WebhookEventType, WebhookScope } from './webhooks.ts'
 
@@ -44,7 +44,7 @@ export async function enqueueDeliveries(conn: Conn, events: readonly OutboxEvent
         IS DISTINCT FROM w.owner_id
       AND EXISTS (SELECT 1 FROM conversation_members cm
         WHERE cm.conversation_id = m.conversation_id AND cm.user_id = w.owner_id AND cm.left_at IS NULL
-          AND m.seq >= cm.visible_from_seq AND ${directedTo(Prisma.sql`w.owner_id`)}))
+          AND ${inMembershipWindow} AND ${directedTo(Prisma.sql`w.owner_id`)}))
     ORDER BY e.n, w.id`
 }
 

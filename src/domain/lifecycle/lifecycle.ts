@@ -11,7 +11,8 @@ import type { MessageRecord } from '../../store/records.ts'
 import { accessConversation } from '../policy/access.ts'
 import { type App, type Viewer } from '../core/app.ts'
 import { transact, type Committed } from '../core/transact.ts'
-import { readableText, validateContent, type ContentInput } from '../send/content.ts'
+import { validateContent, type ContentInput } from '../send/content.ts'
+import { readableText } from '../send/readableText.ts'
 import {
   checkEdit,
   checkPrivateChat,
