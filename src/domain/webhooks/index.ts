@@ -1,5 +1,6 @@
 // Webhooks: their owners' actions, the deliveries they may read, and the worker that sends the outbox.
-export { recordWebhookDeliveries } from './outbox.ts'
+export { recordWebhookDeliveries, recordWebhookEvents } from './outbox.ts'
+export type { WebhookEvent } from './outbox.ts'
 export { listWebhookDeliveries } from './deliveries.ts'
 export {
   createWebhook,
