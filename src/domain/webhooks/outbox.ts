@@ -7,6 +7,7 @@ import { enqueueEventDeliveries, type WebhookEvent } from '../../store/webhookEv
 import type { WebhookEventType } from '../../store/webhooks.ts'
 import { encodeGlobalId } from '../core/ids.ts'
 
+/** @public For features that report events that are not messages (card actions: issue 42). */
 export type { WebhookEvent }
 
 /** The message events webhooks report, by the bus's kind. */
@@ -21,6 +22,7 @@ const TYPE_OF: Partial<Record<MessageEventKind, WebhookEventType>> = {
  * Records webhook deliveries of events that are not messages (decision 0276), in the caller's
  * transaction: call it inside `transact`'s work with each event's body data as it is now. Nothing is
  * sent for a rolled-back transaction; the worker delivers the rest in order, signed and retried.
+ * @public For features that report events that are not messages (card actions: issue 42).
  */
 export async function recordWebhookEvents(tx: Tx, events: readonly WebhookEvent[]): Promise<void> {
   if (events.length) await enqueueEventDeliveries(tx, events)
