@@ -49,6 +49,8 @@ const GOING_AWAY = 1001
 const TOO_MANY_SOCKETS = 4429
 /** graphql-ws's Forbidden, as a refused connection gets: its client reconnects with fresh connectionParams. */
 const TOKEN_EXPIRED = 4403
+/** graphql-ws's Unauthorized, for a deactivated user's sockets: its client does not reconnect. */
+const DEACTIVATED = 4401
 
 export type ServerOptions = YogaOptions & {
   app: Parley
@@ -89,7 +91,7 @@ function refuseStopping(res: ServerResponse): void {
 export function createParleyServer(opts: ServerOptions): ParleyServer {
   const logger = opts.logger ?? (opts.log ? yogaLogger(opts.log) : createLogger(opts.production ? 'info' : 'warn'))
   const availability = new DatabaseAvailability(() => opts.app.db.$queryRaw`SELECT 1`, logger)
-  const resolveViewer = createViewerResolver(opts.app.db)
+  const resolveViewer = createViewerResolver(opts.app)
   const authenticate = createAuthenticator({ secret: opts.authSecret, provider: opts.provider })
   const yoga = createYogaServer({ ...opts, resolveViewer, authenticate, logger, availability })
   const exportDeps = {
@@ -152,7 +154,10 @@ export function createParleyServer(opts: ServerOptions): ParleyServer {
         if (typeof authorization !== 'string') return false
         const identity = await authenticate(authorization).catch(() => null)
         if (!identity) return false
-        const tier = tierOf(await resolveViewer(identity))
+        // A deactivated user is refused like a bad token.
+        const viewer = await resolveViewer(identity).catch(() => null)
+        if (!viewer) return false
+        const tier = tierOf(viewer)
         const release = opts.app.limits.openSocket(tier, identity.handle)
         if (!release) {
           // graphql-ws clients do not retry this code: another socket must close first.
@@ -168,6 +173,11 @@ export function createParleyServer(opts: ServerOptions): ParleyServer {
         const socket = ctx.extra.socket
         const cancel = endAtExpiry(identity.expiresAt, () => socket.close(TOKEN_EXPIRED, 'Forbidden: token expired'))
         socket.once('close', cancel)
+        // A deactivated user's sockets close at once, on every instance (4401: graphql-ws clients do not retry it).
+        const unwatch = opts.app.accounts.endOnDeactivation(viewer.userId, () =>
+          socket.close(DEACTIVATED, 'Unauthorized: user deactivated'),
+        )
+        socket.once('close', unwatch)
         return true
       },
       // onSubscribe hands over envelop's own execute and subscribe as the root value (below).

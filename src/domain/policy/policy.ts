@@ -185,7 +185,9 @@ export const checkReacts = (message: MessageRecord): void => refuseRecalled(mess
  * store/messages.ts `notRecalled` (unread counts, the favourites and reminders lists, search).
  */
 
-export const isRecalled = (message: Pick<MessageRecord, 'status'>) => message.status === 'RECALLED'
+/** Recalled, or taken down by an operator (REMOVED): the same tombstone for members. */
+export const isRecalled = (message: Pick<MessageRecord, 'status'>) =>
+  message.status === 'RECALLED' || message.status === 'REMOVED'
 
 /** MESSAGE_RECALLED; `doing` names what a recalled message cannot be ("quoted"). */
 export const recalledError = (doing?: string) =>

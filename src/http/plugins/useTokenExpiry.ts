@@ -13,7 +13,8 @@ export function endAtExpiry(expiresAt: number | undefined, end: () => void): () 
 }
 
 /**
- * A subscription lives no longer than the token it was made with (issue 48): at its exp the stream
+ * A subscription lives no longer than the token it was made with (issue 48), nor than its user's
+ * activation (issue 45: deactivateUser ends it at once, on any instance): at its exp the stream
  * ends (SSE: the response ends; graphql-ws: the subscription completes, and the socket itself
  * closes with 4403, http/server.ts), so a client must come back with a fresh token. One timer per
  * open subscription, cleared when it ends first.
@@ -21,12 +22,21 @@ export function endAtExpiry(expiresAt: number | undefined, end: () => void): () 
 export function useTokenExpiry(): Plugin {
   return {
     onSubscribe({ args }) {
-      const expiresAt = (args.contextValue as Partial<Context>).tokenExpiresAt
+      const context = args.contextValue as Partial<Context>
       return {
         onSubscribeResult({ result }) {
           if (!(Symbol.asyncIterator in result)) return
-          const cancel = endAtExpiry(expiresAt, () => void result.return?.())
-          return { onEnd: cancel }
+          const end = () => void result.return?.()
+          const cancel = endAtExpiry(context.tokenExpiresAt, end)
+          const unwatch = context.viewer
+            ? context.app?.accounts.endOnDeactivation(context.viewer.userId, end)
+            : undefined
+          return {
+            onEnd: () => {
+              cancel()
+              unwatch?.()
+            },
+          }
         },
       }
     },
