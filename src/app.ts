@@ -86,5 +86,10 @@ export function settingsFromConfig(
       secretKey: webhookKey,
     },
     maxUploadBytes: config.MAX_UPLOAD_BYTES,
+    retention: {
+      defaultSeconds: config.RETENTION_SECONDS ?? null,
+      minSeconds: config.RETENTION_MIN_SECONDS,
+      sweepIntervalMs: config.RETENTION_SWEEP_INTERVAL_MS,
+    },
   }
 }

@@ -68,9 +68,17 @@ export function replaceContent(
   )
 }
 
-/** For a recall (a CTE beside the UPDATE, as `changed`): the earlier versions go with the content. */
+/**
+ * For a recall (CTEs beside the UPDATE, as `changed`): the earlier versions go with the content, and
+ * so does the content of the webhook outbox's snapshots and bodies of the message, which then
+ * reads as recalled to any delivery still to be sent.
+ */
 const purgeEdits = Prisma.sql`, purged AS (
-  DELETE FROM message_edits e USING changed c WHERE e.conversation_id = c."conversationId" AND e.seq = c.seq)`
+  DELETE FROM message_edits e USING changed c WHERE e.conversation_id = c."conversationId" AND e.seq = c.seq),
+  unsent AS (
+  UPDATE webhook_deliveries d SET body = NULL,
+    snapshot = jsonb_set(jsonb_set(d.snapshot, '{message,content}', 'null'::jsonb), '{message,status}', '"RECALLED"'::jsonb)
+  FROM changed c WHERE d.conversation_id = c."conversationId" AND d.seq = c.seq AND d.snapshot IS NOT NULL)`
 
 /**
  * Turns a message into a tombstone with `pts` (`removed`: an operator's takedown, shown as

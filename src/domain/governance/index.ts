@@ -6,3 +6,5 @@ export { reportMessage, reports, requireReport, resolveReport } from './reports.
 export { AccountWatch, type AccountsApp } from './accountWatch.ts'
 export { setUserDeactivated } from './deactivation.ts'
 export { removeMessage } from './removal.ts'
+export { setLegalHold, setRetention } from './conversationRules.ts'
+export { startRetentionSweeper, sweepRetention } from './retention.ts'

@@ -106,6 +106,13 @@ export function checkSetsPostingPolicy(access: MemberAccess): void {
   if (!isManager(access.member)) throw forbidden('only the owner or an admin can change who posts')
 }
 
+/** setRetention: operators on any conversation; otherwise a GROUP's OWNER only (NOT_FOUND to non-members first). */
+export function checkSetsRetention(viewer: Viewer, access: ConversationAccess): void {
+  if (viewer.isOperator) return
+  if (access.conversation.type !== 'GROUP' || access.member?.role !== 'OWNER')
+    throw forbidden("only a group's owner or an operator can set its retention")
+}
+
 const ROLES_BY_TYPE: Record<Exclude<ConversationType, 'PRIVATE'>, MemberRole[]> = {
   GROUP: ['OWNER', 'ADMIN', 'MEMBER'],
   CHANNEL: ['OWNER', 'ADMIN', 'SUBSCRIBER'],
