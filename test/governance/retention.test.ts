@@ -30,6 +30,14 @@ const SetLegalHold = graphql(`
   }
 `)
 
+const RemoveMessage = graphql(`
+  mutation GovernanceRemoveUnderHold($messageId: ID!, $reason: String!) {
+    removeMessage(messageId: $messageId, reason: $reason) {
+      status
+    }
+  }
+`)
+
 const Retained = graphql(`
   query GovernanceRetained($id: ID!) {
     conversation(id: $id) {
@@ -219,6 +227,11 @@ describe('legal hold', () => {
     const recalled = (await alice!.run(RecallMessage, { messageId: message.id })).recallMessage
     expect(recalled).toMatchObject({ status: 'RECALLED', content: null, edits: [] })
     expect((await tablesHolding(word)).sort()).toEqual(['message_edits', 'messages'])
+    // A takedown under hold keeps the content too.
+    const takenWord = word.replace('held', 'taken')
+    const taken = (await sendText(bob!, group.id, `more ${takenWord}`)).message
+    await operator.run(RemoveMessage, { messageId: taken.id, reason: 'investigation' })
+    expect(await tablesHolding(takenWord)).toEqual(['messages'])
 
     await operator.run(SetRetention, { conversationId: group.id, seconds: 1 })
     await sleep(1_200)
@@ -228,6 +241,7 @@ describe('legal hold', () => {
 
     await operator.run(SetLegalHold, { conversationId: group.id, hold: false })
     expect(await tablesHolding(word)).toEqual([])
+    expect(await tablesHolding(takenWord)).toEqual([])
     await sweepRetention(testApp().app)
     expect((await retained(bob!, group.id)).conversation!.retainedFromSeq).toBeGreaterThan(message.seq)
   })
