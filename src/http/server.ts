@@ -17,7 +17,7 @@ import { connectionIdFrom, requestIdFrom, yogaLogger, type Logger } from '../ops
 import type { Metrics } from '../ops/metrics.ts'
 import { Utf8WebSocket } from './webSocket.ts'
 import { handleExport } from './export.ts'
-import { endAtExpiry } from './plugins/useTokenExpiry.ts'
+import { limitSocketLifetime } from './plugins/useTokenExpiry.ts'
 import { MEDIA_PATH } from '../domain/files/index.ts'
 import { serveMedia } from './media.ts'
 import { createYogaServer, GRAPHQL_PATH, type YogaOptions } from './yoga.ts'
@@ -47,10 +47,6 @@ const GOING_AWAY = 1001
 
 /** Close code for a user over their open-WebSocket limit (graphql-ws's own "too many" code). */
 const TOO_MANY_SOCKETS = 4429
-/** graphql-ws's Forbidden, as a refused connection gets: its client reconnects with fresh connectionParams. */
-const TOKEN_EXPIRED = 4403
-/** graphql-ws's Unauthorized, for a deactivated user's sockets: its client does not reconnect. */
-const DEACTIVATED = 4401
 
 export type ServerOptions = YogaOptions & {
   app: Parley
@@ -168,16 +164,7 @@ export function createParleyServer(opts: ServerOptions): ParleyServer {
           return false
         }
         ctx.extra.socket.once('close', release)
-        // The socket lives as long as its token: at exp it closes with 4403, and the client
-        // reconnects with a fresh one (graphql-ws retries this code; decision 0043).
-        const socket = ctx.extra.socket
-        const cancel = endAtExpiry(identity.expiresAt, () => socket.close(TOKEN_EXPIRED, 'Forbidden: token expired'))
-        socket.once('close', cancel)
-        // A deactivated user's sockets close at once, on every instance (4401: graphql-ws clients do not retry it).
-        const unwatch = opts.app.accounts.endOnDeactivation(viewer.userId, () =>
-          socket.close(DEACTIVATED, 'Unauthorized: user deactivated'),
-        )
-        socket.once('close', unwatch)
+        limitSocketLifetime(ctx.extra.socket, identity.expiresAt, opts.app.accounts, viewer.userId)
         return true
       },
       // onSubscribe hands over envelop's own execute and subscribe as the root value (below).
