@@ -8,7 +8,7 @@ import { AddReaction, PinMessage } from '../support/interactions.ts'
 import { EditMessage, MessageBySeq, RecallMessage, SetFavorite, SetReminder } from '../support/lifecycle.ts'
 import { createGroup, OpenPrivate, sendText, SetRole } from '../support/operations.ts'
 import { Search } from '../support/search.ts'
-import { liveServer } from '../support/server.ts'
+import { liveServer, subscribeWs, waitForSubscriptions } from '../support/server.ts'
 
 const SetRetention = graphql(`
   mutation GovernanceSetRetention($conversationId: ID!, $seconds: Int) {
@@ -59,6 +59,20 @@ const Retained = graphql(`
           node {
             id
           }
+        }
+      }
+    }
+  }
+`)
+
+const RetentionInboxEvents = graphql(`
+  subscription GovernanceRetentionInboxEvents {
+    inboxEvents {
+      __typename
+      ... on ConversationUpdatedEvent {
+        conversation {
+          id
+          retainedFromSeq
         }
       }
     }
@@ -146,6 +160,8 @@ describe('the retention sweeper', () => {
     await alice!.run(SetRetention, { conversationId: group.id, seconds: 2 })
     await sleep(2_200)
     const kept = (await sendText(alice!, group.id, 'kept')).message
+    const inbox = subscribeWs(instance.connect(bob!.token), RetentionInboxEvents)
+    await waitForSubscriptions(testApp().app, bob!, 1)
     const before = await retained(bob!, group.id)
     // Alice's three messages: SYSTEM notices (the group, the pin) and the edit are not counted.
     expect(before.conversation!.unreadCount).toBe(3)
@@ -155,6 +171,14 @@ describe('the retention sweeper', () => {
     expect(after.conversation!.retainedFromSeq).toBe(kept.seq)
     expect(after.conversation!.messages.edges.map((e) => e.node.seq)).toEqual([kept.seq])
     expect(after.conversation!.unreadCount).toBe(1)
+    // Bob's devices hear of it: his inbox stream gets the conversation with its new retainedFromSeq.
+    const isUpdate = (e: { inboxEvents: { __typename?: string } }) =>
+      e.inboxEvents.__typename === 'ConversationUpdatedEvent'
+    const updated = (await inbox.waitUntil((events) => events.some(isUpdate))).find(isUpdate)
+    expect(updated!.inboxEvents).toEqual({
+      __typename: 'ConversationUpdatedEvent',
+      conversation: { id: group.id, retainedFromSeq: kept.seq },
+    })
     expect(after.viewer.favorites.edges.map((e) => e.node.id)).not.toContain(first.id)
     expect((await bob!.run(MessageBySeq, { id: group.id, seq: first.seq })).conversation!.message).toBeNull()
     expect((await bob!.run(Search, { query: word })).searchMessages.edges).toEqual([])
