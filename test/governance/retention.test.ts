@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest'
-import { sweepRetention } from '../../src/domain/governance/index.ts'
+import { startRetentionSweeper, sweepRetention } from '../../src/domain/governance/index.ts'
 import { graphql } from '../gql/gql.ts'
 import { tablesHolding, withDatabase } from '../support/database.ts'
 import { onServer, pngOf, SendMedia, uploadFile } from '../support/files.ts'
@@ -231,6 +231,30 @@ describe('the retention sweeper', () => {
     })
     expect(history).toEqual(newSeqs)
     expect(after.unreadCount).toBe(newSeqs.length)
+  })
+})
+
+describe('startRetentionSweeper', () => {
+  it('sweeps every RETENTION_SWEEP_INTERVAL_MS until stopped', async () => {
+    const [alice, bob] = await newUsers(2)
+    const group = await createGroup(alice!, [bob!])
+    await sendText(alice!, group.id, 'soon gone')
+    await alice!.run(SetRetention, { conversationId: group.id, seconds: 1 })
+    const app = testApp().app
+    app.settings.retention.sweepIntervalMs = 100
+    const sweeper = startRetentionSweeper(app, { log: (message) => expect.fail(message) })
+    try {
+      expect((await retained(bob!, group.id)).conversation!.retainedFromSeq).toBe(1)
+      for (const deadline = Date.now() + 10_000; ; await sleep(50)) {
+        const conversation = (await retained(bob!, group.id)).conversation!
+        if (conversation.messages.edges.length === 0) break
+        if (Date.now() > deadline) expect.fail(`not swept: ${JSON.stringify(conversation)}`)
+      }
+    } finally {
+      await sweeper.stop()
+      await alice!.run(SetRetention, { conversationId: group.id, seconds: null })
+    }
+    expect((await retained(bob!, group.id)).conversation!.retainedFromSeq).toBeGreaterThan(1)
   })
 })
 
