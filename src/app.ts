@@ -11,13 +11,14 @@ import { createSendQueues, type SendApp } from './domain/send/index.ts'
 import { recordWebhookDeliveries } from './domain/webhooks/index.ts'
 import type { Realtime } from './realtime/pubsub.ts'
 import { deriveMediaKey, localMediaStore, type FilesApp, type MediaStore } from './domain/files/index.ts'
+import { AccountWatch, type AccountsApp } from './domain/governance/index.ts'
 
 /**
  * The composition root: one Parley instance's App with the state each feature keeps per instance
- * (live delivery, the send queues, the typing throttle, the rate limiters). The schema and the
+ * (live delivery, the send queues, the typing throttle, the rate limiters, account changes). The schema and the
  * transport hand it to domain actions, each of which asks only for the parts it uses.
  */
-export type Parley = App & LiveApp & SendApp & TypingApp & FilesApp
+export type Parley = App & LiveApp & SendApp & TypingApp & FilesApp & AccountsApp
 
 /**
  * A Parley around its parts; its live subscriptions end when its bus closes. `rateLimitStore` (Redis)
@@ -49,6 +50,7 @@ export function createApp({
     limits: createRateLimits(parts.db, parts.settings.rateLimits, rateLimitStore),
     media,
     mediaKey: deriveMediaKey(authSecret),
+    accounts: new AccountWatch(parts.realtime),
   }
 }
 
@@ -84,5 +86,10 @@ export function settingsFromConfig(
       secretKey: webhookKey,
     },
     maxUploadBytes: config.MAX_UPLOAD_BYTES,
+    retention: {
+      defaultSeconds: config.RETENTION_SECONDS ?? null,
+      minSeconds: config.RETENTION_MIN_SECONDS,
+      sweepIntervalMs: config.RETENTION_SWEEP_INTERVAL_MS,
+    },
   }
 }

@@ -25,6 +25,10 @@ export type RealtimeEvent =
   | { type: 'conversationUpdated'; userId: number; conversationId: number }
   /** The user's friendship with `peerId` changed (both users get one). */
   | { type: 'friendship'; userId: number; peerId: number; actorId?: number }
+  /** An operator deactivated or reactivated the user (every instance drops what it cached of them). */
+  | { type: 'account'; userId: number; handle: string; deactivated: boolean }
 
 export const conversationTopic = (id: number) => `conversation:${id}`
 export const userTopic = (id: number) => `user:${id}`
+/** Account changes, rare and needed by every instance (each one's token checks), not per subscriber. */
+export const ACCOUNTS_TOPIC = 'accounts'

@@ -1,4 +1,4 @@
-import { conversationTopic, userTopic, type RealtimeEvent } from './events.ts'
+import { ACCOUNTS_TOPIC, conversationTopic, userTopic, type RealtimeEvent } from './events.ts'
 
 export type Listener = (event: RealtimeEvent) => void
 
@@ -42,6 +42,8 @@ function topicsOf(event: RealtimeEvent): string[] {
     case 'conversationUpdated':
     case 'friendship':
       return [userTopic(event.userId)]
+    case 'account':
+      return [ACCOUNTS_TOPIC]
   }
 }
 

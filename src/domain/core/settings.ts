@@ -28,6 +28,17 @@ export type Settings = {
   webhooks: WebhookSettings
   /** The largest upload a slot may declare (MAX_UPLOAD_BYTES); more is BAD_USER_INPUT. */
   maxUploadBytes: number
+  /** Message retention (domain/governance/retention.ts). */
+  retention: RetentionSettings
+}
+
+type RetentionSettings = {
+  /** RETENTION_SECONDS: how long messages are kept where a conversation sets nothing; null keeps them. */
+  defaultSeconds: number | null
+  /** RETENTION_MIN_SECONDS: the shortest retention setRetention accepts. */
+  minSeconds: number
+  /** RETENTION_SWEEP_INTERVAL_MS: how often the sweeper looks for expired messages. */
+  sweepIntervalMs: number
 }
 
 type WebhookSettings = {
@@ -66,4 +77,5 @@ export const DEFAULT_SETTINGS: Settings = {
     secretKey: 'parley test webhook secret key, not for production',
   },
   maxUploadBytes: 104_857_600,
+  retention: { defaultSeconds: null, minSeconds: 86_400, sweepIntervalMs: 60_000 },
 }

@@ -112,6 +112,7 @@ export function userTopicVerdict(
       return scope === 'account' ? 'sync' : scoped === null ? 'deliver' : 'skip'
     case 'message':
     case 'typing':
+    case 'account':
       return 'skip'
   }
 }

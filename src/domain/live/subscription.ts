@@ -242,6 +242,7 @@ export class Subscription {
       }
       case 'message':
       case 'typing':
+      case 'account':
         return null
     }
   }
