@@ -32,6 +32,8 @@ function topicsOf(event: RealtimeEvent): string[] {
   switch (event.type) {
     case 'message':
     case 'typing':
+    case 'signal':
+    case 'stream':
       return [conversationTopic(event.conversationId)]
     case 'read':
       return [conversationTopic(event.conversationId), userTopic(event.userId)]

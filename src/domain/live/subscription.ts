@@ -170,10 +170,34 @@ export class Subscription {
             conversationId,
             userId: event.userId,
             expiresAt: new Date(event.expiresAt),
+            status: event.status ?? null,
           },
           loaders,
           view: { key: '', scope: wave.views },
         }
+      case 'signal':
+        return {
+          payload: {
+            typename: 'SignalEvent',
+            conversationId,
+            userId: event.userId,
+            signalType: event.signalType,
+            payload: event.payload,
+            sentAt: new Date(event.sentAt),
+          },
+          loaders,
+          view: { key: '', scope: wave.views },
+        }
+      case 'stream': {
+        const key = { conversationId, seq: event.seq }
+        if (!this.streamOrder.accepts(key, event.sequence)) return null
+        const { sequence, delta, text } = event
+        return {
+          payload: { typename: 'MessageStreamEvent', key, sequence, delta, text },
+          loaders,
+          view: { key: '', scope: wave.views },
+        }
+      }
     }
   }
 
@@ -242,6 +266,8 @@ export class Subscription {
       }
       case 'message':
       case 'typing':
+      case 'signal':
+      case 'stream':
         return null
     }
   }
