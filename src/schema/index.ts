@@ -23,6 +23,7 @@ import './stickers.ts'
 import './files.ts'
 import './conversationSettings.ts'
 import './subscription.ts'
+import './ephemeral.ts'
 import './sync.ts'
 import './webhooks.ts'
 

@@ -19,7 +19,9 @@ const SAME_FOR_EVERY_MEMBER: Record<string, ReadonlySet<string>> = {
   Subscription: new Set(['conversationEvents', 'inboxEvents']),
   MessageEvent: new Set(['kind', 'pts', 'message', 'cursor', 'alert']),
   ReadEvent: new Set(['conversationId', 'user', 'lastReadSeq']),
-  TypingEvent: new Set(['conversationId', 'user', 'expiresAt']),
+  TypingEvent: new Set(['conversationId', 'user', 'expiresAt', 'status']),
+  MessageStreamEvent: new Set(['conversationId', 'messageId', 'sequence', 'delta', 'text']),
+  SignalEvent: new Set(['conversationId', 'from', 'type', 'payload', 'sentAt']),
   Message: new Set([
     'id',
     'conversationId',
