@@ -84,5 +84,6 @@ export function settingsFromConfig(
       secretKey: webhookKey,
     },
     maxUploadBytes: config.MAX_UPLOAD_BYTES,
+    streamIdleTimeoutMs: config.STREAM_IDLE_TIMEOUT_MS,
   }
 }

@@ -10,6 +10,7 @@ import { createApp, settingsFromConfig } from './app.ts'
 import { startReminderScheduler } from './domain/lifecycle/index.ts'
 import { loadSensitiveWords } from './domain/send/index.ts'
 import { startWebhookWorker } from './domain/webhooks/index.ts'
+import { startStreamSweeper } from './domain/streams/index.ts'
 import { DEV_TOKEN_LIFETIME, DEV_USER } from './http/graphiql.ts'
 import { redisReadiness } from './ops/health.ts'
 import type { Logger } from './ops/logger.ts'
@@ -135,6 +136,7 @@ export async function serve({ config, authSecret, database, log, logger, opened 
   const webhooks = startWebhookWorker(app, { log })
   metrics?.watchWebhooks(webhooks)
   const sweeper = startAttachmentSweeper(app, { log })
+  const streams = startStreamSweeper(app, { log })
 
   let stopping = false
   async function shutdown(signal: string) {
@@ -151,6 +153,7 @@ export async function serve({ config, authSecret, database, log, logger, opened 
     await reminders.stop()
     await webhooks.stop()
     await sweeper.stop()
+    await streams.stop()
     await realtime.close()
     await db.$disconnect()
     await tracing?.shutdown()

@@ -24,6 +24,7 @@ import './files.ts'
 import './conversationSettings.ts'
 import './subscription.ts'
 import './ephemeral.ts'
+import './streams.ts'
 import './sync.ts'
 import './webhooks.ts'
 

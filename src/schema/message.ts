@@ -146,7 +146,7 @@ const SendMessageInput = builder.inputType('SendMessageInput', {
   }),
 })
 
-const SendMessagePayload = builder
+export const SendMessagePayload = builder
   .objectRef<{ message: MessageRecord; deduplicated: boolean }>('SendMessagePayload')
   .implement({
     fields: (t) => ({

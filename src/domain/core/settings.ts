@@ -28,6 +28,8 @@ export type Settings = {
   webhooks: WebhookSettings
   /** The largest upload a slot may declare (MAX_UPLOAD_BYTES); more is BAD_USER_INPUT. */
   maxUploadBytes: number
+  /** A streamed message untouched this long is finished by the server (STREAM_IDLE_TIMEOUT_MS). */
+  streamIdleTimeoutMs: number
 }
 
 type WebhookSettings = {
@@ -66,4 +68,5 @@ export const DEFAULT_SETTINGS: Settings = {
     secretKey: 'parley test webhook secret key, not for production',
   },
   maxUploadBytes: 104_857_600,
+  streamIdleTimeoutMs: 30_000,
 }

@@ -141,6 +141,8 @@ export function checkEdit(viewer: Viewer, message: MessageRecord, newKind: Messa
     throw new DomainError('NOT_EDITABLE', `a ${message.kind} message cannot be edited; only TEXT can`)
   // A copy shows someone else's words under forwardedFrom: editing would put new words in their name.
   if (message.forwardedFrom) throw new DomainError('NOT_EDITABLE', 'a forwarded copy cannot be edited')
+  if (message.status === 'STREAMING')
+    throw new DomainError('NOT_EDITABLE', 'a streaming message is written by appends until it is finished')
   if (newKind !== 'TEXT') throw badInput('an edit keeps the kind: pass text content', 'content')
 }
 
