@@ -66,7 +66,8 @@ export function memoryStreamStates(publish: (events: RealtimeEvent[]) => Promise
   const held = new Map<string, Held>()
   return {
     async open(key, state) {
-      if (!held.has(keyText(key))) held.set(keyText(key), { ...state, storedAt: state.touchedAt, windowStart: 0, inWindow: 0 })
+      if (!held.has(keyText(key)))
+        held.set(keyText(key), { ...state, storedAt: state.touchedAt, windowStart: 0, inWindow: 0 })
     },
     async append(a, limits) {
       const stream = held.get(keyText(a))
@@ -80,7 +81,14 @@ export function memoryStreamStates(publish: (events: RealtimeEvent[]) => Promise
       const store = a.now - s.storedAt >= limits.storeEveryMs
       if (store) s.storedAt = a.now
       void publish([
-        { type: 'stream', conversationId: a.conversationId, seq: a.seq, sequence: a.sequence, delta: a.delta, text: s.text },
+        {
+          type: 'stream',
+          conversationId: a.conversationId,
+          seq: a.seq,
+          sequence: a.sequence,
+          delta: a.delta,
+          text: s.text,
+        },
       ])
       return { result: 'appended', text: s.text, store }
     },

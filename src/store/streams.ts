@@ -33,7 +33,9 @@ export async function findStream(conn: Conn, key: MessageKey, lock = false): Pro
     WHERE s.conversation_id = ${key.conversationId} AND s.seq = ${key.seq}
     ${lock ? Prisma.sql`FOR UPDATE OF s` : Prisma.empty}`
   const row = rows[0]
-  return row ? { ...key, senderId: Number(row.senderId), sequence: row.sequence, text: row.text ?? '', touchedAt: row.touchedAt } : null
+  return row
+    ? { ...key, senderId: Number(row.senderId), sequence: row.sequence, text: row.text ?? '', touchedAt: row.touchedAt }
+    : null
 }
 
 /** Streams whose stored state was last touched before `before`, oldest first (the idle sweeper's candidates). */

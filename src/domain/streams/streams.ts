@@ -55,8 +55,10 @@ export async function appendToStreamingMessage(
   input: { messageId: string; sequence: number; delta: string },
 ): Promise<boolean> {
   const key = parseMessageId(input.messageId)
-  if (!Number.isSafeInteger(input.sequence) || input.sequence < 1) throw badInput('sequence must be 1 or more', 'sequence')
-  if (input.delta.length > LIMITS.textLength) throw badInput(`delta must be at most ${LIMITS.textLength} characters`, 'delta')
+  if (!Number.isSafeInteger(input.sequence) || input.sequence < 1)
+    throw badInput('sequence must be 1 or more', 'sequence')
+  if (input.delta.length > LIMITS.textLength)
+    throw badInput(`delta must be at most ${LIMITS.textLength} characters`, 'delta')
   const append = { ...key, senderId: viewer.userId, sequence: input.sequence, delta: input.delta, now: Date.now() }
   let outcome = await app.realtime.streams.append(append, limits)
   if (outcome.result === 'unknown') {

@@ -1,0 +1,149 @@
+import { graphql } from '../gql/index.ts'
+
+/** Operations of the agents tests: streamed replies, signals, typing status, system messages and cards. */
+
+export const AgentEvents = graphql(`
+  subscription AgentEvents($conversationId: ID!) {
+    conversationEvents(conversationId: $conversationId) {
+      __typename
+      ... on MessageEvent {
+        kind
+        pts
+        alert
+        message {
+          id
+          status
+          senderType
+          content {
+            __typename
+            ... on TextContent {
+              text
+            }
+            ... on CardContent {
+              data
+            }
+            ... on SystemContent {
+              event
+              text
+              actor {
+                id
+              }
+              targets {
+                id
+              }
+            }
+          }
+        }
+      }
+      ... on MessageStreamEvent {
+        conversationId
+        messageId
+        sequence
+        delta
+        text
+      }
+      ... on SignalEvent {
+        conversationId
+        from {
+          id
+        }
+        type
+        payload
+        sentAt
+      }
+      ... on TypingEvent {
+        user {
+          id
+        }
+        status
+      }
+    }
+  }
+`)
+
+export const InboxStreamEvents = graphql(`
+  subscription InboxStreamEvents {
+    inboxEvents {
+      __typename
+      ... on MessageStreamEvent {
+        messageId
+        sequence
+        text
+      }
+      ... on SignalEvent {
+        type
+      }
+    }
+  }
+`)
+
+export const StartStream = graphql(`
+  mutation StartStream($conversationId: ID!, $clientMessageId: String!) {
+    startStreamingMessage(conversationId: $conversationId, clientMessageId: $clientMessageId) {
+      deduplicated
+      message {
+        id
+        seq
+        status
+        content {
+          ... on TextContent {
+            text
+          }
+        }
+      }
+    }
+  }
+`)
+
+export const Append = graphql(`
+  mutation Append($messageId: ID!, $sequence: Int!, $delta: String!) {
+    appendToStreamingMessage(messageId: $messageId, sequence: $sequence, delta: $delta)
+  }
+`)
+
+export const Finish = graphql(`
+  mutation Finish($messageId: ID!, $text: String) {
+    finishStreamingMessage(messageId: $messageId, text: $text) {
+      id
+      pts
+      status
+      editedAt
+      content {
+        ... on TextContent {
+          text
+        }
+      }
+    }
+  }
+`)
+
+export const ReadMessage = graphql(`
+  query ReadMessage($id: ID!) {
+    node(id: $id) {
+      ... on Message {
+        status
+        pts
+        content {
+          ... on TextContent {
+            text
+          }
+          ... on CardContent {
+            data
+          }
+        }
+      }
+    }
+  }
+`)
+
+export const SendSignal = graphql(`
+  mutation SendSignal($conversationId: ID!, $type: String!, $payload: JSON, $toUserIds: [ID!]) {
+    sendSignal(conversationId: $conversationId, type: $type, payload: $payload, toUserIds: $toUserIds)
+  }
+`)
+
+export const TypingStatus = graphql(`
+  mutation TypingStatus($conversationId: ID!, $status: String) {
+    sendTyping(conversationId: $conversationId, status: $status)
+  }
+`)
