@@ -95,7 +95,7 @@ const MaterialContent = content('MaterialContent', (t) => ({
   url: str(t, 'url'),
 }))
 
-const SystemEventEnum = builder.enumType('SystemEvent', {
+export const SystemEventEnum = builder.enumType('SystemEvent', {
   values: [
     'CONVERSATION_CREATED',
     'MEMBERS_ADDED',

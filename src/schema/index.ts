@@ -25,6 +25,7 @@ import './conversationSettings.ts'
 import './subscription.ts'
 import './ephemeral.ts'
 import './streams.ts'
+import './systemMessages.ts'
 import './sync.ts'
 import './webhooks.ts'
 

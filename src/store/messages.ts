@@ -180,6 +180,18 @@ export async function findByClientMessageIds(
   return rows.map(toMessage)
 }
 
+/** The SYSTEM message a host posted under `clientMessageId` (postSystemMessage's idempotency), if any. */
+export async function findSystemByClientMessageId(
+  conn: Conn,
+  conversationId: number,
+  clientMessageId: string,
+): Promise<MessageRecord | null> {
+  const rows = await conn.$queryRaw<MessageRow[]>`
+    SELECT ${MESSAGE_COLUMNS} FROM messages m
+    WHERE m.conversation_id = ${conversationId} AND m.sender_type = 'SYSTEM' AND m.client_message_id = ${clientMessageId}`
+  return rows[0] ? toMessage(rows[0]) : null
+}
+
 /** Messages by key that the reader may see; invisible or missing keys are simply absent. */
 export async function findVisibleMessages(
   conn: Conn,

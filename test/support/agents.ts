@@ -147,3 +147,44 @@ export const TypingStatus = graphql(`
     sendTyping(conversationId: $conversationId, status: $status)
   }
 `)
+
+export const PostSystem = graphql(`
+  mutation PostSystem($input: SystemMessageInput!) {
+    postSystemMessage(input: $input) {
+      deduplicated
+      message {
+        id
+        seq
+        kind
+        senderType
+        sender {
+          id
+        }
+        content {
+          __typename
+          ... on TextContent {
+            text
+          }
+          ... on SystemContent {
+            event
+            text
+            actor {
+              id
+            }
+            targets {
+              id
+            }
+          }
+        }
+      }
+    }
+  }
+`)
+
+export const Unread = graphql(`
+  query Unread($id: ID!) {
+    conversation(id: $id) {
+      unreadCount
+    }
+  }
+`)

@@ -33,3 +33,7 @@ CREATE TABLE "card_action_presses" (
 
 ALTER TABLE "card_action_presses" ADD CONSTRAINT "card_action_presses_message_fkey" FOREIGN KEY ("conversation_id", "seq") REFERENCES "messages"("conversation_id", "seq") ON DELETE CASCADE ON UPDATE CASCADE;
 ALTER TABLE "card_action_presses" ADD CONSTRAINT "card_action_presses_user_id_fkey" FOREIGN KEY ("user_id") REFERENCES "users"("id") ON DELETE RESTRICT ON UPDATE CASCADE;
+
+-- postSystemMessage is idempotent by clientMessageId per conversation: SYSTEM messages have no sender,
+-- so messages_idempotency_key (NULLs distinct) cannot hold them to it.
+CREATE UNIQUE INDEX "messages_system_idempotency_key" ON "messages"("conversation_id", "client_message_id") WHERE "sender_type" = 'SYSTEM' AND "client_message_id" IS NOT NULL;

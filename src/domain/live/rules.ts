@@ -77,17 +77,18 @@ export const inDoNotDisturb = (until: Date | null, now: Date): boolean => until 
 /**
  * MessageEvent.alert: whether the viewer's client should notify. An ADDED message by someone else,
  * addressed to the viewer (not directed at others), outside do-not-disturb, or mentioning the viewer
- * or @all, which breaks through it. Never for own messages, SYSTEM notices, edits or recalls. The
- * send path uses the same rule to bring an archived conversation back (domain/members/conversationSettings.ts).
+ * or @all, which breaks through it. Never for own messages, SYSTEM notices (a host's text or card
+ * posted as SYSTEM alerts like anyone's message), edits or recalls. The send path uses the same
+ * rule to bring an archived conversation back (domain/members/conversationSettings.ts).
  */
 export function alerts(
   kind: MessageEventKind,
-  message: Pick<MessageRecord, 'senderType' | 'senderId' | 'mentionUserIds' | 'mentionAll' | 'visibleTo'>,
+  message: Pick<MessageRecord, 'senderType' | 'senderId' | 'kind' | 'mentionUserIds' | 'mentionAll' | 'visibleTo'>,
   viewerId: number,
   doNotDisturbUntil: Date | null,
   now: Date,
 ): boolean {
-  if (kind !== 'ADDED' || message.senderType === 'SYSTEM' || message.senderId === viewerId) return false
+  if (kind !== 'ADDED' || message.kind === 'SYSTEM' || message.senderId === viewerId) return false
   if (message.visibleTo.length && !message.visibleTo.includes(viewerId)) return false
   return !inDoNotDisturb(doNotDisturbUntil, now) || message.mentionAll || message.mentionUserIds.includes(viewerId)
 }
