@@ -23,3 +23,6 @@ export const PostingPolicyEnum = builder.enumType('PostingPolicy', {
   values: ['EVERYONE', 'ADMINS'] as const,
   description: 'ADMINS: only the OWNER and ADMINs send (an announcement group); others are FORBIDDEN',
 })
+export const CardActionStyleEnum = builder.enumType('CardActionStyle', {
+  values: ['DEFAULT', 'PRIMARY', 'DANGER'] as const,
+})

@@ -26,6 +26,7 @@ import './subscription.ts'
 import './ephemeral.ts'
 import './streams.ts'
 import './systemMessages.ts'
+import './cards.ts'
 import './sync.ts'
 import './webhooks.ts'
 

@@ -146,6 +146,14 @@ export function checkEdit(viewer: Viewer, message: MessageRecord, newKind: Messa
   if (newKind !== 'TEXT') throw badInput('an edit keeps the kind: pass text content', 'content')
 }
 
+/** updateCard: the card's sender (operators for a SYSTEM card), a card, not recalled. */
+export function checkCardUpdate(viewer: Viewer, message: MessageRecord): void {
+  const sender = message.senderType === 'SYSTEM' ? viewer.isOperator : isSender(message, viewer)
+  if (!sender) throw forbidden("only the card's sender can update it")
+  if (message.kind !== 'CARD') throw new DomainError('NOT_EDITABLE', 'only a CARD message can be updated')
+  refuseRecalled(message)
+}
+
 /**
  * Recalling: never a SYSTEM message. A GROUP manager recalls its own messages and those of members
  * it outranks at any time (`senderRole` null: the sender left); anyone else only their own, within
