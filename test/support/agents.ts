@@ -188,3 +188,92 @@ export const Unread = graphql(`
     }
   }
 `)
+
+export const SendCard = graphql(`
+  mutation SendCard($input: SendMessageInput!) {
+    sendMessage(input: $input) {
+      message {
+        id
+        pts
+      }
+    }
+  }
+`)
+
+// A fragment for codegen: the operations that spread it carry it in their generated documents.
+graphql(`
+  fragment CardFields on Message {
+    id
+    pts
+    status
+    editedAt
+    edits {
+      version
+    }
+    content {
+      ... on CardContent {
+        cardType
+        data
+        actions {
+          id
+          label
+          style
+          url
+        }
+        updatedAt
+        viewerActionId
+      }
+    }
+  }
+`)
+
+export const UpdateCard = graphql(`
+  mutation UpdateCard($messageId: ID!, $data: JSON!, $actions: [CardActionInput!]) {
+    updateCard(messageId: $messageId, data: $data, actions: $actions) {
+      ...CardFields
+    }
+  }
+`)
+
+export const PressCardAction = graphql(`
+  mutation PressCardAction($messageId: ID!, $actionId: String!, $value: JSON) {
+    pressCardAction(messageId: $messageId, actionId: $actionId, value: $value) {
+      ...CardFields
+    }
+  }
+`)
+
+export const ReadCard = graphql(`
+  query ReadCard($id: ID!) {
+    node(id: $id) {
+      ...CardFields
+    }
+  }
+`)
+
+export const CardEvents = graphql(`
+  subscription CardEvents($conversationId: ID!) {
+    conversationEvents(conversationId: $conversationId) {
+      ... on MessageEvent {
+        kind
+        pts
+        message {
+          ...CardFields
+        }
+      }
+    }
+  }
+`)
+
+export const CardChanges = graphql(`
+  query CardChanges($id: ID!, $sincePts: SafeInt!) {
+    conversation(id: $id) {
+      changes(sincePts: $sincePts) {
+        messages {
+          id
+          pts
+        }
+      }
+    }
+  }
+`)

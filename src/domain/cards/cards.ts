@@ -31,9 +31,7 @@ export async function updateCard(
   return transact(app, async (tx) => {
     const access = await lockConversation(tx, key.conversationId, viewer.userId)
     if (!access || (!access.member && !viewer.isOperator)) throw notFound('Conversation')
-    const message = access.member
-      ? (await findVisibleMessages(tx, viewer, [key]))[0]
-      : await findMessage(tx, key)
+    const message = access.member ? (await findVisibleMessages(tx, viewer, [key]))[0] : await findMessage(tx, key)
     if (!message) throw notFound('Message')
     checkCardUpdate(viewer, message)
     const card = message.content as CardRecord
