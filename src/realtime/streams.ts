@@ -4,7 +4,7 @@ import type { RealtimeEvent } from './events.ts'
 export type StreamKey = { conversationId: number; seq: number }
 
 /** What a stream holds while it is written: shared by every instance (Redis), or this process's. */
-export type StreamState = { senderId: number; sequence: number; text: string; touchedAt: number }
+type StreamState = { senderId: number; sequence: number; text: string; touchedAt: number }
 
 /** The rules an append is checked against, passed in by the domain. */
 export type StreamLimits = {
@@ -16,7 +16,7 @@ export type StreamLimits = {
   storeEveryMs: number
 }
 
-export type StreamAppend = StreamKey & { senderId: number; sequence: number; delta: string; now: number }
+type StreamAppend = StreamKey & { senderId: number; sequence: number; delta: string; now: number }
 
 export type AppendOutcome =
   /** Accepted and published; `store`: the text is due to be written to the database. */

@@ -16,7 +16,7 @@ import { AgentEvents, Append, ReadMessage, StartStream } from '../support/agents
 /** Two instances (through Redis when TEST_REDIS_URL is set), each sweeping idle streams after 1 s. */
 const instances = twoInstances()
 const IDLE_MS = 1000
-let sweepers: { stop(): Promise<void> }[] = []
+const sweepers: { stop(): Promise<void> }[] = []
 afterAll(() => Promise.all(sweepers.map((s) => s.stop())))
 
 type Event = { conversationEvents: { __typename: string } & Record<string, unknown> }

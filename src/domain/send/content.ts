@@ -55,7 +55,7 @@ const cardData = z
   .refine((v) => jsonBytes(v) <= LIMITS.cardDataBytes, `must be at most ${LIMITS.cardDataBytes} bytes as JSON`)
 
 /** A card's buttons: at most 5, ids unique; a url button opens a link and calls nothing back. */
-export const cardActions = z
+const cardActions = z
   .array(
     z.object({
       id: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1..64 of [A-Za-z0-9_-]'),

@@ -38,9 +38,12 @@ export function startStreamSweeper(
     } catch (error) {
       log(`stream sweep failed: ${error instanceof Error ? error.message : String(error)}`)
     }
-    if (!stopped) timer = setTimeout(() => (running = tick()), intervalMs)
+    if (!stopped)
+      timer = setTimeout(() => {
+        running = tick()
+      }, intervalMs)
   }
-  let running = tick()
+  let running: Promise<void> = tick()
   return {
     async stop() {
       stopped = true
