@@ -28,14 +28,15 @@ export type RealtimeEvent =
     }
   /** The next delta of a streamed message (never stored as such); `text` is the whole text so far. */
   | { type: 'stream'; conversationId: number; seq: number; sequence: number; delta: string; text: string }
-  | { type: 'joined'; conversationId: number; userId: number }
-  | { type: 'removed'; conversationId: number; userId: number }
+  /** `actorId`: who added or removed the user (the user when joining or leaving), for webhooks (membership.changed). */
+  | { type: 'joined'; conversationId: number; userId: number; actorId?: number }
+  | { type: 'removed'; conversationId: number; userId: number; actorId?: number }
   | { type: 'reminderDue'; userId: number; conversationId: number; seq: number; remindAt: string }
   | { type: 'messageAction'; userId: number; conversationId: number; seq: number }
   /** The user's own settings or draft of the conversation changed (for their other devices). */
   | { type: 'conversationUpdated'; userId: number; conversationId: number }
   /** The user's friendship with `peerId` changed (both users get one). */
-  | { type: 'friendship'; userId: number; peerId: number }
+  | { type: 'friendship'; userId: number; peerId: number; actorId?: number }
 
 export const conversationTopic = (id: number) => `conversation:${id}`
 export const userTopic = (id: number) => `user:${id}`

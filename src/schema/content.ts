@@ -82,8 +82,9 @@ const FileContent = content('FileContent', (t) => ({
 }))
 const StickerContent = content('StickerContent', (t) => ({
   stickerId: str(t, 'stickerId'),
-  url: str(t, 'url'),
+  url: mediaUrl(t),
   label: str(t, 'label', true),
+  attachment: attachment(t),
 }))
 type CardActionShape = { id: string; label: string; style: 'DEFAULT' | 'PRIMARY' | 'DANGER'; url?: string }
 const CardAction = builder.objectRef<CardActionShape>('CardAction').implement({
