@@ -4,12 +4,13 @@ import { findVisibleMessages } from '../../store/messages.ts'
 import type { MessageRecord } from '../../store/records.ts'
 import type { App, Viewer } from '../core/app.ts'
 import { badInput, notFound } from '../core/errors.ts'
-import { parseMessageId } from '../core/ids.ts'
+import { encodeGlobalId, messageGlobalId, parseMessageId } from '../core/ids.ts'
 import { transact } from '../core/transact.ts'
 import { changed } from '../lifecycle/lifecycle.ts'
 import { checkCardUpdate, refuseRecalled } from '../policy/policy.ts'
 import { messageDocument } from '../search/documents.ts'
 import { jsonBytes, parseCardUpdate } from '../send/content.ts'
+import { recordWebhookEvents } from '../webhooks/outbox.ts'
 
 /** A pressed action's value: at most this many bytes as JSON. */
 const VALUE_BYTES = 4 * 1024
@@ -53,7 +54,8 @@ export async function updateCard(
 
 /**
  * pressCardAction: a member who can see the card records one choice (the same action again is a
- * no-op, another replaces it). Unknown ids and url actions (links, no callback) are BAD_USER_INPUT.
+ * no-op, another replaces it), delivered as card.action to the webhooks of the card's sender.
+ * Unknown ids and url actions (links, no callback) are BAD_USER_INPUT.
  */
 export async function pressCardAction(
   app: App,
@@ -71,7 +73,28 @@ export async function pressCardAction(
       message.kind === 'CARD' ? (message.content as CardRecord).actions?.find((a) => a.id === input.actionId) : null
     if (!action) throw badInput('no such action on this card', 'actionId')
     if (action.url) throw badInput('a url action opens its link; it is not pressed', 'actionId')
-    await recordPress(tx, key, { userId: viewer.userId, actionId: action.id, value: input.value })
+    const value = input.value ?? null
+    if (await recordPress(tx, key, { userId: viewer.userId, actionId: action.id, value }))
+      // To the card's sender (ALL-scope webhooks for a SYSTEM card), in this transaction: a press is heard once it counts.
+      await recordWebhookEvents(tx, [
+        {
+          type: 'CARD_ACTION',
+          conversationId: key.conversationId,
+          actorId: viewer.userId,
+          hearers: {
+            userIds: message.senderId === null ? [] : [message.senderId],
+            members: false,
+            allScope: message.senderType === 'SYSTEM',
+          },
+          data: {
+            messageId: messageGlobalId(key),
+            user: { id: encodeGlobalId('User', viewer.userId), handle: viewer.handle },
+            actionId: action.id,
+            value,
+          },
+          withPts: false,
+        },
+      ])
     return { result: message, events: [] }
   })
 }
