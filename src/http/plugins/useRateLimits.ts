@@ -12,6 +12,8 @@ import type { Context } from '../../schema/context.ts'
  */
 const FIELD_RULES: Record<string, RateRule | null> = {
   sendMessage: null,
+  // A send: counted by the send action, as sendMessage is.
+  startStreamingMessage: null,
   sendTyping: 'typing',
   sendSignal: 'typing',
   // Counted per stream by the append itself (domain/streams), at an agent's token rate.
