@@ -11,6 +11,7 @@ import { startRetentionSweeper } from './domain/governance/index.ts'
 import { startReminderScheduler } from './domain/lifecycle/index.ts'
 import { loadSensitiveWords } from './domain/send/index.ts'
 import { startWebhookWorker } from './domain/webhooks/index.ts'
+import { startStreamSweeper } from './domain/streams/index.ts'
 import { DEV_TOKEN_LIFETIME, DEV_USER } from './http/graphiql.ts'
 import { redisReadiness } from './ops/health.ts'
 import type { Logger } from './ops/logger.ts'
@@ -137,6 +138,7 @@ export async function serve({ config, authSecret, database, log, logger, opened 
   metrics?.watchWebhooks(webhooks)
   const sweeper = startAttachmentSweeper(app, { log })
   const retention = startRetentionSweeper(app, { log })
+  const streams = startStreamSweeper(app, { log })
 
   let stopping = false
   async function shutdown(signal: string) {
@@ -154,6 +156,7 @@ export async function serve({ config, authSecret, database, log, logger, opened 
     await webhooks.stop()
     await sweeper.stop()
     await retention.stop()
+    await streams.stop()
     await realtime.close()
     await db.$disconnect()
     await tracing?.shutdown()

@@ -28,6 +28,8 @@ export type Settings = {
   webhooks: WebhookSettings
   /** The largest upload a slot may declare (MAX_UPLOAD_BYTES); more is BAD_USER_INPUT. */
   maxUploadBytes: number
+  /** A streamed message untouched this long is finished by the server (STREAM_IDLE_TIMEOUT_MS). */
+  streamIdleTimeoutMs: number
   /** Message retention (domain/governance/retention.ts). */
   retention: RetentionSettings
 }
@@ -78,4 +80,5 @@ export const DEFAULT_SETTINGS: Settings = {
   },
   maxUploadBytes: 104_857_600,
   retention: { defaultSeconds: null, minSeconds: 86_400, sweepIntervalMs: 60_000 },
+  streamIdleTimeoutMs: 30_000,
 }

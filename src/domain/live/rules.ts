@@ -32,6 +32,11 @@ export function mayConcern(event: ConversationBound, viewerId: number, delivered
       return event.userId !== viewerId && event.receiptsVisible
     case 'typing':
       return event.userId !== viewerId
+    // Signals to some members reach only them; a stream's deltas reach every member, the sender's other devices too.
+    case 'signal':
+      return event.toUserIds === null || event.toUserIds.includes(viewerId)
+    case 'stream':
+      return true
   }
 }
 
@@ -46,6 +51,8 @@ export function conversationVerdict(
 ): 'lostAccess' | 'hidden' | 'deliver' {
   if (!member) return 'lostAccess'
   if (event.type === 'message' && (!member.sees || !reads.message || !reads.conversation)) return 'hidden'
+  // A streamed message before the member's window (JOINED history) stays hidden, its deltas too.
+  if (event.type === 'stream' && event.seq < member.member.visibleFromSeq) return 'hidden'
   return 'deliver'
 }
 
@@ -70,17 +77,18 @@ export const inDoNotDisturb = (until: Date | null, now: Date): boolean => until 
 /**
  * MessageEvent.alert: whether the viewer's client should notify. An ADDED message by someone else,
  * addressed to the viewer (not directed at others), outside do-not-disturb, or mentioning the viewer
- * or @all, which breaks through it. Never for own messages, SYSTEM notices, edits or recalls. The
- * send path uses the same rule to bring an archived conversation back (domain/members/conversationSettings.ts).
+ * or @all, which breaks through it. Never for own messages, SYSTEM notices (a host's text or card
+ * posted as SYSTEM alerts like anyone's message), edits or recalls. The send path uses the same
+ * rule to bring an archived conversation back (domain/members/conversationSettings.ts).
  */
 export function alerts(
   kind: MessageEventKind,
-  message: Pick<MessageRecord, 'senderType' | 'senderId' | 'mentionUserIds' | 'mentionAll' | 'visibleTo'>,
+  message: Pick<MessageRecord, 'senderType' | 'senderId' | 'kind' | 'mentionUserIds' | 'mentionAll' | 'visibleTo'>,
   viewerId: number,
   doNotDisturbUntil: Date | null,
   now: Date,
 ): boolean {
-  if (kind !== 'ADDED' || message.senderType === 'SYSTEM' || message.senderId === viewerId) return false
+  if (kind !== 'ADDED' || message.kind === 'SYSTEM' || message.senderId === viewerId) return false
   if (message.visibleTo.length && !message.visibleTo.includes(viewerId)) return false
   return !inDoNotDisturb(doNotDisturbUntil, now) || message.mentionAll || message.mentionUserIds.includes(viewerId)
 }
@@ -113,6 +121,8 @@ export function userTopicVerdict(
     case 'message':
     case 'typing':
     case 'account':
+    case 'signal':
+    case 'stream':
       return 'skip'
   }
 }

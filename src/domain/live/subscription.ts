@@ -8,6 +8,7 @@ import type { Hub } from './hub.ts'
 import type { Delivery } from './payloads.ts'
 import { alerts, conversationVerdict, followsAll, mayConcern, userTopicVerdict, type Scope } from './rules.ts'
 import type { ConversationBound, Wave } from './wave.ts'
+import { StreamOrder } from './streamOrder.ts'
 
 /** Reminder firings a subscription remembers to drop a repeat (one comes a lease, 30 s, after the first). */
 const REMINDERS_REMEMBERED = 1000
@@ -23,6 +24,7 @@ export class Subscription {
   private readonly joined = new Set<number>()
   /** Reminder firings delivered ("<conversation>:<seq>:<remindAt>"): a reminder fired again after a lost lease shows once. */
   private readonly remindersDelivered = new Set<string>()
+  private readonly streamOrder = new StreamOrder()
   opened = false
   private closed = false
 
@@ -150,6 +152,7 @@ export class Subscription {
       case 'message': {
         loaders.conversations.prime(conversationId, { conversation: reads.conversation!, member: member!.member })
         loaders.messages.prime(reads.message!, reads.message)
+        if (event.kind === 'STREAM_ENDED') this.streamOrder.ended(event)
         const alert = alerts(event.kind, reads.message!, this.viewer.userId, member!.doNotDisturbUntil, new Date())
         return {
           payload: { typename: 'MessageEvent', kind: event.kind, pts: event.pts, message: reads.message!, alert },
@@ -170,10 +173,34 @@ export class Subscription {
             conversationId,
             userId: event.userId,
             expiresAt: new Date(event.expiresAt),
+            status: event.status ?? null,
           },
           loaders,
           view: { key: '', scope: wave.views },
         }
+      case 'signal':
+        return {
+          payload: {
+            typename: 'SignalEvent',
+            conversationId,
+            userId: event.userId,
+            signalType: event.signalType,
+            payload: event.payload,
+            sentAt: new Date(event.sentAt),
+          },
+          loaders,
+          view: { key: '', scope: wave.views },
+        }
+      case 'stream': {
+        const key = { conversationId, seq: event.seq }
+        if (!this.streamOrder.accepts(key, event.sequence)) return null
+        const { sequence, delta, text } = event
+        return {
+          payload: { typename: 'MessageStreamEvent', key, sequence, delta, text },
+          loaders,
+          view: { key: '', scope: wave.views },
+        }
+      }
     }
   }
 
@@ -243,6 +270,8 @@ export class Subscription {
       case 'message':
       case 'typing':
       case 'account':
+      case 'signal':
+      case 'stream':
         return null
     }
   }
