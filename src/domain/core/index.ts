@@ -1,5 +1,6 @@
 // The vocabulary every feature shares: the App and Viewer, transactions, errors, global ids, limits, paging.
 export type { App, Identity, Viewer } from './app.ts'
+export { readerOf } from './app.ts'
 export { badInput, DomainError, notFound, retryLater } from './errors.ts'
 export {
   decodeGlobalId,
