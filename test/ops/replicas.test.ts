@@ -195,7 +195,7 @@ describe('read replicas', () => {
     const senders = await Promise.all([newUser(), newUser(), newUser(), newUser()])
     const [owner, ...others] = senders
     const conversationId = (
-      await run(owner!, CreateGroup, { input: { title: 'racers', memberIds: others.map((s) => s.id) } })
+      await run(owner, CreateGroup, { input: { title: 'racers', memberIds: others.map((s) => s.id) } })
     ).createGroup.id
     await replicaCaughtUp()
     await Promise.all(

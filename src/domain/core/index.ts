@@ -1,6 +1,5 @@
 // The vocabulary every feature shares: the App and Viewer, transactions, errors, global ids, limits, paging.
 export type { App, Identity, Viewer } from './app.ts'
-export { readerOf } from './app.ts'
 export { badInput, DomainError, notFound, retryLater } from './errors.ts'
 export {
   decodeGlobalId,
