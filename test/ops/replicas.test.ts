@@ -12,7 +12,7 @@ import { AUTH_SECRET } from '../support/harness.ts'
 import { CreateGroup, History, SendMessage, WhoAmI } from '../support/operations.ts'
 import { Inbox } from '../support/readViews.ts'
 import { Search } from '../support/search.ts'
-import { post, startServer, type TestServer } from '../support/server.ts'
+import { post, spawnInstance, startServer, type TestServer } from '../support/server.ts'
 import { startReplicatedPair, type ReplicatedPair } from '../support/standby.ts'
 import { Sync, SyncToken } from '../support/sync.ts'
 
@@ -228,6 +228,29 @@ describe('read replicas', () => {
       async () => (await readyz(strict)).body.replicas?.[0]?.state === 'ready',
     )
     expect(await seqsSeenBy(bob, { on: strict })).toContain(seq)
+  })
+
+  it('npm start takes DATABASE_REPLICA_URLS and REPLICA_MAX_LAG_MS, and its /readyz lists the replica without credentials', async () => {
+    const instance = await spawnInstance({
+      DATABASE_URL: pair.primaryUrl,
+      DATABASE_REPLICA_URLS: ` ${pair.standbyUrl.replace('root@', 'root:secret-word@')} ,`,
+      REPLICA_MAX_LAG_MS: '60000',
+    })
+    try {
+      const started = { server: { url: instance.url } as TestServer }
+      await until(
+        'the started server reports its replica ready',
+        async () => (await readyz(started)).body.replicas?.[0]?.state === 'ready',
+      )
+      const { body } = await readyz(started)
+      expect(body.replicas).toHaveLength(1)
+      expect(body.replicas![0]!.name).toContain(':6102/parley')
+      expect(JSON.stringify(body)).not.toContain('secret-word')
+      expect(instance.output()).toContain('on 1 replica(s)')
+    } finally {
+      instance.child.kill('SIGTERM')
+      await instance.exited
+    }
   })
 
   it('a replica stopped mid-test: reads go on from the primary, /readyz reports it down, and it is used again once back', async () => {
