@@ -128,12 +128,6 @@ export class ReplicaRouter {
     tick()
   }
 
-  /** Resolves once the positions have been polled once more (tests, start-up). */
-  async polled(): Promise<void> {
-    await this.polling
-    await this.poll()
-  }
-
   async close(): Promise<void> {
     this.stopped = true
     clearTimeout(this.timer)

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createApp } from '../../src/app.ts'
 import { createDb, type Db } from '../../src/db/client.ts'
 import { openReplicas, type ReplicaRouter, type ReplicaStatus } from '../../src/db/replicas.ts'
+import { parseId } from '../../src/domain/core/ids.ts'
 import { DEFAULT_SETTINGS } from '../../src/domain/core/settings.ts'
 import { signToken } from '../../src/http/auth/hs256.ts'
 import { createRealtime } from '../../src/realtime/pubsub.ts'
@@ -127,10 +128,12 @@ describe('read replicas', () => {
     }
   }
 
-  /** The standby has replayed everything, and both routers have seen it. */
+  /** The standby has replayed everything: both instances would read every user's pages from it. */
   async function replicaCaughtUp(): Promise<void> {
-    await pair.caughtUp()
-    await Promise.all([patient.replicas.polled(), strict.replicas.polled()])
+    const ids = [alice, bob, operator].map((user) => parseId(user.id, 'User'))
+    await until('both instances read every user from the replica', async () =>
+      [patient, strict].every(({ replicas }) => ids.every((id) => replicas.readerFor(id) !== primary)),
+    )
   }
 
   /** With replay paused: what the primary commits now is not on the replica until `resume`. */

@@ -15,8 +15,6 @@ export type ReplicatedPair = {
   /** pg_wal_replay_pause() / pg_wal_replay_resume() on the standby. */
   pauseReplay(): Promise<void>
   resumeReplay(): Promise<void>
-  /** Waits until the standby has replayed everything the primary has written so far. */
-  caughtUp(): Promise<void>
   stopStandby(): Promise<void>
   startStandby(): Promise<void>
   close(): Promise<void>
@@ -107,14 +105,6 @@ export async function startReplicatedPair(): Promise<ReplicatedPair> {
     standbyUrl: url(standbyPort),
     pauseReplay: async () => void (await onStandby('SELECT pg_wal_replay_pause()')),
     resumeReplay: async () => void (await onStandby('SELECT pg_wal_replay_resume()')),
-    async caughtUp() {
-      const target = await withPgClient(primaryAdmin, (c) => c.query('SELECT pg_current_wal_lsn() AS lsn'))
-      for (;;) {
-        const { rows } = await onStandby(`SELECT pg_last_wal_replay_lsn() >= '${target.rows[0].lsn}' AS done`)
-        if (rows[0].done) return
-        await new Promise((resolve) => setTimeout(resolve, 20))
-      }
-    },
     async stopStandby() {
       await stop(standbyDir)
       standbyRunning = false
