@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createApp } from '../../src/app.ts'
+import { loadConfig } from '../../src/config/env.ts'
 import { createDb, type Db } from '../../src/db/client.ts'
 import { openReplicas, type ReplicaRouter, type ReplicaStatus } from '../../src/db/replicas.ts'
 import { parseId } from '../../src/domain/core/ids.ts'
@@ -282,5 +283,21 @@ describe('read replicas', () => {
       const unseen = await send(alice, 'after the restart')
       expect(await seqsSeenBy(bob)).not.toContain(unseen.seq)
     })
+  })
+})
+
+describe('DATABASE_REPLICA_URLS and REPLICA_MAX_LAG_MS', () => {
+  it('are PostgreSQL URLs separated by commas (a bad one is refused without echoing the value) and a lag of at least 40 ms', () => {
+    expect(loadConfig({}).DATABASE_REPLICA_URLS).toEqual([])
+    expect(loadConfig({}).REPLICA_MAX_LAG_MS).toBe(1000)
+    expect(
+      loadConfig({ DATABASE_REPLICA_URLS: ' postgresql://a:pw@r1/parley, postgres://r2:6432/parley ,' })
+        .DATABASE_REPLICA_URLS,
+    ).toEqual(['postgresql://a:pw@r1/parley', 'postgres://r2:6432/parley'])
+    expect(() => loadConfig({ DATABASE_REPLICA_URLS: 'postgresql://r1/parley,http://pw@r2' })).toThrow(
+      /^invalid environment: DATABASE_REPLICA_URLS must be PostgreSQL URLs separated by commas/,
+    )
+    expect(() => loadConfig({ DATABASE_REPLICA_URLS: 'mysql://secret@r1' })).not.toThrow(/secret/)
+    expect(() => loadConfig({ REPLICA_MAX_LAG_MS: '5' })).toThrow(/REPLICA_MAX_LAG_MS="5" must be a whole number/)
   })
 })
