@@ -4,6 +4,7 @@ import path from 'node:path'
 import type { Redis } from 'ioredis'
 import { StartupError, type Config } from './config/env.ts'
 import type { Db } from './db/client.ts'
+import type { ReplicaRouter } from './db/replicas.ts'
 import { DEFAULT_RETRY_SCHEDULE_MS, type App, type Settings } from './domain/core/index.ts'
 import { Hub, type LiveApp, type TypingApp } from './domain/live/index.ts'
 import { createRateLimits } from './domain/rateLimits/index.ts'
@@ -22,7 +23,8 @@ export type Parley = App & LiveApp & SendApp & TypingApp & FilesApp & AccountsAp
 
 /**
  * A Parley around its parts; its live subscriptions end when its bus closes. `rateLimitStore` (Redis)
- * shares the rate limits' counts between instances. `media` is where uploaded bytes live and
+ * shares the rate limits' counts between instances. `replicas` (db/replicas.ts) take the reads
+ * decision 0288 names off the primary. `media` is where uploaded bytes live and
  * `authSecret` derives the key media URLs are signed with; without them (tests that upload nothing)
  * files go to a fresh folder under the system's temporary directory, under a random key.
  */
@@ -35,6 +37,7 @@ export function createApp({
   db: Db
   realtime: Realtime
   settings: Settings
+  replicas?: ReplicaRouter
   rateLimitStore?: Redis
   media?: MediaStore
   authSecret?: string | Buffer

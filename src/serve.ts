@@ -4,6 +4,7 @@ import { signToken } from './http/auth/hs256.ts'
 import { localMediaStore, s3MediaStore, startAttachmentSweeper } from './domain/files/index.ts'
 import type { Config } from './config/env.ts'
 import { createDb } from './db/client.ts'
+import { openReplicas } from './db/replicas.ts'
 import type { EmbeddedDatabase } from './db/embedded.ts'
 import { seedDemo } from './ops/demo.ts'
 import { createApp, settingsFromConfig } from './app.ts'
@@ -47,6 +48,19 @@ export async function serve({ config, authSecret, database, log, logger, opened 
     poolTimeoutMs: config.DATABASE_POOL_TIMEOUT_MS,
   })
   opened(() => db.$disconnect())
+  const replicas = config.DATABASE_REPLICA_URLS.length
+    ? openReplicas(db, config.DATABASE_REPLICA_URLS, {
+        maxLagMs: config.REPLICA_MAX_LAG_MS,
+        poolSize: config.DATABASE_POOL_SIZE,
+        poolTimeoutMs: config.DATABASE_POOL_TIMEOUT_MS,
+        log: (message) => logger.warn(message),
+      })
+    : undefined
+  if (replicas) {
+    replicas.start()
+    opened(() => replicas.close())
+    log(`reads of history, search, sync, the inbox and operators on ${config.DATABASE_REPLICA_URLS.length} replica(s)`)
+  }
   // Several instances share events through Redis; a single one keeps them in process.
   const redis = config.REDIS_URL
     ? createRedisRealtime(config.REDIS_URL, {
@@ -79,6 +93,7 @@ export async function serve({ config, authSecret, database, log, logger, opened 
   const app = createApp({
     db,
     realtime,
+    replicas,
     rateLimitStore,
     media: config.MEDIA_S3_BUCKET
       ? s3MediaStore({
@@ -158,6 +173,7 @@ export async function serve({ config, authSecret, database, log, logger, opened 
     await retention.stop()
     await streams.stop()
     await realtime.close()
+    await replicas?.close()
     await db.$disconnect()
     await tracing?.shutdown()
     await database.stop()

@@ -67,6 +67,20 @@ const Env = z
     EMBEDDED_PG_PORT: wholeNumber(1, 65535).default(54329),
     DATABASE_POOL_SIZE: wholeNumber(1, 500).default(20),
     DATABASE_POOL_TIMEOUT_MS: wholeNumber(1).default(10_000),
+    // Standbys of DATABASE_URL that history, search, sync, the inbox and operators' reads may use (decision 0288).
+    DATABASE_REPLICA_URLS: z
+      .string()
+      .default('')
+      .transform((v) =>
+        v
+          .split(',')
+          .map((url) => url.trim())
+          .filter(Boolean),
+      )
+      .refine((urls) => urls.every((url) => URL.canParse(url) && /^postgres(ql)?:$/.test(new URL(url).protocol)), {
+        error: 'must be PostgreSQL URLs separated by commas',
+      }),
+    REPLICA_MAX_LAG_MS: wholeNumber(40).default(1_000),
     AUTH_SECRET: z
       .string()
       .min(32, { error: 'must be at least 32 characters (for example: openssl rand -base64 32)' })
@@ -163,7 +177,7 @@ const Env = z
 export type Config = z.infer<typeof Env>
 
 /** Values that must not reach a log, even when wrong. */
-const SECRET = new Set(['AUTH_SECRET', 'DATABASE_URL', 'REDIS_URL', 'WEBHOOK_SECRET_KEY'])
+const SECRET = new Set(['AUTH_SECRET', 'DATABASE_URL', 'DATABASE_REPLICA_URLS', 'REDIS_URL', 'WEBHOOK_SECRET_KEY'])
 
 /** The environment, validated; a bad value is a StartupError naming each variable, what it holds and what it must be. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {

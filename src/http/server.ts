@@ -96,7 +96,10 @@ export function createParleyServer(opts: ServerOptions): ParleyServer {
     resolveViewer,
     log: (error: unknown) => logger.error('export failed', error),
   }
-  const health = createHealth([databaseReadiness(opts.app.db, { availability }), ...(opts.readinessChecks ?? [])])
+  const health = createHealth(
+    [databaseReadiness(opts.app.db, { availability }), ...(opts.readinessChecks ?? [])],
+    opts.app.replicas,
+  )
   opts.metrics?.bindApp(opts.app)
   let stopping = false
   // Requests running, so the drain knows when it is done.

@@ -28,6 +28,7 @@ import { useErrorRequestIds } from './plugins/useErrorRequestIds.ts'
 import type { Context } from '../schema/context.ts'
 import { schema } from '../schema/index.ts'
 import { useValidationCache } from './plugins/useValidationCache.ts'
+import { useReadYourWrites } from './plugins/useReadYourWrites.ts'
 
 export type YogaOptions = {
   app: Parley
@@ -166,6 +167,8 @@ export function createYogaServer(opts: YogaOptions) {
         costLimit: { enabled: false },
         blockFieldSuggestion: { enabled: opts.production },
       }),
+      // With read replicas: a mutation's viewer reads from the primary until a replica holds its write (decision 0288).
+      ...(opts.app.replicas ? [useReadYourWrites(opts.app.replicas)] : []),
       useCompiledExecution(),
       // After compiled execution: it wraps the compiled executor, so the operation's span is active while its resolvers run.
       ...(opts.tracing ? [useOperationSpans()] : []),

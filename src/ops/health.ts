@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import path from 'node:path'
 import type { DatabaseAvailability } from '../db/availability.ts'
 import type { Db } from '../db/client.ts'
+import type { ReplicaStatus } from '../db/replicas.ts'
 import { PROJECT_ROOT } from '../lib/projectRoot.ts'
 import type { RedisRealtime } from '../realtime/redis.ts'
 
@@ -97,7 +98,11 @@ function reply(res: ServerResponse, status: number, body: unknown): void {
   res.end(JSON.stringify(body))
 }
 
-export function createHealth(checks: ReadinessCheck[]): Health {
+/**
+ * /healthz and /readyz over `checks`. `replicas` (read replicas) are reported in /readyz's body,
+ * each ready, lagging or down, but never make it fail: their reads go to the primary meanwhile.
+ */
+export function createHealth(checks: ReadinessCheck[], replicas?: { status(): ReplicaStatus[] }): Health {
   let stopping = false
   return {
     handle(req, res) {
@@ -113,10 +118,11 @@ export function createHealth(checks: ReadinessCheck[]): Health {
       }
       void Promise.all(checks.map(runCheck)).then((results) => {
         const failing = Object.fromEntries(results.filter(([, problem]) => problem !== null))
+        const reported = replicas ? { replicas: replicas.status() } : {}
         // Shutdown may have begun while the checks ran.
         if (stopping) reply(res, 503, { status: 'stopping' })
-        else if (Object.keys(failing).length) reply(res, 503, { status: 'unavailable', checks: failing })
-        else reply(res, 200, { status: 'ready' })
+        else if (Object.keys(failing).length) reply(res, 503, { status: 'unavailable', checks: failing, ...reported })
+        else reply(res, 200, { status: 'ready', ...reported })
       })
       return true
     },

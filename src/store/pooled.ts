@@ -1,6 +1,7 @@
 import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api'
 import pg from 'pg'
 import { poolOf, queryLogOf, statementName, type Db } from '../db/client.ts'
+import { replicaFallback } from '../db/replicas.ts'
 import { tracer } from '../ops/tracing.ts'
 import type { Conn, Prisma } from './sql.ts'
 import { TIMESTAMPTZ, parseTimestamptz } from './timestamps.ts'
@@ -30,7 +31,8 @@ const numberTypes = {
  * marked PLANNED_PER_CALL goes unnamed, planned per call). It goes to the client's query log and, inside a traced operation, gets
  * a statement span of its own, as Prisma's statements do. Each call may take another connection; a
  * transaction (or a client without a pool) goes through Prisma, whose rows carry bigints where these
- * carry numbers (the row mappers take both).
+ * carry numbers (the row mappers take both). `conn` may be a read replica's client (db/replicas.ts):
+ * a read the replica fails for its own reasons is read again on the primary.
  */
 export async function queryPooled<R extends object>(conn: Conn, sql: Prisma.Sql): Promise<R[]> {
   if (!poolOf(conn as Db)) return conn.$queryRaw<R[]>(sql)
@@ -51,7 +53,16 @@ export async function queryPrepared<R extends object>(
   if (!pool) return conn.$queryRawUnsafe<R[]>(statement.text, ...values)
   const { text, name } = statement
   queryLogOf(conn as Db)?.(text)
-  const read = async () => (await pool.query<R>({ text, values, name, types: numberTypes })).rows
+  const read = async () => {
+    try {
+      return (await pool.query<R>({ text, values, name, types: numberTypes })).rows
+    } catch (error) {
+      // A read replica that is down, or whose replay cancelled the statement: the primary answers it.
+      const primary = replicaFallback(conn as Db, error)
+      if (!primary) throw error
+      return queryPrepared<R>(primary, statement, values)
+    }
+  }
   // No span without a recording one to nest in: tracing off, or a replay outside any operation.
   if (!trace.getActiveSpan()?.isRecording()) return read()
   return tracer.startActiveSpan(

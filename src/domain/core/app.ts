@@ -1,4 +1,5 @@
 import type { Db, Tx } from '../../db/client.ts'
+import type { ReplicaRouter } from '../../db/replicas.ts'
 import type { RealtimeEvent } from '../../realtime/events.ts'
 import type { Realtime } from '../../realtime/pubsub.ts'
 import type { UserKind } from '../../store/records.ts'
@@ -24,4 +25,18 @@ type EventRecorder = (tx: Tx, events: readonly RealtimeEvent[]) => Promise<void>
  * the event recorder. A feature that keeps per-instance state asks for it next to these
  * (live/hub.ts's LiveApp, send/queue.ts's SendApp, live/typing.ts's TypingApp); src/app.ts builds the whole.
  */
-export type App = { db: Db; realtime: Realtime; settings: Settings; recordEvents: EventRecorder }
+export type App = {
+  db: Db
+  realtime: Realtime
+  settings: Settings
+  recordEvents: EventRecorder
+  /** Read replicas (DATABASE_REPLICA_URLS); absent: every read goes to `db`. */
+  replicas?: ReplicaRouter
+}
+
+/**
+ * Where a read for `viewer` outside a transaction goes: a replica that holds the viewer's own last
+ * write and is not lagging, else the primary (decision 0288). Only the reads named there use it:
+ * history pages, search, sync, the inbox and operators' reads.
+ */
+export const readerOf = (app: App, viewer: Viewer): Db => app.replicas?.readerFor(viewer.userId) ?? app.db

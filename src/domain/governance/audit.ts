@@ -1,7 +1,7 @@
 import type { Tx } from '../../db/client.ts'
 import { findAuditEntry, insertAuditEntry, listAuditEntries, type AuditEntryRecord } from '../../store/governance.ts'
 import { notFound } from '../core/errors.ts'
-import type { App, Viewer } from '../core/app.ts'
+import { readerOf, type App, type Viewer } from '../core/app.ts'
 import { keysetCursor } from '../core/cursors.ts'
 import { parseId } from '../core/ids.ts'
 import { pageSize } from '../core/input.ts'
@@ -34,12 +34,12 @@ export async function auditLog(
   const limit = pageSize(args.first, 'first')
   const after = AUDIT_CURSOR.decode(args.after, 'after')
   const filter = { actorId: args.actorId ? parseId(args.actorId, 'User') : null, action: args.action ?? null }
-  const rows = await listAuditEntries(app.db, filter, after?.[0] ?? null, limit + 1)
+  const rows = await listAuditEntries(readerOf(app, viewer), filter, after?.[0] ?? null, limit + 1)
   return forwardPage(rows, limit, (e) => AUDIT_CURSOR.encode(e.id), after !== null)
 }
 
 /** node(id) of an AuditEntry: operators only; anyone else is told it does not exist. */
 export async function requireAuditEntry(app: App, viewer: Viewer, id: string): Promise<AuditEntryRecord> {
-  const entry = viewer.isOperator ? await findAuditEntry(app.db, parseId(id, 'AuditEntry')) : null
+  const entry = viewer.isOperator ? await findAuditEntry(readerOf(app, viewer), parseId(id, 'AuditEntry')) : null
   return entry ?? Promise.reject(notFound('AuditEntry'))
 }

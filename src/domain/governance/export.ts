@@ -1,6 +1,6 @@
 import { listExportRows, type ExportRow } from '../../store/admin.ts'
 import { findConversationType } from '../../store/conversations.ts'
-import type { App, Viewer } from '../core/app.ts'
+import { readerOf, type App, type Viewer } from '../core/app.ts'
 import { notFound } from '../core/errors.ts'
 import { encodeGlobalId, messageGlobalId, parseId } from '../core/ids.ts'
 import { transact } from '../core/transact.ts'
@@ -46,7 +46,7 @@ export async function exportConversation(
   })
   return (async function* lines() {
     for (let afterSeq = 0; ;) {
-      const page = await listExportRows(app.db, id, afterSeq, EXPORT_PAGE)
+      const page = await listExportRows(readerOf(app, viewer), id, afterSeq, EXPORT_PAGE)
       if (!page.length) return
       // A Buffer, not a string: its bytes live outside V8's heap and go as soon as the socket has them.
       yield Buffer.from(page.map((row) => lineOf(row, id)).join(''))

@@ -6,7 +6,7 @@ import {
   resolveReport as storeResolveReport,
   type ReportRecord,
 } from '../../store/governance.ts'
-import type { App, Viewer } from '../core/app.ts'
+import { readerOf, type App, type Viewer } from '../core/app.ts'
 import { keysetCursor } from '../core/cursors.ts'
 import { badInput, notFound } from '../core/errors.ts'
 import { parseMessageId, parseReportId } from '../core/ids.ts'
@@ -45,7 +45,7 @@ export async function reports(
   requireOperator(viewer, 'read reports')
   const limit = pageSize(args.first, 'first')
   const after = REPORT_CURSOR.decode(args.after, 'after')
-  const rows = await listReports(app.db, args.resolved ?? false, after?.[0] ?? null, limit + 1)
+  const rows = await listReports(readerOf(app, viewer), args.resolved ?? false, after?.[0] ?? null, limit + 1)
   return forwardPage(rows, limit, (r) => REPORT_CURSOR.encode(r.id), after !== null)
 }
 
@@ -63,6 +63,6 @@ export async function resolveReport(app: App, viewer: Viewer, id: string): Promi
 
 /** node(id) of a Report: operators only; anyone else is told it does not exist. */
 export async function requireReport(app: App, viewer: Viewer, id: string): Promise<ReportRecord> {
-  const report = viewer.isOperator ? await findReport(app.db, parseReportId(id)) : null
+  const report = viewer.isOperator ? await findReport(readerOf(app, viewer), parseReportId(id)) : null
   return report ?? Promise.reject(notFound('Report'))
 }

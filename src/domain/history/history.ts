@@ -8,7 +8,7 @@ import {
   type SeqRange,
 } from '../../store/history.ts'
 import type { MessageRecord } from '../../store/records.ts'
-import type { App, Viewer } from '../core/app.ts'
+import { readerOf, type App, type Viewer } from '../core/app.ts'
 import { keysetCursor } from '../core/cursors.ts'
 import { pageSize, position, windowSize } from '../core/input.ts'
 import { LIMITS } from '../core/limits.ts'
@@ -34,7 +34,7 @@ async function readPage(
   opts: PageOptions,
   beyond: SeqRange | null,
 ): Promise<HistoryPage> {
-  const page = await readHistoryPage(app.db, viewer, conversationId, opts, beyond)
+  const page = await readHistoryPage(readerOf(app, viewer), viewer, conversationId, opts, beyond)
   primeLoaders(loaders, conversationId, page)
   return page
 }
@@ -124,7 +124,13 @@ export async function prefetchMessages(
     if (error instanceof DomainError) return
     throw error
   }
-  const { access, ...page } = await readConversationPage(app.db, viewer, conversationId, plan.opts, plan.beyond)
+  const { access, ...page } = await readConversationPage(
+    readerOf(app, viewer),
+    viewer,
+    conversationId,
+    plan.opts,
+    plan.beyond,
+  )
   loaders.conversations.prime(conversationId, access)
   if (!access?.member) return
   primeLoaders(loaders, conversationId, page)

@@ -3,7 +3,7 @@ import { type ConversationAccess } from '../../store/conversations.ts'
 import { findMember, listMembers } from '../../store/members.ts'
 import { listInbox, type InboxEntry } from '../../store/inbox.ts'
 import type { ConversationType, MemberRecord } from '../../store/records.ts'
-import type { App, Viewer } from '../core/app.ts'
+import { readerOf, type App, type Viewer } from '../core/app.ts'
 import { keysetCursor } from '../core/cursors.ts'
 import { pageSize } from '../core/input.ts'
 import { forwardPage, type Connection } from '../core/paging.ts'
@@ -24,7 +24,7 @@ export async function listConversations(
   const limit = pageSize(args.first, 'first')
   const cursor = INBOX_CURSOR.decode(args.after, 'after')
   const after = cursor && { pinned: cursor[0], at: cursor[1], id: cursor[2] }
-  const rows = await listInbox(app.db, viewer.userId, {
+  const rows = await listInbox(readerOf(app, viewer), viewer.userId, {
     type: args.type ?? null,
     archived: args.archived ?? false,
     after,

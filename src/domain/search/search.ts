@@ -6,7 +6,7 @@ import type { MemberRecord, MessageKind, MessageRecord, UserRecord } from '../..
 import { listSearchConversations, searchVisibleMessages, type TextMatch } from '../../store/search.ts'
 import { searchMembers, searchUsers as storeSearchUsers } from '../../store/peopleSearch.ts'
 import { accessConversation } from '../policy/access.ts'
-import type { App, Viewer } from '../core/app.ts'
+import { readerOf, type App, type Viewer } from '../core/app.ts'
 import { keysetCursor } from '../core/cursors.ts'
 import { pageSize } from '../core/input.ts'
 import { forwardPage, type Connection, type PageInfo } from '../core/paging.ts'
@@ -47,9 +47,10 @@ export async function searchMessages(
   if (filter.kinds && !filter.kinds.length)
     throw badInput('filter.kinds must name at least one kind (or be left out)', 'filter.kinds')
   const conversationId = filter.conversationId ? parseId(filter.conversationId, 'Conversation') : null
-  if (conversationId !== null) await accessConversation(app.db, viewer, conversationId, { lock: false })
-  const rows = await searchVisibleMessages(app.db, viewer, {
-    match: await messageMatch(app.db, viewer, query, conversationId),
+  const reader = readerOf(app, viewer)
+  if (conversationId !== null) await accessConversation(reader, viewer, conversationId, { lock: false })
+  const rows = await searchVisibleMessages(reader, viewer, {
+    match: await messageMatch(reader, viewer, query, conversationId),
     conversationId,
     senderId: filter.senderId ? parseId(filter.senderId, 'User') : null,
     kinds: filter.kinds ? [...new Set(filter.kinds)] : null,

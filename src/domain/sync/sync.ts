@@ -16,7 +16,7 @@ import {
 } from '../../store/sync.ts'
 import { readSyncDifference } from '../../store/syncDifference.ts'
 import { NO_ACTIONS, type ViewerState } from '../../store/userActions.ts'
-import type { App, Viewer } from '../core/app.ts'
+import { readerOf, type App, type Viewer } from '../core/app.ts'
 import { syncBatchSize } from '../core/input.ts'
 import { shownViewerState } from '../policy/policy.ts'
 import { decodeSyncToken, syncTokenEncoder, tokenAt } from './syncToken.ts'
@@ -132,7 +132,12 @@ export async function sync(
 ): Promise<SyncBatch> {
   const limit = syncBatchSize(first, 'first')
   const { range } = decodeSyncToken(since, viewer.userId, 'since')
-  const diff = await readDifference(app.db, viewer, range, limit)
+  const reader = readerOf(app, viewer)
+  const diff = await readDifference(reader, viewer, range, limit).catch((error: unknown) => {
+    // A token taken on the primary, or on a replica further ahead, is ahead of this replica: the primary has it.
+    if (reader === app.db || !(error instanceof DomainError && error.extensions.code === 'RESYNC_REQUIRED')) throw error
+    return readDifference(app.db, viewer, range, limit)
+  })
   if (!diff.changes.length)
     return { token: since, hasMore: false, conversations: [], removedConversationIds: [], messageStates: [] }
   return {
