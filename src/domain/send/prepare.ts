@@ -22,6 +22,8 @@ export type SendMessageInput = {
   mentionUserIds?: readonly string[] | null
   mentionAll?: boolean | null
   visibleToUserIds?: readonly string[] | null
+  threadRootId?: string | null
+  alsoInConversation?: boolean | null
 }
 
 export type SendMessageResult = { message: MessageRecord; deduplicated: boolean }
@@ -36,6 +38,9 @@ export type PreparedSend = {
   mentionUserIds: number[]
   mentionAll: boolean
   visibleTo: number[]
+  /** The message replied to (its root is found under the lock); null for a top-level message. */
+  threadRoot: MessageKey | null
+  alsoInConversation: boolean
 }
 
 /** Everything that can be checked without the database (before the send is queued). */
@@ -59,6 +64,7 @@ export function prepareSend(viewer: Viewer, input: SendMessageInput): PreparedSe
     throw badInput('a directed message can mention only users it is directed to', 'mentionUserIds')
   }
   const quoted = parseQuoted(input.quotedMessageId, conversationId)
+  const threadRoot = parseQuoted(input.threadRootId, conversationId, 'Thread root')
   const key = {
     senderType: viewer.kind === 'AGENT' ? ('AGENT' as const) : ('USER' as const),
     senderId: viewer.userId,
@@ -73,6 +79,8 @@ export function prepareSend(viewer: Viewer, input: SendMessageInput): PreparedSe
     mentionUserIds,
     mentionAll: (input.mentionAll ?? false) || ranges.all,
     visibleTo,
+    threadRoot,
+    alsoInConversation: input.alsoInConversation ?? false,
   }
 }
 
@@ -91,9 +99,10 @@ export async function checkSend(
   checkSender(viewer, access, { mentionAll: send.mentionAll, ...locked })
   // Read only under PRIVATE_CHAT_POLICY=friends; after checkSender, so a block answers BLOCKED first.
   if (locked.privatePeer) checkPrivateChat(app.settings.privateChatPolicy, viewer, locked.privatePeer)
-  await checkReferences(tx, viewer, conversationId, {
+  const threadRootSeq = await checkReferences(tx, viewer, conversationId, {
     userIds: [...new Set([...send.mentionUserIds, ...send.visibleTo])],
     quoted: send.quoted,
+    threadRoot: send.threadRoot,
   })
   const { kind, content, forwardedFrom } = await snapshotContent(tx, viewer, send.content)
   checkSensitiveWords(app.settings.sensitiveWords, readableText(kind, content))
@@ -107,5 +116,7 @@ export async function checkSend(
     visibleTo: send.visibleTo,
     forwardedFrom,
     searchDocument: app.settings.searchIndexing ? messageDocument(kind, content) : undefined,
+    threadRootSeq,
+    inConversation: threadRootSeq === null || send.alsoInConversation,
   }
 }
