@@ -73,6 +73,16 @@ export async function findThreadSummaries(
   }))
 }
 
+/** The roots of the threads the user follows in one conversation (a replay's alerts). */
+export async function findFollowedRoots(conn: Conn, userId: number, conversationId: number): Promise<Set<number>> {
+  const rows = await queryPooled<{ seq: number | bigint }>(
+    conn,
+    Prisma.sql`SELECT root_seq AS seq FROM thread_followers
+    WHERE user_id = ${userId} AND conversation_id = ${conversationId} AND following`,
+  )
+  return new Set(rows.map((r) => Number(r.seq)))
+}
+
 /** The newest reply's seq of a thread (0: none). */
 export async function findLastReplySeq(conn: Conn, root: MessageKey): Promise<number> {
   const rows = await conn.$queryRaw<{ seq: bigint }[]>`

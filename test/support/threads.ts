@@ -168,3 +168,26 @@ export async function reply(
   })
   return sendMessage.message
 }
+
+export const ThreadEvents = graphql(`
+  subscription ThreadConversationEvents($conversationId: ID!, $sincePts: SafeInt) {
+    conversationEvents(conversationId: $conversationId, sincePts: $sincePts) {
+      __typename
+      ... on MessageEvent {
+        kind
+        alert
+        message {
+          id
+          seq
+          inConversation
+          threadRoot {
+            id
+            thread {
+              replyCount
+            }
+          }
+        }
+      }
+    }
+  }
+`)

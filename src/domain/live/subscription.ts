@@ -150,7 +150,14 @@ export class Subscription {
       case 'message': {
         loaders.conversations.prime(conversationId, { conversation: reads.conversation!, member: member!.member })
         loaders.messages.prime(reads.message!, reads.message)
-        const alert = alerts(event.kind, reads.message!, this.viewer.userId, member!.doNotDisturbUntil, new Date())
+        const alert = alerts(
+          event.kind,
+          reads.message!,
+          this.viewer.userId,
+          member!.doNotDisturbUntil,
+          new Date(),
+          member!.followsThread,
+        )
         return {
           payload: { typename: 'MessageEvent', kind: event.kind, pts: event.pts, message: reads.message!, alert },
           loaders,
