@@ -191,3 +191,49 @@ export const ThreadEvents = graphql(`
     }
   }
 `)
+
+/** A client's view of a root: its reply count, as a thread screen's list item shows it. */
+export const ClientThreadRoot = graphql(`
+  query ClientThreadRoot($id: ID!, $seq: SafeInt!) {
+    conversation(id: $id) {
+      id
+      message(seq: $seq) {
+        id
+        seq
+        thread {
+          replyCount
+          lastReplyAt
+        }
+      }
+    }
+  }
+`)
+
+/** The reply's event selects its root's summary: a normalized cache updates the root in place. */
+export const ClientThreadEvents = graphql(`
+  subscription ClientThreadEvents($id: ID!, $sincePts: SafeInt) {
+    conversationEvents(conversationId: $id, sincePts: $sincePts) {
+      ... on MessageEvent {
+        kind
+        message {
+          id
+          threadRoot {
+            id
+            thread {
+              replyCount
+              lastReplyAt
+            }
+          }
+        }
+      }
+    }
+  }
+`)
+
+export const ClientThreadPts = graphql(`
+  query ClientThreadPts($id: ID!) {
+    conversation(id: $id) {
+      lastPts
+    }
+  }
+`)
