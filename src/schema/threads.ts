@@ -2,6 +2,8 @@ import { listReplies } from '../domain/history/index.ts'
 import { followThread, listThreads, loadThreadSummary, markThreadRead } from '../domain/threads/index.ts'
 import type { ThreadSummaryRecord } from '../domain/threads/index.ts'
 import { loadExisting } from '../domain/history/index.ts'
+import type { EventPayload } from '../domain/live/index.ts'
+import { messageGlobalId } from '../domain/core/index.ts'
 import { builder } from './builder.ts'
 import { viewerOf } from './context.ts'
 import { MessageConnection, MessageRef } from './message.ts'
@@ -73,6 +75,24 @@ builder.objectFields(ViewerRef, (t) => ({
     resolve: (v, args, ctx) => listThreads(ctx.app, v, args),
   }),
 }))
+
+/** The viewer's follow or read position of a thread changed (their other devices: viewerUpdates, sync). */
+export const ThreadUpdatedEventRef = builder
+  .objectRef<Extract<EventPayload, { typename: 'ThreadUpdatedEvent' }>>('ThreadUpdatedEvent')
+  .implement({
+    description: "The viewer's own follow or read position of a thread changed (for their other devices)",
+    fields: (t) => ({
+      rootId: t.id({ description: "The thread's root", resolve: (e) => messageGlobalId(e.root) }),
+      root: t.field({
+        type: MessageRef,
+        nullable: true,
+        description: 'Null when the viewer may no longer see it',
+        resolve: (e, _a, ctx) => ctx.loaders.messages.load(e.root),
+      }),
+      following: t.exposeBoolean('following'),
+      lastReadSeq: t.expose('lastReadSeq', { type: 'SafeInt' }),
+    }),
+  })
 
 builder.mutationFields((t) => {
   const authed = t.withAuth({ authenticated: true })

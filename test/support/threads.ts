@@ -237,3 +237,40 @@ export const ClientThreadPts = graphql(`
     }
   }
 `)
+
+export const ThreadSync = graphql(`
+  query ThreadSync($since: String!) {
+    sync(since: $since) {
+      token
+      hasMore
+      conversations {
+        id
+        lastPts
+      }
+      threadStates {
+        rootId
+        following
+        lastReadSeq
+      }
+    }
+  }
+`)
+
+export const ThreadViewerUpdates = graphql(`
+  subscription ThreadViewerUpdates($since: String) {
+    viewerUpdates(since: $since) {
+      token
+      event {
+        __typename
+        ... on ThreadUpdatedEvent {
+          rootId
+          following
+          lastReadSeq
+          root {
+            seq
+          }
+        }
+      }
+    }
+  }
+`)
