@@ -127,7 +127,9 @@ function pageStatement(opts: PageOptions, beyond: SeqRange | null, withAccess: b
   const shape = `${opts.from} ${opts.limit} ${has(opts.afterSeq)}${has(opts.beforeSeq)} ${beyond ? has(beyond.afterSeq) + has(beyond.beforeSeq) : '-'} ${withAccess} ${opts.quoted} ${has(thread)}`
   let statement = statements.get(shape)
   if (statement) return statement
-  const [conversationId, userId, afterSeq, beforeSeq, beyondAfter, beyondBefore, threadRootSeq] = [-1, -2, -3, -4, -5, -6, -7]
+  const [conversationId, userId, afterSeq, beforeSeq, beyondAfter, beyondBefore, threadRootSeq] = [
+    -1, -2, -3, -4, -5, -6, -7,
+  ]
   const stand = (v: number | null, standIn: number) => (v === null ? null : standIn)
   const scope = listed(stand(thread, threadRootSeq))
   const reader = { userId }

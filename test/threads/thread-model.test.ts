@@ -34,7 +34,10 @@ async function runScenario(seed: number) {
     const mentions = rand.chance(0.3) ? rand.subset(to.length ? to : others, 0.4) : []
     const inConversation = !root || rand.chance(0.3)
     // Replying to a reply answers its root.
-    const named = root && rand.chance(0.2) ? (rand.pick(model.replies(root.seq).filter((m) => model.sees(sender, m))) ?? root) : root
+    const named =
+      root && rand.chance(0.2)
+        ? (rand.pick(model.replies(root.seq).filter((m) => model.sees(sender, m))) ?? root)
+        : root
     const { sendMessage } = await users[sender]!.run(SendMessage, {
       input: {
         conversationId: created.id,
@@ -93,10 +96,12 @@ async function runScenario(seed: number) {
     for (const u of model.current()) {
       const { viewer, conversation } = await users[u]!.run(ThreadModelView, { id: created.id })
       const counts = model.unread(u)
-      expect({ unread: conversation!.unreadCount, mentioned: conversation!.mentionedUnreadCount }, `user ${u}`).toEqual({
-        unread: counts.unreadCount,
-        mentioned: counts.mentionedUnreadCount,
-      })
+      expect({ unread: conversation!.unreadCount, mentioned: conversation!.mentionedUnreadCount }, `user ${u}`).toEqual(
+        {
+          unread: counts.unreadCount,
+          mentioned: counts.mentionedUnreadCount,
+        },
+      )
       expect(viewer.unreadTotal).toBe(counts.unreadCount)
       const history = conversation!.messages.edges.map((e) => e.node)
       expect(history.map((m) => m.seq)).toEqual(

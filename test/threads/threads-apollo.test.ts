@@ -27,15 +27,17 @@ describe('Apollo Client and threads', () => {
     expect(initial.data!.conversation!.message!.thread!.replyCount).toBe(1)
     const lastPts = (await alice!.run(ClientThreadPts, { id: group.id })).conversation!.lastPts
     const arrived = new Promise<void>((resolve, reject) => {
-      const subscription = client.subscribe({ query: ClientThreadEvents, variables: { id: group.id, sincePts: lastPts } }).subscribe({
-        next: ({ data }) => {
-          const event = data?.conversationEvents
-          if (!event || !('kind' in event) || !event.message.threadRoot) return
-          subscription.unsubscribe()
-          resolve()
-        },
-        error: reject,
-      })
+      const subscription = client
+        .subscribe({ query: ClientThreadEvents, variables: { id: group.id, sincePts: lastPts } })
+        .subscribe({
+          next: ({ data }) => {
+            const event = data?.conversationEvents
+            if (!event || !('kind' in event) || !event.message.threadRoot) return
+            subscription.unsubscribe()
+            resolve()
+          },
+          error: reject,
+        })
     })
     // The stream resumes from lastPts, so a reply sent while it opens still arrives.
     await reply(bob!, group.id, root.id)

@@ -70,7 +70,12 @@ describe('replies', () => {
     const other = await createGroup(carol!, [alice!])
     const foreign = await post(carol!, other.id)
     const input = (threadRootId: string) => ({
-      input: { conversationId: group.id, clientMessageId: `bad-${threadRootId}`, content: { text: { text: 'x' } }, threadRootId },
+      input: {
+        conversationId: group.id,
+        clientMessageId: `bad-${threadRootId}`,
+        content: { text: { text: 'x' } },
+        threadRootId,
+      },
     })
     expect(codes(await bob!.try(SendReply, input(foreign.id)))).toEqual(['NOT_FOUND'])
     // A message that does not exist in this conversation.
@@ -141,8 +146,8 @@ describe('where replies show', () => {
     const forward: number[] = []
     let after: string | null = null
     for (;;) {
-      const page: Replies = (await bob!.run(ThreadOf, { id: group.id, seq: root.seq, first: 3, after })).conversation!.message!
-        .replies
+      const page: Replies = (await bob!.run(ThreadOf, { id: group.id, seq: root.seq, first: 3, after })).conversation!
+        .message!.replies
       forward.push(...page.edges.map((e) => e.node.seq))
       expect(page.pageInfo.hasPreviousPage).toBe(after !== null)
       if (!page.pageInfo.hasNextPage) break
@@ -152,8 +157,8 @@ describe('where replies show', () => {
     const backward: number[] = []
     let before: string | null = null
     for (;;) {
-      const page: Replies = (await bob!.run(ThreadOf, { id: group.id, seq: root.seq, last: 2, before })).conversation!.message!
-        .replies
+      const page: Replies = (await bob!.run(ThreadOf, { id: group.id, seq: root.seq, last: 2, before })).conversation!
+        .message!.replies
       backward.unshift(...page.edges.map((e) => e.node.seq))
       expect(page.pageInfo.hasNextPage).toBe(before !== null)
       if (!page.pageInfo.hasPreviousPage) break

@@ -77,7 +77,10 @@ export const inDoNotDisturb = (until: Date | null, now: Date): boolean => until 
  */
 export function alerts(
   kind: MessageEventKind,
-  message: Pick<MessageRecord, 'senderType' | 'senderId' | 'mentionUserIds' | 'mentionAll' | 'visibleTo' | 'inConversation'>,
+  message: Pick<
+    MessageRecord,
+    'senderType' | 'senderId' | 'mentionUserIds' | 'mentionAll' | 'visibleTo' | 'inConversation'
+  >,
   viewerId: number,
   doNotDisturbUntil: Date | null,
   now: Date,

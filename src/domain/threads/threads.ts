@@ -25,7 +25,9 @@ export async function findRoot(conn: Conn, viewer: Viewer, key: MessageKey): Pro
   const [message] = await findVisibleMessages(conn, viewer, [key])
   if (!message) throw notFound('Message')
   if (message.threadRootSeq === null) return message
-  const [root] = await findVisibleMessages(conn, viewer, [{ conversationId: key.conversationId, seq: message.threadRootSeq }])
+  const [root] = await findVisibleMessages(conn, viewer, [
+    { conversationId: key.conversationId, seq: message.threadRootSeq },
+  ])
   if (!root) throw notFound('Message')
   return root
 }
@@ -51,7 +53,12 @@ export function followThread(app: App, viewer: Viewer, messageId: string, follow
  * markThreadRead: moves the viewer's read position in the thread to `seq` (default: its latest
  * reply; never past it), never backwards. Returns the root.
  */
-export function markThreadRead(app: App, viewer: Viewer, messageId: string, seq?: number | null): Promise<MessageRecord> {
+export function markThreadRead(
+  app: App,
+  viewer: Viewer,
+  messageId: string,
+  seq?: number | null,
+): Promise<MessageRecord> {
   const key = parseMessageId(messageId)
   const upTo = optionalPosition(seq, 'seq')
   return transact(app, async (tx) => {
@@ -65,10 +72,7 @@ export function markThreadRead(app: App, viewer: Viewer, messageId: string, seq?
 }
 
 /** Message.thread: the summary of a root's thread for the viewer, null without a reply the viewer may see. */
-export async function loadThreadSummary(
-  loaders: Loaders,
-  message: MessageRecord,
-): Promise<ThreadSummaryRecord | null> {
+export async function loadThreadSummary(loaders: Loaders, message: MessageRecord): Promise<ThreadSummaryRecord | null> {
   if (message.threadRootSeq !== null) return null
   return loaders.threadSummaries.load(message)
 }
