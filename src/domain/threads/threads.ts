@@ -21,7 +21,7 @@ import type { Loaders } from '../history/loaders.ts'
  * when it is a reply (visible too). NOT_FOUND otherwise, as for a message of a conversation the
  * viewer is not in.
  */
-export async function findRoot(conn: Conn, viewer: Viewer, key: MessageKey): Promise<MessageRecord> {
+async function findRoot(conn: Conn, viewer: Viewer, key: MessageKey): Promise<MessageRecord> {
   const [message] = await findVisibleMessages(conn, viewer, [key])
   if (!message) throw notFound('Message')
   if (message.threadRootSeq === null) return message
