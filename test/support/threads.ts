@@ -274,3 +274,29 @@ export const ThreadViewerUpdates = graphql(`
     }
   }
 `)
+
+export const RootsWithThreads = graphql(`
+  query RootsWithThreads($id: ID!, $last: Int!) {
+    conversation(id: $id) {
+      messages(last: $last) {
+        edges {
+          node {
+            seq
+            sender {
+              id
+            }
+            thread {
+              replyCount
+              lastReplyAt
+              viewerUnreadCount
+              participants {
+                id
+                handle
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+`)
