@@ -62,8 +62,8 @@ const visibleIn = (reader: Reader, conversationId: number, range: Prisma.Sql) =>
   WHERE m.conversation_id = ${conversationId} ${range} AND ${visibleTo(reader)}`
 
 /**
- * Which messages a page lists: the conversation's (a column test on the key's scan, decision 0282)
- * or one thread's replies (the thread replies index).
+ * Which messages a page lists: the conversation's (the partial index messages_in_conversation_idx,
+ * so replies cost the scan no row, decision 0282) or one thread's replies (messages_thread_replies_idx).
  */
 const listed = (threadRootSeq: number | null) =>
   threadRootSeq === null

@@ -1,11 +1,14 @@
--- Issue 44, threads (docs/threads.md). A reply is a message of its conversation with the seq of its
--- root in thread_root_seq. in_conversation is false for a reply not sent alsoInConversation: the
--- history, the last message and the unread counts leave those out (a column test on the key's scan,
--- no subquery per row).
+-- Issue 44, threads (docs/threads.md, decision 0282). A reply is a message of its conversation with
+-- the seq of its root in thread_root_seq. in_conversation is false for a reply not sent
+-- alsoInConversation: the history, the last message and the unread counts leave those out.
 
 -- AlterTable
 ALTER TABLE "messages" ADD COLUMN "thread_root_seq" BIGINT,
   ADD COLUMN "in_conversation" BOOLEAN NOT NULL DEFAULT true;
+
+-- The conversation's own messages in seq order: the history page, messagesAround and the last
+-- message scan it instead of the key, so replies cost them no row read (decision 0282).
+CREATE INDEX "messages_in_conversation_idx" ON "messages" ("conversation_id", "seq") WHERE "in_conversation";
 
 -- A thread's replies in seq order (Message.replies, the thread summaries).
 CREATE INDEX "messages_thread_replies_idx" ON "messages" ("conversation_id", "thread_root_seq", "seq")
