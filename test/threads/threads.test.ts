@@ -2,7 +2,8 @@ import type { ResultOf } from '@graphql-typed-document-node/core'
 import { describe, expect, it } from 'vitest'
 import { messageGlobalId, parseId } from '../../src/domain/core/ids.ts'
 import { codes, newUsers, type TestUser } from '../support/harness.ts'
-import { Changes, RecallMessage } from '../support/lifecycle.ts'
+import { Changes, EditMessage, RecallMessage } from '../support/lifecycle.ts'
+import { Search } from '../support/search.ts'
 import { AddMembers, createGroup, MarkRead, SendMessage } from '../support/operations.ts'
 import {
   FollowThread,
@@ -62,6 +63,24 @@ describe('replies', () => {
     // The change feed carries replies like any message.
     const changes = (await bob!.run(Changes, { id: group.id, sincePts: root.pts })).conversation!.changes
     expect(changes.messages.map((m) => m.seq)).toEqual([first.seq, second.seq])
+  })
+
+  it('are searched, edited and recalled like any message, and stay in their thread', async () => {
+    const [alice, bob] = await newUsers(2)
+    const group = await createGroup(alice!, [bob!])
+    const root = await post(alice!, group.id)
+    const word = `zebrafish${Date.now()}`
+    const r = await reply(bob!, group.id, root.id, { text: `answer ${word}` })
+    const found = (await alice!.run(Search, { query: word })).searchMessages.edges.map((e) => e.node.id)
+    expect(found).toEqual([r.id])
+    await bob!.run(EditMessage, { messageId: r.id, text: 'edited answer' })
+    await bob!.run(RecallMessage, { messageId: r.id })
+    const seen = await summary(alice!, group.id, root.seq)
+    expect(seen.replies.edges.map((e) => [e.node.seq, e.node.status, e.node.inConversation])).toEqual([
+      [r.seq, 'RECALLED', false],
+    ])
+    // A recalled reply still counts among the replies (a tombstone), not among the unread ones.
+    expect(seen.thread).toMatchObject({ replyCount: 1, viewerUnreadCount: 0 })
   })
 
   it('refuse a root of another conversation, one the viewer cannot see, or none', async () => {
