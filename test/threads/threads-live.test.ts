@@ -4,7 +4,8 @@ import { newUsers, type TestUser } from '../support/harness.ts'
 import { Position } from '../support/live.ts'
 import { createGroup, sendText } from '../support/operations.ts'
 import { liveServer, subscribeWs, waitForSubscriptions } from '../support/server.ts'
-import { FollowThread, reply, ThreadEvents } from '../support/threads.ts'
+import { FollowThread, reply } from '../support/threads.ts'
+import { ThreadEvents } from '../support/threadStreams.ts'
 
 const instance = liveServer()
 

@@ -4,7 +4,8 @@ import { newUsers } from '../support/harness.ts'
 import { createGroup, sendText } from '../support/operations.ts'
 import { liveServer, subscribeWs, waitForSubscriptions } from '../support/server.ts'
 import { SyncToken } from '../support/sync.ts'
-import { FollowThread, MarkThreadRead, reply, ThreadSync, ThreadViewerUpdates } from '../support/threads.ts'
+import { FollowThread, MarkThreadRead, reply } from '../support/threads.ts'
+import { ThreadSync, ThreadViewerUpdates } from '../support/threadStreams.ts'
 
 const instance = liveServer()
 
