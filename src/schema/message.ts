@@ -143,6 +143,11 @@ const SendMessageInput = builder.inputType('SendMessageInput', {
     mentionUserIds: t.idList(),
     mentionAll: t.boolean(),
     visibleToUserIds: t.idList({ description: 'Directed message: only these members (and the sender) see it' }),
+    threadRootId: t.id({ description: 'A reply in the thread of this message (a reply names its root)' }),
+    alsoInConversation: t.boolean({
+      defaultValue: false,
+      description: "A reply that shows in the conversation's history too",
+    }),
   }),
 })
 

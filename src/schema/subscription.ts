@@ -16,6 +16,7 @@ import { MessageRef } from './message.ts'
 import { UserRef } from './user.ts'
 import { FriendshipEventRef } from './friends.ts'
 import { MessageStreamEventRef, SignalEventRef } from './ephemeral.ts'
+import { ThreadUpdatedEventRef } from './threads.ts'
 
 type Payload<N extends EventPayload['typename']> = Extract<EventPayload, { typename: N }>
 
@@ -148,6 +149,7 @@ export const InboxEventUnion = builder.unionType('InboxEvent', {
     ConversationUpdatedEventRef,
     ConversationRemovedEventRef,
     FriendshipEventRef,
+    ThreadUpdatedEventRef,
   ],
   resolveType,
 })

@@ -7,6 +7,7 @@ import { ConversationRef } from './conversation.ts'
 import { deliver, InboxEventUnion, MessageActionEventRef, type InboxPayload } from './subscription.ts'
 import { takeSyncToken } from './syncToken.ts'
 import { ViewerRef } from './viewer.ts'
+import { ThreadUpdatedEventRef } from './threads.ts'
 
 const SyncBatchRef = builder.objectRef<SyncBatch>('SyncBatch').implement({
   description: 'What changed for the viewer after a sync token, oldest change first',
@@ -36,6 +37,11 @@ const SyncBatchRef = builder.objectRef<SyncBatch>('SyncBatch').implement({
       type: [MessageActionEventRef],
       description: "The viewer's per-message states that changed (deleted/restored for me, favourite, reminder)",
       resolve: (b) => b.messageStates.map((s) => ({ typename: 'MessageActionEvent' as const, ...s })),
+    }),
+    threadStates: t.field({
+      type: [ThreadUpdatedEventRef],
+      description: "The viewer's thread states that changed (following, thread read position), each thread once",
+      resolve: (b) => b.threadStates.map((s) => ({ typename: 'ThreadUpdatedEvent' as const, ...s })),
     }),
   }),
 })
@@ -73,7 +79,7 @@ builder.subscriptionField('viewerUpdates', (t) =>
   t.field({
     type: ViewerUpdateRef,
     description:
-      'The account stream: with `since`, first the sync difference (ConversationUpdatedEvent, ConversationRemovedEvent, MessageActionEvent, FriendshipEvent), then every live InboxEvent; each payload carries the token after it',
+      'The account stream: with `since`, first the sync difference (ConversationUpdatedEvent, ConversationRemovedEvent, MessageActionEvent, FriendshipEvent, ThreadUpdatedEvent), then every live InboxEvent; each payload carries the token after it',
     args: { since: t.arg.string() },
     subscribe: (_root, args, ctx) => openViewerUpdates(ctx.app, viewerOf(ctx), args.since),
     resolve: (update: ViewerUpdateDelivery, _args, ctx) => ({

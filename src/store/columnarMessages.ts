@@ -32,6 +32,8 @@ type SparseTuple = [
   recalledById: number | null,
   reactionsPts: number | null,
   forwardedFrom: MessageRecord['forwardedFrom'],
+  threadRootSeq: number | null,
+  inConversation: boolean,
 ]
 
 /**
@@ -71,6 +73,8 @@ const SPARSE_FIELDS: [Prisma.Sql, Prisma.Sql][] = [
   [field('"recalledById"'), Prisma.sql`p."recalledById" IS NOT NULL`],
   [field('"reactionsPts"'), Prisma.sql`p."reactionsPts" IS NOT NULL`],
   [field('"forwardedFrom"'), Prisma.sql`p."forwardedFrom" IS NOT NULL`],
+  [field('"threadRootSeq"'), Prisma.sql`p."threadRootSeq" IS NOT NULL`],
+  [field('"inConversation"'), Prisma.sql`NOT p."inConversation"`],
 ]
 
 const sparseList = Prisma.sql`coalesce(json_agg(json_build_array(p."conversationId", p.seq, ${Prisma.join(SPARSE_FIELDS.map(([value]) => value))}))
@@ -118,6 +122,8 @@ export function messagesFromColumns(
       recalledById: null,
       reactionsPts: null,
       forwardedFrom: null,
+      threadRootSeq: null,
+      inConversation: true,
     })
   }
   if (!sparse.length) return messages
@@ -134,6 +140,8 @@ export function messagesFromColumns(
     recalledById,
     reactionsPts,
     forwardedFrom,
+    threadRootSeq,
+    inConversation,
   ] of sparse) {
     const message = byKey.get(keyOf(conversationId, seq))!
     Object.assign(message, {
@@ -146,6 +154,8 @@ export function messagesFromColumns(
       recalledById,
       reactionsPts,
       forwardedFrom,
+      threadRootSeq,
+      inConversation,
     })
   }
   return messages

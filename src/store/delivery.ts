@@ -27,24 +27,41 @@ type ConversationRow = Parameters<typeof toConversation>[0]
 /**
  * A local subscriber's current membership, and (`sees`) whether it may see the event's message:
  * decided in memory per event (domain/live/rules.ts#seesMessage), not read per member.
- * `doNotDisturbUntil`: the member's own setting, which decides MessageEvent.alert.
+ * `doNotDisturbUntil`: the member's own setting, which decides MessageEvent.alert, with
+ * `followsThread`: whether the member follows the thread the event's message replies in.
  */
-export type DeliveryMember = { member: MemberRecord; sees: boolean; doNotDisturbUntil: Date | null }
+export type DeliveryMember = {
+  member: MemberRecord
+  sees: boolean
+  doNotDisturbUntil: Date | null
+  followsThread: boolean
+}
 
 /**
  * Which of `userIds` are current members of the conversation, with their membership rows and
  * do-not-disturb, each with the conversation row (what a message event's payload pairs with its
- * member): one row per subscriber that is a member, nothing else per subscriber.
+ * member): one row per subscriber that is a member, nothing else per subscriber. For the event's
+ * message `seq`, whether each follows the thread it replies in (a lookup of its root, then of the
+ * member's thread row: none for a top-level message).
  */
 export async function findDeliveryMembers(
   conn: Conn,
   conversationId: number,
   userIds: readonly number[],
+  seq: number | null = null,
 ): Promise<(Omit<DeliveryMember, 'sees'> & { conversation: ConversationRecord })[]> {
-  const rows = await queryPooled<MemberRow & ConversationRow & { doNotDisturbUntil: Date | null }>(
+  const rows = await queryPooled<
+    MemberRow & ConversationRow & { doNotDisturbUntil: Date | null; followsThread: boolean }
+  >(
     conn,
     Prisma.sql`
-    SELECT ${MEMBER_COLUMNS}, ${CONVERSATION_COLUMNS}, cs.do_not_disturb_until AS "doNotDisturbUntil"
+    SELECT ${MEMBER_COLUMNS}, ${CONVERSATION_COLUMNS}, cs.do_not_disturb_until AS "doNotDisturbUntil",
+      ${
+        seq === null
+          ? Prisma.sql`false`
+          : Prisma.sql`EXISTS (SELECT FROM thread_followers tf WHERE tf.conversation_id = cm.conversation_id AND tf.user_id = cm.user_id
+              AND tf.following AND tf.root_seq = (SELECT thread_root_seq FROM messages WHERE conversation_id = ${conversationId} AND seq = ${seq}))`
+      } AS "followsThread"
     FROM conversation_members cm
     JOIN conversations c ON c.id = cm.conversation_id
     LEFT JOIN conversation_settings cs ON cs.conversation_id = cm.conversation_id AND cs.user_id = cm.user_id
@@ -54,6 +71,7 @@ export async function findDeliveryMembers(
     member: toMember(row),
     conversation: toConversation(row),
     doNotDisturbUntil: row.doNotDisturbUntil,
+    followsThread: row.followsThread,
   }))
 }
 

@@ -43,7 +43,8 @@ export const MESSAGE_COLUMNS = Prisma.sql`m.conversation_id AS "conversationId",
   m.mention_user_ids AS "mentionUserIds", m.mention_all AS "mentionAll", m.visible_to AS "visibleTo",
   CASE WHEN m.removed THEN 'REMOVED' ELSE m.status::text END AS status,
   m.sent_at AS "sentAt", m.edited_at AS "editedAt", m.recalled_at AS "recalledAt", m.recalled_by_id AS "recalledById",
-  m.reactions_pts AS "reactionsPts", m.forwarded_from AS "forwardedFrom"`
+  m.reactions_pts AS "reactionsPts", m.forwarded_from AS "forwardedFrom", m.thread_root_seq AS "threadRootSeq",
+  m.in_conversation AS "inConversation"`
 
 /** Who is reading: visibility of a message depends on the reader, never on a per-message member copy. */
 export type Reader = { userId: number }
@@ -70,6 +71,12 @@ export const deletedForUser = (userId: number | Prisma.Sql) => Prisma.sql`
     SELECT 1 FROM message_user_actions ua
     WHERE ua.conversation_id = m.conversation_id AND ua.seq = m.seq AND ua.user_id = ${userId}
       AND ua.action = 'DELETE' AND ua.status = 'ACTIVE'`
+
+/**
+ * Message `m` shows in its conversation's history, last message and unread counts: not a thread
+ * reply sent without alsoInConversation (docs/threads.md).
+ */
+export const inConversation = Prisma.sql`m.in_conversation`
 
 /** The recall rule of domain/policy/policy.ts in SQL: recalled messages are not counted, listed or indexed (unread, favourites, reminders, search). */
 export const notRecalled = Prisma.sql`m.status <> 'RECALLED'`

@@ -3,15 +3,22 @@ import { columnarMessages, messagesFromColumns, type ColumnarMessages } from './
 import type { MessageRecord, UserRecord } from './records.ts'
 import { preparedText, queryPrepared, type PreparedText } from './pooled.ts'
 import { Prisma, limitLiteral, planIndependent, type Conn } from './sql.ts'
-import { USER_COLUMNS, MESSAGE_COLUMNS, readerMembership, visibleTo, type Reader } from './fragments.ts'
+import { USER_COLUMNS, MESSAGE_COLUMNS, inConversation, readerMembership, visibleTo, type Reader } from './fragments.ts'
 
 export type SeqRange = { afterSeq: number | null; beforeSeq: number | null }
 
 /**
  * `from: 'start'` reads ascending from the lower bound, `from: 'end'` descending from the upper bound;
- * `quoted`: whether the messages the page quotes are read with it (when nothing will show them, not).
+ * `quoted`: whether the messages the page quotes are read with it (when nothing will show them, not);
+ * `threadRootSeq`: a page of that thread's replies (Message.replies) instead of the conversation's
+ * history, which leaves out replies not sent alsoInConversation.
  */
-export type PageOptions = SeqRange & { from: 'start' | 'end'; limit: number; quoted: boolean }
+export type PageOptions = SeqRange & {
+  from: 'start' | 'end'
+  limit: number
+  quoted: boolean
+  threadRootSeq?: number | null
+}
 
 /**
  * A page of history and what its fields read next, from one statement: the messages in the scan's
@@ -61,6 +68,15 @@ const visibleIn = (reader: Reader, conversationId: number, range: Prisma.Sql) =>
   WHERE m.conversation_id = ${conversationId} ${range} AND ${visibleTo(reader)}`
 
 /**
+ * Which messages a page lists: the conversation's (the partial index messages_in_conversation_idx,
+ * so replies cost the scan no row, decision 0282) or one thread's replies (messages_thread_replies_idx).
+ */
+const listed = (threadRootSeq: number | null) =>
+  threadRootSeq === null
+    ? Prisma.sql`AND ${inConversation}`
+    : Prisma.sql`AND m.thread_root_seq = ${planIndependent(threadRootSeq)}`
+
+/**
  * A page of history the reader may see, as an index range scan on the (conversation_id, seq) key,
  * with `beyond`: whether the reader can see any message in that range (the other side of the
  * cursor: exact hasNextPage / hasPreviousPage), one EXISTS on the same key; false when not asked.
@@ -100,6 +116,7 @@ type PageValues = [
   beforeSeq: number | null,
   beyondAfter: number | null,
   beyondBefore: number | null,
+  threadRootSeq: number | null,
 ]
 
 /**
@@ -112,11 +129,15 @@ const statements = new Map<string, PageStatement>()
 
 function pageStatement(opts: PageOptions, beyond: SeqRange | null, withAccess: boolean): PageStatement {
   const has = (v: number | null) => (v === null ? '0' : '1')
-  const shape = `${opts.from} ${opts.limit} ${has(opts.afterSeq)}${has(opts.beforeSeq)} ${beyond ? has(beyond.afterSeq) + has(beyond.beforeSeq) : '-'} ${withAccess} ${opts.quoted}`
+  const thread = opts.threadRootSeq ?? null
+  const shape = `${opts.from} ${opts.limit} ${has(opts.afterSeq)}${has(opts.beforeSeq)} ${beyond ? has(beyond.afterSeq) + has(beyond.beforeSeq) : '-'} ${withAccess} ${opts.quoted} ${has(thread)}`
   let statement = statements.get(shape)
   if (statement) return statement
-  const [conversationId, userId, afterSeq, beforeSeq, beyondAfter, beyondBefore] = [-1, -2, -3, -4, -5, -6]
+  const [conversationId, userId, afterSeq, beforeSeq, beyondAfter, beyondBefore, threadRootSeq] = [
+    -1, -2, -3, -4, -5, -6, -7,
+  ]
   const stand = (v: number | null, standIn: number) => (v === null ? null : standIn)
+  const scope = listed(stand(thread, threadRootSeq))
   const reader = { userId }
   const pageRange = { afterSeq: stand(opts.afterSeq, afterSeq), beforeSeq: stand(opts.beforeSeq, beforeSeq) }
   // The quoted part (its CTE, its messages, its senders) costs its executor start-up even when nothing
@@ -133,7 +154,7 @@ function pageStatement(opts: PageOptions, beyond: SeqRange | null, withAccess: b
   // database time (bench/bounds.md, the PostGraphile item). Unless the quoted part reads the page too.
   const sql = Prisma.sql`
     WITH page AS (
-      SELECT ${MESSAGE_COLUMNS} ${visibleIn(reader, conversationId, seqRange(pageRange))}
+      SELECT ${MESSAGE_COLUMNS} ${visibleIn(reader, conversationId, Prisma.sql`${seqRange(pageRange)} ${scope}`)}
       ORDER BY m.seq ${direction(opts)} LIMIT ${limitLiteral(opts.limit)}) ${quoted.cte}
     SELECT json_build_object(
       'messages', x.messages,
@@ -142,13 +163,13 @@ function pageStatement(opts: PageOptions, beyond: SeqRange | null, withAccess: b
         SELECT ${USER_COLUMNS} FROM users u WHERE u.id = ANY(x.senders ${quoted.senders})) u),
       'beyond', ${
         beyond
-          ? Prisma.sql`EXISTS (SELECT 1 ${visibleIn(reader, conversationId, seqRange({ afterSeq: stand(beyond.afterSeq, beyondAfter), beforeSeq: stand(beyond.beforeSeq, beyondBefore) }))})`
+          ? Prisma.sql`EXISTS (SELECT 1 ${visibleIn(reader, conversationId, Prisma.sql`${seqRange({ afterSeq: stand(beyond.afterSeq, beyondAfter), beforeSeq: stand(beyond.beforeSeq, beyondBefore) })} ${scope}`)})`
           : Prisma.sql`false`
       }
       ${withAccess ? Prisma.sql`, 'access', ${accessTupleOf(conversationId, userId)}` : Prisma.empty}) AS page
     FROM (SELECT ${columnarMessages} AS messages, array_agg(DISTINCT p."senderId") AS senders FROM page p) x`
   const slots = sql.values.map((v) => {
-    if (typeof v !== 'number' || v > -1 || v < -6) throw new Error('a history statement takes PageValues only')
+    if (typeof v !== 'number' || v > -1 || v < -7) throw new Error('a history statement takes PageValues only')
     return -v - 1
   })
   statement = { ...preparedText(sql.text), slots }
@@ -172,6 +193,7 @@ async function queryPage(
     opts.beforeSeq,
     beyond?.afterSeq ?? null,
     beyond?.beforeSeq ?? null,
+    opts.threadRootSeq ?? null,
   ]
   const rows = await queryPrepared<{ page: PageJson }>(
     conn,

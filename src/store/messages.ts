@@ -3,7 +3,9 @@ import { columnarMessages, messagesFromColumns, type ColumnarMessages } from './
 import { toMessage, type ForwardOriginRecord, type MessageRecord, type MessageRow } from './records.ts'
 import { queryPooled } from './pooled.ts'
 import { indexAppended, type SearchDocument } from './searchDocuments.ts'
+import { threadWrites } from './threadWrites.ts'
 import {
+  inConversation,
   membershipsAmong,
   MESSAGE_COLUMNS,
   readerMembership,
@@ -29,6 +31,10 @@ export type MessageDraft = {
   searchDocument?: SearchDocument
   /** STREAMING: a streamed reply's start, which also opens its message_streams row; absent: NORMAL. */
   status?: 'NORMAL' | 'STREAMING'
+  /** A reply's root, checked visible and top-level (docs/threads.md); absent or null for a top-level message. */
+  threadRootSeq?: number | null
+  /** False for a reply not sent alsoInConversation; absent: true. */
+  inConversation?: boolean
 }
 
 /**
@@ -69,7 +75,9 @@ const asJsonb = (v: unknown) => sortKeys(JSON.parse(JSON.stringify(v)))
  * Appends messages to conversations whose rows the caller holds locked (lockConversations), taking
  * seq and pts after each one's `last`. One statement whatever the batch, with one SQL text (the rows
  * arrive as array literals): the rows, each conversation's counters and activity time, each user
- * sender's read position (sending reads up to your own message), and the search documents. It returns
+ * sender's read position (sending reads up to your own message), the search documents, and for
+ * replies their threads' rows and the rows of the repliers, the mentioned and the roots' senders
+ * (threadWrites: none per follower or member). It returns
  * only the time it stamped (as stored: milliseconds); the messages are built here from the drafts, in
  * the order of `appends`.
  */
@@ -92,9 +100,10 @@ export async function appendMessagesTo(conn: Conn, appends: readonly Append[]): 
         ${column((r) => r.clientMessageId)}::text[], ${column((r) => JSON.stringify(r.content))}::text[], ${column((r) => r.quotedSeq)}::bigint[],
         ${column((r) => arrayLiteral(r.mentionUserIds))}::text[], ${column((r) => r.mentionAll)}::boolean[], ${column((r) => arrayLiteral(r.visibleTo))}::text[],
         ${column((r) => (r.forwardedFrom ? JSON.stringify(r.forwardedFrom) : null))}::text[], ${column((r) => r.searchDocument ?? '')}::text[],
-        ${column((r) => r.status ?? 'NORMAL')}::"MessageStatus"[])
+        ${column((r) => r.status ?? 'NORMAL')}::"MessageStatus"[], ${column((r) => r.threadRootSeq ?? null)}::bigint[],
+        ${column((r) => r.inConversation ?? true)}::boolean[])
         AS a(conversation_id, seq, pts, sender_type, sender_id, kind, client_message_id, content, quoted_seq, mention_user_ids, mention_all,
-          visible_to, forwarded_from, document, status)),
+          visible_to, forwarded_from, document, status, thread_root_seq, in_conversation)),
     conv AS (
       UPDATE conversations c SET last_seq = n.last_seq, last_pts = n.last_pts, last_activity_at = (SELECT at FROM clock)
       FROM (SELECT conversation_id, max(seq) AS last_seq, max(pts) AS last_pts FROM appended GROUP BY conversation_id) n
@@ -102,14 +111,16 @@ export async function appendMessagesTo(conn: Conn, appends: readonly Append[]): 
     reads AS (
       UPDATE conversation_members cm SET last_read_seq = GREATEST(cm.last_read_seq, r.seq), last_read_at = (SELECT at FROM clock)
       FROM (SELECT conversation_id, sender_id AS user_id, max(seq) AS seq FROM appended
-        WHERE sender_type <> 'SYSTEM' AND sender_id IS NOT NULL GROUP BY 1, 2) r
+        WHERE sender_type <> 'SYSTEM' AND sender_id IS NOT NULL AND in_conversation GROUP BY 1, 2) r
       WHERE cm.conversation_id = r.conversation_id AND cm.user_id = r.user_id)
     ${indexAppended(Prisma.sql`appended`, Prisma.sql`(SELECT at FROM clock)`)},
+    ${threadWrites(Prisma.sql`appended`, Prisma.sql`(SELECT at FROM clock)`)},
     inserted AS (
       INSERT INTO messages (conversation_id, seq, pts, sender_type, sender_id, kind, client_message_id, content,
-        quoted_seq, mention_user_ids, mention_all, visible_to, sent_at, forwarded_from, status)
+        quoted_seq, mention_user_ids, mention_all, visible_to, sent_at, forwarded_from, status, thread_root_seq, in_conversation)
       SELECT conversation_id, seq, pts, sender_type, sender_id, kind, client_message_id, content::jsonb, quoted_seq,
-        mention_user_ids::bigint[], mention_all, visible_to::bigint[], (SELECT at FROM clock), forwarded_from::jsonb, status
+        mention_user_ids::bigint[], mention_all, visible_to::bigint[], (SELECT at FROM clock), forwarded_from::jsonb, status,
+        thread_root_seq, in_conversation
       FROM appended RETURNING conversation_id, seq),
     streams AS (
       INSERT INTO message_streams (conversation_id, seq, sender_id, touched_at)
@@ -139,6 +150,8 @@ export async function appendMessagesTo(conn: Conn, appends: readonly Append[]): 
     recalledById: null,
     reactionsPts: null,
     forwardedFrom: r.forwardedFrom ? (asJsonb(r.forwardedFrom) as ForwardOriginRecord) : null,
+    threadRootSeq: r.threadRootSeq ?? null,
+    inConversation: r.inConversation ?? true,
   }))
 }
 
@@ -211,7 +224,7 @@ export async function findVisibleMessages(
 }
 
 /**
- * The newest message the reader may see in each conversation (one statement for a whole inbox page),
+ * The newest message the reader may see in each conversation, thread replies sent only to their thread left out (one statement for a whole inbox page),
  * as one JSON value of columns (columnarMessages, the conversation ids aggregated beside them; decision 0250):
  * PostgreSQL writes and pg decodes one field instead of 19 a conversation. In no order (each record
  * carries its conversation).
@@ -228,7 +241,7 @@ export async function findLastVisibleMessages(
     FROM ${membershipsAmong(reader.userId, conversationIds)}
     CROSS JOIN LATERAL (
       SELECT ${MESSAGE_COLUMNS} FROM messages m
-      WHERE m.conversation_id = cm.conversation_id AND ${visibleToUser(Prisma.sql`cm.user_id`)}
+      WHERE m.conversation_id = cm.conversation_id AND ${inConversation} AND ${visibleToUser(Prisma.sql`cm.user_id`)}
       ORDER BY m.seq DESC LIMIT 1) p`,
   )
   const [ids, columns] = rows[0]!.last

@@ -5,6 +5,7 @@ import {
   USER_COLUMNS,
   deletedForUser,
   directedTo,
+  inConversation,
   inMembershipWindow,
   membershipsAmong,
   notRecalled,
@@ -34,13 +35,15 @@ export type UnreadCounts = { unread: number; mentioned: number }
 
 /**
  * The messages an unread count may leave out or a mention count looks at, as the partial index
- * messages_unread_exceptions_idx lists them: SYSTEM, recalled, directed, mentioning anyone.
+ * messages_unread_exceptions_idx lists them: SYSTEM, recalled, directed, mentioning anyone, thread
+ * replies outside the conversation.
  */
-const EXCEPTION = Prisma.sql`(m.sender_type = 'SYSTEM' OR m.status = 'RECALLED' OR cardinality(m.visible_to) > 0 OR m.mention_all OR cardinality(m.mention_user_ids) > 0)`
+const EXCEPTION = Prisma.sql`(m.sender_type = 'SYSTEM' OR m.status = 'RECALLED' OR cardinality(m.visible_to) > 0 OR m.mention_all
+  OR cardinality(m.mention_user_ids) > 0 OR NOT m.in_conversation)`
 
 /**
  * Per membership `cm` (its user is the reader): the unread messages of others the reader may see (not
- * SYSTEM notices, though a host's text or card posted as SYSTEM counts; not recalled, after the read position, inside the membership window, directed to them if
+ * SYSTEM notices, though a host's text or card posted as SYSTEM counts; not recalled, not a thread reply outside the conversation, after the read position, inside the membership window, directed to them if
  * directed, not deleted for them), and how many of them mention the reader or everyone. Counted by
  * exception (decision 0263), so the cost does not grow with the unread messages: seqs are allocated
  * without gaps up to `last_seq` (and deleted only below `retained_from_seq`), so the window after the position holds `last_seq - lo + 1` messages,
@@ -61,7 +64,7 @@ const unreadOf = Prisma.sql`
     CROSS JOIN LATERAL (
       SELECT count(*) FILTER (WHERE NOT e.counted) AS left_out, count(*) FILTER (WHERE e.counted AND e.mentions) AS mentioned
       FROM (
-        SELECT coalesce(m.kind <> 'SYSTEM' AND m.sender_id IS DISTINCT FROM cm.user_id AND ${notRecalled}
+        SELECT coalesce(m.kind <> 'SYSTEM' AND m.sender_id IS DISTINCT FROM cm.user_id AND ${notRecalled} AND ${inConversation}
             AND ${directedTo(Prisma.sql`cm.user_id`)}
             AND NOT EXISTS (${deletedForUser(Prisma.sql`cm.user_id`)}), false) AS counted,
           (m.mention_all OR cm.user_id = ANY(m.mention_user_ids)) AS mentions

@@ -67,6 +67,10 @@ export type MessageRecord = {
   reactionsPts: number | null
   /** Set on copies (content.copy): where the original came from, a snapshot. */
   forwardedFrom: ForwardOriginRecord | null
+  /** A reply's root (docs/threads.md); null on a top-level message. */
+  threadRootSeq: number | null
+  /** False for a reply not sent alsoInConversation (history, lastMessage and unread counts leave it out). */
+  inConversation: boolean
 }
 
 export type ForwardOriginRecord = { senderName: string; sentAt: string; conversationTitle: string | null }
@@ -142,6 +146,7 @@ export type MessageRow = Omit<
   | 'visibleTo'
   | 'recalledById'
   | 'reactionsPts'
+  | 'threadRootSeq'
 > & {
   conversationId: Big
   seq: Big
@@ -152,6 +157,7 @@ export type MessageRow = Omit<
   visibleTo: Big[]
   recalledById: Big | null
   reactionsPts: Big | null
+  threadRootSeq: Big | null
 }
 
 export const toMessage = (r: MessageRow): MessageRecord => ({
@@ -174,4 +180,6 @@ export const toMessage = (r: MessageRow): MessageRecord => ({
   recalledById: numOrNull(r.recalledById),
   reactionsPts: numOrNull(r.reactionsPts),
   forwardedFrom: r.forwardedFrom,
+  threadRootSeq: numOrNull(r.threadRootSeq),
+  inConversation: r.inConversation,
 })

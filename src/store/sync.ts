@@ -32,7 +32,8 @@ export type SyncRange = {
 /**
  * One changed thing: a conversation's pts (0), the viewer's membership (1), a message state (2), or
  * a friendship (3: `conversationId` holds the other user's id and `action` the state as the viewer
- * sees it); `late`: from the second part.
+ * sees it), or the viewer's state of a thread (4: `seq` is the root's, `action` the state,
+ * store/syncThreads.ts); `late`: from the second part.
  */
 export type SyncChange = SyncKey & { left: boolean; late: boolean }
 
@@ -40,6 +41,7 @@ export const CONVERSATION_CHANGE = 0
 export const MEMBERSHIP_CHANGE = 1
 export const MESSAGE_STATE_CHANGE = 2
 export const FRIENDSHIP_CHANGE = 3
+export const THREAD_STATE_CHANGE = 4
 
 /**
  * The range after `change`, a change of a difference after `range` read at `snapshot`. Within the

@@ -5,6 +5,7 @@ import { queryPooled } from './pooled.ts'
 import { dateFromMs, type MessageStatus } from './records.ts'
 import { Prisma, bigintArray, epochMs, plannedPerCall } from './sql.ts'
 import { viewerStatesSql, type ViewerState } from './userActions.ts'
+import { threadStateSource } from './syncThreads.ts'
 import {
   CONVERSATION_CHANGE,
   FRIENDSHIP_CHANGE,
@@ -140,6 +141,7 @@ const changesSql = (userId: number, range: SyncRange, limit: number) => {
         FROM friendships f WHERE f.user_id = ${userId} AND ${where}
         ORDER BY f.sync_xid, f.peer_id LIMIT ${n})`,
     },
+    threadStateSource(userId),
   ]
   return Prisma.sql`${Prisma.join(
     sources.flatMap((source) => parts(source, range, limit)),

@@ -65,7 +65,7 @@ describe('message event kinds', () => {
 describe('with the shared reads', () => {
   const rows = { message: {} as MessageRecord, conversation: {} as ConversationRecord }
   const reads = (sees: boolean): [DeliveryMember, WaveReads] => {
-    const member = { member: {} as DeliveryMember['member'], sees, doNotDisturbUntil: null }
+    const member = { member: {} as DeliveryMember['member'], sees, doNotDisturbUntil: null, followsThread: false }
     return [member, { members: new Map([[VIEWER, member]]), ...rows }]
   }
 
@@ -145,6 +145,7 @@ describe('MessageEvent.alert', () => {
       mentionUserIds: [],
       mentionAll: false,
       visibleTo: [],
+      inConversation: true,
       ...extra,
     }) as MessageRecord
 
@@ -166,5 +167,21 @@ describe('MessageEvent.alert', () => {
       ['REACTIONS_CHANGED', by(8, { mentionUserIds: [VIEWER] }), null, false],
     ]
     expect(cases.map(([kind, m, until]) => alerts(kind, m, VIEWER, until, NOW))).toEqual(cases.map((c) => c[3]))
+  })
+
+  it('rings for a reply outside the conversation only for followers and the mentioned', () => {
+    const reply = (extra: Partial<MessageRecord> = {}) => by(8, { threadRootSeq: 1, inConversation: false, ...extra })
+    const cases: [MessageRecord, Date | null, boolean, boolean][] = [
+      [reply(), null, false, false],
+      [reply(), null, true, true],
+      [reply(), LATER, true, false], // a follower in do-not-disturb
+      [reply({ mentionUserIds: [VIEWER] }), LATER, false, true],
+      [reply({ mentionAll: true }), null, false, true],
+      [reply({ inConversation: true }), null, false, true], // sent alsoInConversation
+      [reply({ visibleTo: [9] }), null, true, false],
+    ]
+    expect(cases.map(([m, until, follows]) => alerts('ADDED', m, VIEWER, until, NOW, follows))).toEqual(
+      cases.map((c) => c[3]),
+    )
   })
 })

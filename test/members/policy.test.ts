@@ -66,6 +66,8 @@ const message = (over: Partial<MessageRecord> = {}): MessageRecord => ({
   recalledById: null,
   reactionsPts: null,
   forwardedFrom: null,
+  threadRootSeq: null,
+  inConversation: true,
   ...over,
 })
 

@@ -104,6 +104,26 @@ export async function listMessages(
 }
 
 /**
+ * Message.replies: a thread's replies the viewer may see, paged as history is (ascending seq, the
+ * same cursors and arguments); `root` is a message the viewer sees. A reply has none.
+ */
+export async function listReplies(
+  app: App,
+  viewer: Viewer,
+  loaders: Loaders,
+  root: MessageRecord,
+  args: PageArgs,
+  fields: PageFields,
+): Promise<Connection<MessageRecord>> {
+  if (root.threadRootSeq !== null)
+    return toConnection<MessageRecord>([], seqCursor, { hasNextPage: false, hasPreviousPage: false })
+  const plan = planPage(args, fields)
+  const opts = { ...plan.opts, threadRootSeq: root.seq }
+  const { messages, beyond } = await readPage(app, viewer, loaders, root.conversationId, opts, plan.beyond)
+  return toPage(plan, messages, beyond)
+}
+
+/**
  * For a request that asks for a conversation and a page of its messages: reads both in one
  * statement and primes the conversations loader with the conversation, so the membership check
  * that follows (and listMessages with the same arguments) need no statement of their own.

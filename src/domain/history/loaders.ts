@@ -21,6 +21,7 @@ import type { MessageRecord, UserRecord } from '../../store/records.ts'
 import { NO_ACTIONS, findViewerStates, type ViewerState } from '../../store/userActions.ts'
 import { findUsersByIds } from '../../store/users.ts'
 import { findFriendshipStates, type FriendshipState } from '../../store/friendships.ts'
+import { findThreadSummaries, type ThreadSummaryRecord } from '../../store/threads.ts'
 import type { Viewer } from '../core/app.ts'
 
 /** What a set's loaders read with: its database, its viewer, and the set itself (to prime one loader from another's rows). */
@@ -148,6 +149,15 @@ const factories = {
       const found = byKey(await findSettings(db, viewerId, ids), (s) => s.conversationId)
       return ids.map((id) => found.get(id) ?? noSettings(id, viewerId))
     }),
+  /** The viewer's summary of each root's thread, null without a reply they may see (one statement for a page of roots). */
+  threadSummaries: ({ db, viewerId }: LoaderScope) =>
+    new DataLoader<MessageKey, ThreadSummaryRecord | null, string>(
+      async (keys) => {
+        const found = byKey(await findThreadSummaries(db, { userId: viewerId }, keys), messageKey)
+        return keys.map((k) => found.get(messageKey(k)) ?? null)
+      },
+      { cacheKeyFn: messageKey },
+    ),
   /** Read and unread audience counts of the viewer's own messages (one statement for a page of them). */
   receiptCounts: ({ db, viewerId }: LoaderScope) =>
     new DataLoader<MessageKey, ReceiptCounts, string>(

@@ -2,6 +2,7 @@ import type { LiveApp } from './hub.ts'
 import { listChanges } from '../../store/changes.ts'
 import type { ConversationAccess } from '../../store/conversations.ts'
 import { findSettings } from '../../store/conversationSettings.ts'
+import { findFollowedRoots } from '../../store/threads.ts'
 import type { MessageRecord, UserRecord } from '../../store/records.ts'
 import type { Loaders } from '../history/loaders.ts'
 import { kindOf, type DeliveryBatch } from './payloads.ts'
@@ -35,6 +36,9 @@ export async function* replayMissed(
   // Replayed additions alert like live ones, under the viewer's do-not-disturb as it is now.
   const [settings] = await findSettings(app.db, viewer.userId, [conversationId])
   const doNotDisturbUntil = settings?.doNotDisturbUntil ?? null
+  // Thread replies outside the conversation alert followers only: the followed roots, read once when
+  // the replay first holds such a reply.
+  let followed: Promise<Set<number>> | null = null
   // One users loader for the whole replay: each page's senders are read once, not once per page.
   const users = subscription.loaders().users
   // The senders of each read are loaded before its pages go out and held (see loadUser): a replayed
@@ -52,6 +56,8 @@ export async function* replayMissed(
       loaders.users = users
       loaders.heldUsers = held
       const now = new Date()
+      if (page.some((m) => !m.inConversation)) followed ??= findFollowedRoots(app.db, viewer.userId, conversationId)
+      const follows = followed && (await followed)
       loaders.conversations.prime(conversationId, access)
       for (const message of page) loaders.messages.prime(message, message)
       app.hub.observer.replayed(page.length)
@@ -67,7 +73,14 @@ export async function* replayMissed(
             kind,
             pts: message.pts,
             message,
-            alert: alerts(kind, message, viewer.userId, doNotDisturbUntil, now),
+            alert: alerts(
+              kind,
+              message,
+              viewer.userId,
+              doNotDisturbUntil,
+              now,
+              message.threadRootSeq !== null && !!follows?.has(message.threadRootSeq),
+            ),
           }
         }),
         loaders,

@@ -78,19 +78,27 @@ export const inDoNotDisturb = (until: Date | null, now: Date): boolean => until 
  * MessageEvent.alert: whether the viewer's client should notify. An ADDED message by someone else,
  * addressed to the viewer (not directed at others), outside do-not-disturb, or mentioning the viewer
  * or @all, which breaks through it. Never for own messages, SYSTEM notices (a host's text or card
- * posted as SYSTEM alerts like anyone's message), edits or recalls. The send path uses the same
- * rule to bring an archived conversation back (domain/members/conversationSettings.ts).
+ * posted as SYSTEM alerts like anyone's message), edits or recalls. A thread reply not sent
+ * alsoInConversation alerts only the thread's followers (`followsThread`) and whoever it mentions
+ * (docs/threads.md). The send path uses the same rule to bring an archived conversation back
+ * (domain/members/conversationSettings.ts), without followers: a thread reply does that only by a mention.
  */
 export function alerts(
   kind: MessageEventKind,
-  message: Pick<MessageRecord, 'senderType' | 'senderId' | 'kind' | 'mentionUserIds' | 'mentionAll' | 'visibleTo'>,
+  message: Pick<
+    MessageRecord,
+    'senderType' | 'senderId' | 'kind' | 'mentionUserIds' | 'mentionAll' | 'visibleTo' | 'inConversation'
+  >,
   viewerId: number,
   doNotDisturbUntil: Date | null,
   now: Date,
+  followsThread = false,
 ): boolean {
   if (kind !== 'ADDED' || message.kind === 'SYSTEM' || message.senderId === viewerId) return false
   if (message.visibleTo.length && !message.visibleTo.includes(viewerId)) return false
-  return !inDoNotDisturb(doNotDisturbUntil, now) || message.mentionAll || message.mentionUserIds.includes(viewerId)
+  const mentioned = message.mentionAll || message.mentionUserIds.includes(viewerId)
+  if (!message.inConversation && !followsThread && !mentioned) return false
+  return !inDoNotDisturb(doNotDisturbUntil, now) || mentioned
 }
 
 /**

@@ -153,7 +153,14 @@ export class Subscription {
         loaders.conversations.prime(conversationId, { conversation: reads.conversation!, member: member!.member })
         loaders.messages.prime(reads.message!, reads.message)
         if (event.kind === 'STREAM_ENDED') this.streamOrder.ended(event)
-        const alert = alerts(event.kind, reads.message!, this.viewer.userId, member!.doNotDisturbUntil, new Date())
+        const alert = alerts(
+          event.kind,
+          reads.message!,
+          this.viewer.userId,
+          member!.doNotDisturbUntil,
+          new Date(),
+          member!.followsThread,
+        )
         return {
           payload: { typename: 'MessageEvent', kind: event.kind, pts: event.pts, message: reads.message!, alert },
           loaders,

@@ -12,19 +12,23 @@ import {
   isFriendshipChange,
   isRemoval,
   isStateChange,
+  isThreadChange,
   readDifference,
+  threadStateIn,
   tokensAfter,
   type Difference,
 } from '../sync/sync.ts'
 import { decodeSyncToken, encodeSyncToken } from '../sync/syncToken.ts'
 
-/** What one event of the difference is about: a conversation (changed or removed), a message's state, or a friendship. */
+/** What one event of the difference is about: a conversation (changed or removed), a message's or a thread's state, or a friendship. */
 const eventKey = (change: SyncChange): string =>
   isStateChange(change)
     ? `m${messageKeyText(change)}`
-    : isFriendshipChange(change)
-      ? `f${change.conversationId}`
-      : `c${change.conversationId}`
+    : isThreadChange(change)
+      ? `t${messageKeyText(change)}`
+      : isFriendshipChange(change)
+        ? `f${change.conversationId}`
+        : `c${change.conversationId}`
 
 /** One viewerUpdates payload: an InboxEvent and the token after it. */
 export type ViewerUpdateDelivery = { delivery: Delivery; token: string }
@@ -127,6 +131,8 @@ export async function openViewerUpdates(
         subscription.leave(id)
         floors.delete(id)
         delivery = { payload: { typename: 'ConversationRemovedEvent', conversationId: id }, loaders }
+      } else if (isThreadChange(change)) {
+        delivery = { payload: { typename: 'ThreadUpdatedEvent', ...threadStateIn(change) }, loaders }
       } else if (isFriendshipChange(change)) {
         const state = change.action as FriendshipState
         delivery = { payload: { typename: 'FriendshipEvent', userId: id, state }, loaders }

@@ -79,7 +79,7 @@ export class Wave {
     const shared = this.sharedReads(db)
     // Two statements: the members (each row with the conversation's), the message with the members' actions on it.
     const [rows, [message, states]] = await Promise.all([
-      findDeliveryMembers(db, conversationId, this.userIds),
+      findDeliveryMembers(db, conversationId, this.userIds, key?.seq ?? null),
       key ? shared.messageWithStates(key) : ([null, null] as const),
     ])
     const members = new Map(

@@ -22,6 +22,8 @@ export type SendMessageInput = {
   mentionUserIds?: readonly string[] | null
   mentionAll?: boolean | null
   visibleToUserIds?: readonly string[] | null
+  threadRootId?: string | null
+  alsoInConversation?: boolean | null
 }
 
 export type SendMessageResult = { message: MessageRecord; deduplicated: boolean }
@@ -38,6 +40,9 @@ export type PreparedSend = {
   visibleTo: number[]
   /** STREAMING: a streamed reply's start (empty TEXT, written on by appends). */
   status: 'NORMAL' | 'STREAMING'
+  /** The message replied to (its root is found under the lock); null for a top-level message. */
+  threadRoot: MessageKey | null
+  alsoInConversation: boolean
 }
 
 /** What a streamed reply starts as: an empty TEXT (its content input is never parsed). */
@@ -67,6 +72,7 @@ export function prepareSend(viewer: Viewer, input: SendMessageInput, streaming =
     throw badInput('a directed message can mention only users it is directed to', 'mentionUserIds')
   }
   const quoted = parseQuoted(input.quotedMessageId, conversationId)
+  const threadRoot = parseQuoted(input.threadRootId, conversationId, 'Thread root')
   const key = {
     senderType: viewer.kind === 'AGENT' ? ('AGENT' as const) : ('USER' as const),
     senderId: viewer.userId,
@@ -82,6 +88,8 @@ export function prepareSend(viewer: Viewer, input: SendMessageInput, streaming =
     mentionAll: (input.mentionAll ?? false) || ranges.all,
     visibleTo,
     status: streaming ? 'STREAMING' : 'NORMAL',
+    threadRoot,
+    alsoInConversation: input.alsoInConversation ?? false,
   }
 }
 
@@ -100,9 +108,10 @@ export async function checkSend(
   checkSender(viewer, access, { mentionAll: send.mentionAll, ...locked })
   // Read only under PRIVATE_CHAT_POLICY=friends; after checkSender, so a block answers BLOCKED first.
   if (locked.privatePeer) checkPrivateChat(app.settings.privateChatPolicy, viewer, locked.privatePeer)
-  await checkReferences(tx, viewer, conversationId, {
+  const threadRootSeq = await checkReferences(tx, viewer, conversationId, {
     userIds: [...new Set([...send.mentionUserIds, ...send.visibleTo])],
     quoted: send.quoted,
+    threadRoot: send.threadRoot,
   })
   const { kind, content, forwardedFrom } = await snapshotContent(tx, viewer, send.content)
   checkSensitiveWords(app.settings.sensitiveWords, readableText(kind, content))
@@ -117,5 +126,7 @@ export async function checkSend(
     forwardedFrom,
     searchDocument: app.settings.searchIndexing ? messageDocument(kind, content) : undefined,
     status: send.status,
+    threadRootSeq,
+    inConversation: threadRootSeq === null || send.alsoInConversation,
   }
 }

@@ -16,29 +16,49 @@ export function parseUserIds(ids: readonly string[] | null | undefined, field: s
   return [...new Set(ids.map((id) => parseId(id, 'User')))]
 }
 
-/** A quoted message's key; one of another conversation is NOT_FOUND, like one the viewer cannot see. */
-export function parseQuoted(quotedMessageId: string | null | undefined, conversationId: number): MessageKey | null {
+/** A quoted (or replied-to) message's key; one of another conversation is NOT_FOUND, like one the viewer cannot see. */
+export function parseQuoted(
+  messageId: string | null | undefined,
+  conversationId: number,
+  what = 'Quoted message',
+): MessageKey | null {
   // An empty string is a malformed id (BAD_USER_INPUT), not the absence of one.
-  const quoted = quotedMessageId != null ? parseMessageId(quotedMessageId) : null
-  if (quoted && quoted.conversationId !== conversationId) throw notFound('Quoted message')
-  return quoted
+  const key = messageId != null ? parseMessageId(messageId) : null
+  if (key && key.conversationId !== conversationId) throw notFound(what)
+  return key
 }
 
-/** Mentioned (and directed-to) users must be current members; a quoted message must be visible to the viewer and not recalled. */
+/**
+ * Mentioned (and directed-to) users must be current members; a quoted message must be visible to the
+ * viewer and not recalled; a thread's root must be visible (recalled or not), and a reply named as
+ * the root answers its own root, which must be visible too. Returns the root's seq (null: no thread).
+ * The quoted message and the message replied to are read in one statement.
+ */
 export async function checkReferences(
   tx: Conn,
   viewer: Viewer,
   conversationId: number,
-  refs: { userIds: readonly number[]; quoted: MessageKey | null },
-): Promise<void> {
+  refs: { userIds: readonly number[]; quoted: MessageKey | null; threadRoot?: MessageKey | null },
+): Promise<number | null> {
   if (refs.userIds.length && (await countCurrentMembers(tx, conversationId, refs.userIds)) !== refs.userIds.length) {
     throw badInput('mentioned and directed users must be members of the conversation', 'mentionUserIds')
   }
+  const keys = [refs.quoted, refs.threadRoot].filter((k): k is MessageKey => k != null)
+  if (!keys.length) return null
+  const found = await findVisibleMessages(tx, viewer, keys)
+  const at = (key: MessageKey) => found.find((m) => m.seq === key.seq)
   if (refs.quoted) {
-    const [original] = await findVisibleMessages(tx, viewer, [refs.quoted])
+    const original = at(refs.quoted)
     if (!original) throw notFound('Quoted message')
     refuseRecalled(original, 'quoted')
   }
+  if (!refs.threadRoot) return null
+  const replyTo = at(refs.threadRoot)
+  if (!replyTo) throw notFound('Thread root')
+  if (replyTo.threadRootSeq === null) return replyTo.seq
+  const [root] = await findVisibleMessages(tx, viewer, [{ conversationId, seq: replyTo.threadRootSeq }])
+  if (!root) throw notFound('Thread root')
+  return root.seq
 }
 
 /** A mention range as stored in a TEXT message's content: UTF-16 units of its text, naming a user or everyone. */

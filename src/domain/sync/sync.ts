@@ -7,6 +7,7 @@ import {
   FRIENDSHIP_CHANGE,
   MEMBERSHIP_CHANGE,
   MESSAGE_STATE_CHANGE,
+  THREAD_STATE_CHANGE,
   readSnapshot,
   rangeAfter,
   type Snapshot,
@@ -15,6 +16,7 @@ import {
   type SyncRange,
 } from '../../store/sync.ts'
 import { readSyncDifference } from '../../store/syncDifference.ts'
+import { threadStateOf } from '../../store/syncThreads.ts'
 import { NO_ACTIONS, type ViewerState } from '../../store/userActions.ts'
 import { readerOf, type App, type Viewer } from '../core/app.ts'
 import { syncBatchSize } from '../core/input.ts'
@@ -27,6 +29,8 @@ import { decodeSyncToken, syncTokenEncoder, tokenAt } from './syncToken.ts'
  */
 
 type MessageState = { key: MessageKey; state: ViewerState }
+/** The viewer's state of the thread of `root` (docs/threads.md). */
+export type ThreadState = { root: MessageKey; following: boolean; lastReadSeq: number }
 
 /** A difference read at `snapshot`: its changes in order, with the rows they name as of that snapshot. */
 export type Difference = {
@@ -48,6 +52,7 @@ export type SyncBatch = {
   conversations: ConversationAccess[]
   removedConversationIds: number[]
   messageStates: MessageState[]
+  threadStates: ThreadState[]
 }
 
 export const isConversationChange = (change: SyncChange): boolean =>
@@ -56,6 +61,12 @@ export const isRemoval = (change: SyncChange): boolean => change.kind === MEMBER
 export const isStateChange = (change: SyncChange): boolean => change.kind === MESSAGE_STATE_CHANGE
 /** The viewer's friendship with the user `conversationId` names; `action` is the state. Query.sync's batch has no field for it: viewerUpdates delivers it. */
 export const isFriendshipChange = (change: SyncChange): boolean => change.kind === FRIENDSHIP_CHANGE
+export const isThreadChange = (change: SyncChange): boolean => change.kind === THREAD_STATE_CHANGE
+/** A thread change's state, as of the difference's snapshot. */
+export const threadStateIn = (change: SyncChange): ThreadState => ({
+  root: { conversationId: change.conversationId, seq: change.seq },
+  ...threadStateOf(change.action),
+})
 
 export async function currentSyncToken(app: App, viewer: Viewer): Promise<string> {
   return tokenAt(viewer.userId, (await readSnapshot(app.db, null)).snapshot)
@@ -139,12 +150,25 @@ export async function sync(
     return readDifference(app.db, viewer, range, limit)
   })
   if (!diff.changes.length)
-    return { token: since, hasMore: false, conversations: [], removedConversationIds: [], messageStates: [] }
+    return {
+      token: since,
+      hasMore: false,
+      conversations: [],
+      removedConversationIds: [],
+      messageStates: [],
+      threadStates: [],
+    }
   return {
     token: tokensAfter(viewer.userId, range, diff)(diff.changes.length - 1),
     hasMore: diff.hasMore,
     conversations: diff.conversationIds.flatMap((id) => diff.conversations.get(id) ?? []),
     removedConversationIds: [...new Set(diff.changes.filter(isRemoval).map((c) => c.conversationId))],
     messageStates: diff.keys.map((key) => ({ key, state: diff.states.get(messageKeyText(key))! })),
+    // Each thread once, in its latest state of the batch.
+    threadStates: [
+      ...new Map(
+        diff.changes.filter(isThreadChange).map((c) => [messageKeyText(c), threadStateIn(c)] as const),
+      ).values(),
+    ],
   }
 }
