@@ -4,12 +4,14 @@ import path from 'node:path'
 import type { Redis } from 'ioredis'
 import { StartupError, type Config } from './config/env.ts'
 import type { Db } from './db/client.ts'
-import { DEFAULT_RETRY_SCHEDULE_MS, type App, type Settings } from './domain/core/index.ts'
+import { DEFAULT_RETRY_SCHEDULE_MS, DEFAULT_SETTINGS, type App, type Settings } from './domain/core/index.ts'
 import { Hub, type LiveApp, type TypingApp } from './domain/live/index.ts'
 import { createRateLimits } from './domain/rateLimits/index.ts'
 import { createSendQueues, type SendApp } from './domain/send/index.ts'
 import { recordWebhookDeliveries } from './domain/webhooks/index.ts'
 import type { Realtime } from './realtime/pubsub.ts'
+import { createLocalPresence, type PresenceRegistry } from './realtime/presence.ts'
+import { PresenceTracker, type PresenceApp } from './domain/presence/index.ts'
 import { deriveMediaKey, localMediaStore, type FilesApp, type MediaStore } from './domain/files/index.ts'
 
 /**
@@ -17,18 +19,20 @@ import { deriveMediaKey, localMediaStore, type FilesApp, type MediaStore } from 
  * (live delivery, the send queues, the typing throttle, the rate limiters). The schema and the
  * transport hand it to domain actions, each of which asks only for the parts it uses.
  */
-export type Parley = App & LiveApp & SendApp & TypingApp & FilesApp
+export type Parley = App & LiveApp & SendApp & TypingApp & FilesApp & PresenceApp
 
 /**
  * A Parley around its parts; its live subscriptions end when its bus closes. `rateLimitStore` (Redis)
  * shares the rate limits' counts between instances. `media` is where uploaded bytes live and
  * `authSecret` derives the key media URLs are signed with; without them (tests that upload nothing)
  * files go to a fresh folder under the system's temporary directory, under a random key.
+ * `presence` tells who is online on any instance (Redis); by default this app alone.
  */
 export function createApp({
   rateLimitStore,
   media = localMediaStore(path.join(tmpdir(), `parley-media-${randomUUID()}`)),
   authSecret = randomBytes(32),
+  presence = createLocalPresence(),
   ...parts
 }: {
   db: Db
@@ -37,11 +41,19 @@ export function createApp({
   rateLimitStore?: Redis
   media?: MediaStore
   authSecret?: string | Buffer
+  presence?: PresenceRegistry
 }): Parley {
   const hub = new Hub(parts.db, parts.realtime)
-  parts.realtime.onClose(() => hub.close())
+  const app: App = { ...parts, recordEvents: recordWebhookDeliveries }
+  const tracker = new PresenceTracker(app, presence, { debounceMs: parts.settings.presenceDebounceMs })
+  hub.presence = tracker
+  parts.realtime.onClose(() => {
+    hub.close()
+    void tracker.close()
+  })
   return {
     ...parts,
+    presence: tracker,
     recordEvents: recordWebhookDeliveries,
     hub,
     sends: createSendQueues(),
@@ -84,5 +96,7 @@ export function settingsFromConfig(
       secretKey: webhookKey,
     },
     maxUploadBytes: config.MAX_UPLOAD_BYTES,
+    push: { gatewayUrl: config.PUSH_GATEWAY_URL ?? null, preview: config.PUSH_PREVIEW },
+    presenceDebounceMs: DEFAULT_SETTINGS.presenceDebounceMs,
   }
 }

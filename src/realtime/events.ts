@@ -24,6 +24,8 @@ export type RealtimeEvent =
   | { type: 'conversationUpdated'; userId: number; conversationId: number }
   /** The user's friendship with `peerId` changed (both users get one). */
   | { type: 'friendship'; userId: number; peerId: number }
+  /** `subjectId` went online or offline; `userId` is a PRIVATE-chat peer who hears it (PresenceEvent). */
+  | { type: 'presence'; userId: number; subjectId: number; online: boolean; lastSeenAt: string | null }
 
 export const conversationTopic = (id: number) => `conversation:${id}`
 export const userTopic = (id: number) => `user:${id}`

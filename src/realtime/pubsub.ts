@@ -41,6 +41,7 @@ function topicsOf(event: RealtimeEvent): string[] {
     case 'messageAction':
     case 'conversationUpdated':
     case 'friendship':
+    case 'presence':
       return [userTopic(event.userId)]
   }
 }

@@ -25,6 +25,8 @@ import './conversationSettings.ts'
 import './subscription.ts'
 import './sync.ts'
 import './webhooks.ts'
+import './presence.ts'
+import './push.ts'
 
 builder.queryType({})
 builder.mutationType({})

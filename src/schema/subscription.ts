@@ -15,6 +15,7 @@ import { ConversationRef } from './conversation.ts'
 import { MessageRef } from './message.ts'
 import { UserRef } from './user.ts'
 import { FriendshipEventRef } from './friends.ts'
+import { PresenceEventRef } from './presence.ts'
 
 type Payload<N extends EventPayload['typename']> = Extract<EventPayload, { typename: N }>
 
@@ -139,6 +140,7 @@ export const InboxEventUnion = builder.unionType('InboxEvent', {
     ConversationUpdatedEventRef,
     ConversationRemovedEventRef,
     FriendshipEventRef,
+    PresenceEventRef,
   ],
   resolveType,
 })

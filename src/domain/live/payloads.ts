@@ -18,6 +18,7 @@ export type EventPayload =
   | { typename: 'ConversationUpdatedEvent'; conversation: ConversationAccess }
   | { typename: 'ConversationRemovedEvent'; conversationId: number }
   | { typename: 'FriendshipEvent'; userId: number; state: FriendshipState }
+  | { typename: 'PresenceEvent'; userId: number; online: boolean; lastSeenAt: Date | null }
   // Never sent: tells the account stream to read the sync difference, which carries the change.
   | { typename: 'AccountChanged' }
   | { typename: 'Error'; error: Error }

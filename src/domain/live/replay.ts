@@ -5,7 +5,7 @@ import { findSettings } from '../../store/conversationSettings.ts'
 import type { MessageRecord, UserRecord } from '../../store/records.ts'
 import type { Loaders } from '../history/loaders.ts'
 import { kindOf, type DeliveryBatch } from './payloads.ts'
-import { alerts } from './rules.ts'
+import { alertRule } from './alertRule.ts'
 import type { Subscription } from './subscription.ts'
 
 /** Replay reads the missed changes this many at a time (a resume within the default RESYNC_LIMIT is one statement)... */
@@ -34,7 +34,11 @@ export async function* replayMissed(
   }
   // Replayed additions alert like live ones, under the viewer's do-not-disturb as it is now.
   const [settings] = await findSettings(app.db, viewer.userId, [conversationId])
-  const doNotDisturbUntil = settings?.doNotDisturbUntil ?? null
+  const alerted = {
+    userId: viewer.userId,
+    visibleFromSeq: access.member?.visibleFromSeq ?? 1,
+    doNotDisturbUntil: settings?.doNotDisturbUntil ?? null,
+  }
   // One users loader for the whole replay: each page's senders are read once, not once per page.
   const users = subscription.loaders().users
   // The senders of each read are loaded before its pages go out and held (see loadUser): a replayed
@@ -67,7 +71,7 @@ export async function* replayMissed(
             kind,
             pts: message.pts,
             message,
-            alert: alerts(kind, message, viewer.userId, doNotDisturbUntil, now),
+            alert: alertRule.alerts(kind, message, alerted, now),
           }
         }),
         loaders,

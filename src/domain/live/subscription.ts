@@ -6,7 +6,8 @@ import { createLoaders, type Loaders } from '../history/loaders.ts'
 import { shownViewerState } from '../policy/policy.ts'
 import type { Hub } from './hub.ts'
 import type { Delivery } from './payloads.ts'
-import { alerts, conversationVerdict, followsAll, mayConcern, userTopicVerdict, type Scope } from './rules.ts'
+import { alertRule } from './alertRule.ts'
+import { conversationVerdict, followsAll, mayConcern, userTopicVerdict, type Scope } from './rules.ts'
 import type { ConversationBound, Wave } from './wave.ts'
 
 /** Reminder firings a subscription remembers to drop a repeat (one comes a lease, 30 s, after the first). */
@@ -71,7 +72,9 @@ export class Subscription {
   }
 
   markOpened(): void {
+    if (this.closed) return
     this.opened = true
+    this.hub.presence.connected(this.viewer.userId)
     this.hub.changed()
   }
 
@@ -81,6 +84,7 @@ export class Subscription {
     this.queue.close()
     this.leaveAll()
     this.hub.open.delete(this)
+    if (this.opened) this.hub.presence.disconnected(this.viewer.userId)
     this.hub.changed()
   }
 
@@ -150,7 +154,13 @@ export class Subscription {
       case 'message': {
         loaders.conversations.prime(conversationId, { conversation: reads.conversation!, member: member!.member })
         loaders.messages.prime(reads.message!, reads.message)
-        const alert = alerts(event.kind, reads.message!, this.viewer.userId, member!.doNotDisturbUntil, new Date())
+        const { userId, visibleFromSeq } = member!.member
+        const alert = alertRule.alerts(
+          event.kind,
+          reads.message!,
+          { userId, visibleFromSeq, doNotDisturbUntil: member!.doNotDisturbUntil },
+          new Date(),
+        )
         return {
           payload: { typename: 'MessageEvent', kind: event.kind, pts: event.pts, message: reads.message!, alert },
           loaders,
@@ -239,6 +249,13 @@ export class Subscription {
         // The state as it is now: events carry keys only, and a later change sends its own event.
         const state = await loaders.friendships.load(event.peerId)
         return { payload: { typename: 'FriendshipEvent', userId: event.peerId, state }, loaders }
+      }
+      case 'presence': {
+        const { subjectId: userId, online, lastSeenAt } = event
+        return {
+          payload: { typename: 'PresenceEvent', userId, online, lastSeenAt: lastSeenAt ? new Date(lastSeenAt) : null },
+          loaders,
+        }
       }
       case 'message':
       case 'typing':
