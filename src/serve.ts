@@ -17,6 +17,7 @@ import { createMetrics, listenMetrics } from './ops/metrics.ts'
 import { startTracing, traceRealtime } from './ops/tracing.ts'
 import { createRealtime } from './realtime/pubsub.ts'
 import { createRateLimitRedis, createRedisRealtime } from './realtime/redis.ts'
+import { createRedisPresence } from './realtime/presence.ts'
 import { createWorkerRealtime } from './realtime/workerBus.ts'
 import { createParleyServer } from './http/server.ts'
 import { findUserByHandle } from './store/users.ts'
@@ -78,6 +79,13 @@ export async function serve({ config, authSecret, database, log, logger, opened 
     db,
     realtime,
     rateLimitStore,
+    // Who is online on any instance: through Redis when instances share it (closed with the bus).
+    presence: config.REDIS_URL
+      ? createRedisPresence(config.REDIS_URL, {
+          ttlMs: config.PRESENCE_TTL_MS,
+          log: (message, error) => logger.error({ err: error }, message),
+        })
+      : undefined,
     media: config.MEDIA_S3_BUCKET
       ? s3MediaStore({
           bucket: config.MEDIA_S3_BUCKET,
