@@ -9,6 +9,7 @@ import { Hub, type LiveApp, type TypingApp } from './domain/live/index.ts'
 import { createRateLimits } from './domain/rateLimits/index.ts'
 import { createSendQueues, type SendApp } from './domain/send/index.ts'
 import { recordWebhookDeliveries } from './domain/webhooks/index.ts'
+import { recordPushJobs } from './domain/push/index.ts'
 import type { Realtime } from './realtime/pubsub.ts'
 import { createLocalPresence, type PresenceRegistry } from './realtime/presence.ts'
 import { PresenceTracker, type PresenceApp } from './domain/presence/index.ts'
@@ -44,7 +45,14 @@ export function createApp({
   presence?: PresenceRegistry
 }): Parley {
   const hub = new Hub(parts.db, parts.realtime)
-  const app: App = { ...parts, recordEvents: recordWebhookDeliveries }
+  // The outbox: webhook deliveries, and with a push gateway one push job per added message.
+  const recordEvents: App['recordEvents'] = parts.settings.push.gatewayUrl
+    ? async (tx, events) => {
+        await recordWebhookDeliveries(tx, events)
+        await recordPushJobs(tx, events)
+      }
+    : recordWebhookDeliveries
+  const app: App = { ...parts, recordEvents }
   const tracker = new PresenceTracker(app, presence, { debounceMs: parts.settings.presenceDebounceMs })
   hub.presence = tracker
   parts.realtime.onClose(() => {

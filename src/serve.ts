@@ -10,6 +10,7 @@ import { createApp, settingsFromConfig } from './app.ts'
 import { startReminderScheduler } from './domain/lifecycle/index.ts'
 import { loadSensitiveWords } from './domain/send/index.ts'
 import { startWebhookWorker } from './domain/webhooks/index.ts'
+import { startPushWorker } from './domain/push/index.ts'
 import { DEV_TOKEN_LIFETIME, DEV_USER } from './http/graphiql.ts'
 import { redisReadiness } from './ops/health.ts'
 import type { Logger } from './ops/logger.ts'
@@ -141,6 +142,8 @@ export async function serve({ config, authSecret, database, log, logger, opened 
   }
   const reminders = startReminderScheduler(app, { log })
   const webhooks = startWebhookWorker(app, { log })
+  const push = app.settings.push.gatewayUrl ? startPushWorker(app, { log }) : undefined
+  if (push) metrics?.watchPush(push)
   metrics?.watchWebhooks(webhooks)
   const sweeper = startAttachmentSweeper(app, { log })
 
@@ -158,6 +161,7 @@ export async function serve({ config, authSecret, database, log, logger, opened 
     metricsServer?.close()
     await reminders.stop()
     await webhooks.stop()
+    await push?.stop()
     await sweeper.stop()
     await realtime.close()
     await db.$disconnect()
