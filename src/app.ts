@@ -62,7 +62,7 @@ export function createApp({
   return {
     ...parts,
     presence: tracker,
-    recordEvents: recordWebhookDeliveries,
+    recordEvents,
     hub,
     sends: createSendQueues(),
     typing: new Map(),
