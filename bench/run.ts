@@ -13,6 +13,7 @@ import { search } from './scenarios/search.ts'
 import { stack } from './scenarios/stack.ts'
 import { hotConversation, sendThroughput } from './scenarios/send-throughput.ts'
 import { syncScenario } from './scenarios/sync.ts'
+import { webhooks } from './scenarios/webhooks.ts'
 import { startClient, type LoadClient } from './client.ts'
 import { machine, openDatabaseHost, type DatabaseHost, type Figure } from './support.ts'
 
@@ -30,6 +31,7 @@ const SCENARIOS: Record<string, (host: DatabaseHost, client: LoadClient) => Prom
   stack,
   peer,
   files,
+  webhooks,
 }
 
 const chosen = process.argv.slice(2).filter((a) => !a.startsWith('-'))

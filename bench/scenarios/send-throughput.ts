@@ -78,8 +78,14 @@ END $$`
 /** The `i`th send of a load run: to a random conversation, from the `sender`th sender (user id `senderId`). */
 export type Send = { conversationId: number; sender: number; senderId: number; clientMessageId: string; i: number }
 
-/** A database with 32 senders who are members of `conversationCount` groups, and a Parley server on it. */
-export async function sendFixture(host: DatabaseHost, client: LoadClient, name: string, conversationCount: number) {
+/** A database with 32 senders who are members of `conversationCount` groups, and a Parley server on it (with `env`). */
+export async function sendFixture(
+  host: DatabaseHost,
+  client: LoadClient,
+  name: string,
+  conversationCount: number,
+  env: Record<string, string> = {},
+) {
   const database = await createScenarioDatabase(host, name)
   const { senders, conversations } = await withClient(database.url, async (client) => {
     const senders = await insertUsers(client, 'sender', SENDERS)
@@ -87,7 +93,7 @@ export async function sendFixture(host: DatabaseHost, client: LoadClient, name: 
     return { senders, conversations: await insertGroups(client, conversationCount, senders) }
   })
   const tokens = await Promise.all(senders.map((_, i) => tokenFor(`sender-${i}`)))
-  const parley = await startParleyProcess(database.url, { poolSize: SENDERS + 8 })
+  const parley = await startParleyProcess(database.url, { poolSize: SENDERS + 8, env })
   // Each baseline run opens its connections and has them closed before anything else runs: the
   // servers measured in between need the database's connections, and not its backends' exits.
   const onBaselinePool = <T>(work: (pool: pg.Pool) => Promise<T>) => withSettledPool(database.url, SENDERS, work)

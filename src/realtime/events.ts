@@ -16,14 +16,15 @@ export type RealtimeEvent =
     }
   | { type: 'read'; conversationId: number; userId: number; lastReadSeq: number; receiptsVisible: boolean }
   | { type: 'typing'; conversationId: number; userId: number; expiresAt: string }
-  | { type: 'joined'; conversationId: number; userId: number }
-  | { type: 'removed'; conversationId: number; userId: number }
+  /** `actorId`: who added or removed the user (the user when joining or leaving), for webhooks (membership.changed). */
+  | { type: 'joined'; conversationId: number; userId: number; actorId?: number }
+  | { type: 'removed'; conversationId: number; userId: number; actorId?: number }
   | { type: 'reminderDue'; userId: number; conversationId: number; seq: number; remindAt: string }
   | { type: 'messageAction'; userId: number; conversationId: number; seq: number }
   /** The user's own settings or draft of the conversation changed (for their other devices). */
   | { type: 'conversationUpdated'; userId: number; conversationId: number }
   /** The user's friendship with `peerId` changed (both users get one). */
-  | { type: 'friendship'; userId: number; peerId: number }
+  | { type: 'friendship'; userId: number; peerId: number; actorId?: number }
   /** `subjectId` went online or offline; `userId` is a PRIVATE-chat peer who hears it (PresenceEvent). */
   | { type: 'presence'; userId: number; subjectId: number; online: boolean; lastSeenAt: string | null }
 

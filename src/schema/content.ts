@@ -81,8 +81,9 @@ const FileContent = content('FileContent', (t) => ({
 }))
 const StickerContent = content('StickerContent', (t) => ({
   stickerId: str(t, 'stickerId'),
-  url: str(t, 'url'),
+  url: mediaUrl(t),
   label: str(t, 'label', true),
+  attachment: attachment(t),
 }))
 const CardContent = content('CardContent', (t) => ({
   cardType: str(t, 'cardType'),

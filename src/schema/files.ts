@@ -9,7 +9,7 @@ const AttachmentKindEnum = builder.enumType('AttachmentKind', {
 })
 
 /** Signed for the viewer who reads it (domain/files/app.ts mediaUrl). */
-export const attachmentUrl = (a: AttachmentSnapshot, ctx: Context, variant: 'a' | 't') =>
+export const attachmentUrl = (a: Pick<AttachmentSnapshot, 'attachmentId'>, ctx: Context, variant: 'a' | 't') =>
   mediaUrl(ctx.app, ctx.origin, viewerOf(ctx).userId, a.attachmentId, variant)
 
 export const AttachmentRef = builder.objectRef<AttachmentSnapshot>('Attachment')

@@ -1,6 +1,7 @@
 import { listSavedStickers, removeSticker, saveSticker } from '../domain/interactions/index.ts'
 import type { SavedStickerRecord } from '../store/stickers.ts'
 import { builder } from './builder.ts'
+import { attachmentUrl } from './files.ts'
 import { ViewerRef } from './viewer.ts'
 
 const SavedStickerRef = builder.objectRef<SavedStickerRecord>('SavedSticker')
@@ -9,7 +10,10 @@ builder.node(SavedStickerRef, {
   id: { resolve: (s) => s.id },
   isTypeOf: (v) => typeof v === 'object' && v !== null && 'savedAt' in v && 'url' in v,
   fields: (t) => ({
-    url: t.exposeString('url'),
+    url: t.string({
+      description: "The image's url; one uploaded to Parley is signed for the viewer and expires (read it again)",
+      resolve: (s, _a, ctx) => s.url ?? attachmentUrl(s, ctx, 'a'),
+    }),
     label: t.exposeString('label', { nullable: true }),
     savedAt: t.field({ type: 'DateTime', resolve: (s) => s.savedAt }),
   }),

@@ -48,8 +48,9 @@ builder.node(WebhookDeliveryRef, {
     conversation: t.field({
       type: ConversationRef,
       nullable: true,
-      description: 'Null when the owner can no longer see it',
-      resolve: (d, _args, ctx) => loadConversationOfMessage(ctx, d.conversationId).catch(() => null),
+      description: 'Null when the owner can no longer see it, or for an event of no conversation (a friendship)',
+      resolve: (d, _args, ctx) =>
+        d.conversationId === null ? null : loadConversationOfMessage(ctx, d.conversationId).catch(() => null),
     }),
     pts: t.field({ type: 'SafeInt', nullable: true, resolve: (d) => d.pts }),
     status: t.field({ type: WebhookDeliveryStatusEnum, resolve: (d) => d.status }),

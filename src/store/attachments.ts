@@ -83,13 +83,16 @@ export async function deleteSlot(conn: Conn, id: number): Promise<void> {
 }
 
 /**
- * Whether `userId` may read attachment `id`: its uploader, or a reader of a message carrying it under
- * the one visibility rule (store/fragments.ts visibleTo) that is not recalled.
+ * Whether `userId` may read attachment `id`: its uploader, a user who keeps it as a saved sticker,
+ * or a reader of a message carrying it under the one visibility rule (store/fragments.ts visibleTo)
+ * that is not recalled.
  */
 export async function mayReadAttachment(conn: Conn, id: number, userId: number): Promise<boolean> {
   const [row] = await conn.$queryRaw<{ ok: boolean }[]>`
     SELECT EXISTS (SELECT 1 FROM attachments a WHERE a.id = ${id} AND a.completed_at IS NOT NULL
-      AND (a.uploader_id = ${userId} OR EXISTS (
+      AND (a.uploader_id = ${userId}
+      OR EXISTS (SELECT 1 FROM saved_stickers s WHERE s.attachment_id = a.id AND s.user_id = ${userId})
+      OR EXISTS (
         SELECT 1 FROM message_attachments ma
         JOIN messages m ON m.conversation_id = ma.conversation_id AND m.seq = ma.seq
         ${membershipOf(userId)}
@@ -99,8 +102,8 @@ export async function mayReadAttachment(conn: Conn, id: number, userId: number):
 
 /**
  * Locks (SKIP LOCKED, so instances sweeping at once take different rows) up to `limit` attachments to
- * remove: completed before `usedBefore` and carried by no message, or slots never completed that
- * expired before `now`.
+ * remove: completed before `usedBefore` and carried by no message nor saved sticker, or slots never
+ * completed that expired before `now`.
  */
 export async function lockSweepable(
   conn: Conn,
@@ -110,7 +113,8 @@ export async function lockSweepable(
     SELECT a.id
     FROM attachments a
     WHERE ((a.completed_at < ${opts.usedBefore}
-        AND NOT EXISTS (SELECT 1 FROM message_attachments ma WHERE ma.attachment_id = a.id))
+        AND NOT EXISTS (SELECT 1 FROM message_attachments ma WHERE ma.attachment_id = a.id)
+        AND NOT EXISTS (SELECT 1 FROM saved_stickers s WHERE s.attachment_id = a.id))
       OR (a.completed_at IS NULL AND a.expires_at < ${opts.now}))
     ORDER BY a.id LIMIT ${opts.limit}
     FOR UPDATE SKIP LOCKED`

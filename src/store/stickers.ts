@@ -1,30 +1,49 @@
 import { Prisma, type Conn } from './sql.ts'
 
-export type SavedStickerRecord = { id: number; userId: number; url: string; label: string | null; savedAt: Date }
+/** What a sticker shows: a url someone else serves, or an image uploaded to Parley. */
+export type StickerImage = { url: string; attachmentId: null } | { url: null; attachmentId: number }
 
-const COLUMNS = Prisma.sql`s.id, s.user_id AS "userId", s.url, s.label, s.saved_at AS "savedAt"`
-type Row = Omit<SavedStickerRecord, 'id' | 'userId'> & { id: bigint; userId: bigint }
-const toSticker = (r: Row): SavedStickerRecord => ({ ...r, id: Number(r.id), userId: Number(r.userId) })
+export type SavedStickerRecord = { id: number; userId: number; label: string | null; savedAt: Date } & StickerImage
 
-/** The user's sticker with this url, and how many they have. */
+const COLUMNS = Prisma.sql`s.id, s.user_id AS "userId", s.url, s.attachment_id AS "attachmentId", s.label, s.saved_at AS "savedAt"`
+type Row = {
+  id: bigint
+  userId: bigint
+  url: string | null
+  attachmentId: bigint | null
+  label: string | null
+  savedAt: Date
+}
+const toSticker = (r: Row): SavedStickerRecord =>
+  ({
+    ...r,
+    id: Number(r.id),
+    userId: Number(r.userId),
+    attachmentId: r.attachmentId === null ? null : Number(r.attachmentId),
+  }) as SavedStickerRecord
+
+/** The user's sticker showing this image, and how many they have. */
 export async function findStickerState(
   conn: Conn,
   userId: number,
-  url: string,
+  image: StickerImage,
 ): Promise<{ existing: SavedStickerRecord | null; count: number }> {
+  const same =
+    image.url === null ? Prisma.sql`s.attachment_id = ${image.attachmentId}` : Prisma.sql`s.url = ${image.url}`
   const [row] = await conn.$queryRaw<{ existing: Row | null; count: bigint }[]>`
     SELECT (SELECT count(*) FROM saved_stickers WHERE user_id = ${userId}) AS count,
-      (SELECT row_to_json(x) FROM (SELECT ${COLUMNS} FROM saved_stickers s WHERE s.user_id = ${userId} AND s.url = ${url}) x) AS existing`
+      (SELECT row_to_json(x) FROM (SELECT ${COLUMNS} FROM saved_stickers s WHERE s.user_id = ${userId} AND ${same}) x) AS existing`
   const existing = row!.existing && toSticker({ ...row!.existing, savedAt: new Date(row!.existing.savedAt) })
   return { existing, count: Number(row!.count) }
 }
 
 export async function insertSticker(
   conn: Conn,
-  s: { userId: number; url: string; label: string | null },
+  s: { userId: number; label: string | null } & StickerImage,
 ): Promise<SavedStickerRecord> {
   const [row] = await conn.$queryRaw<Row[]>`
-    INSERT INTO saved_stickers AS s (user_id, url, label) VALUES (${s.userId}, ${s.url}, ${s.label}) RETURNING ${COLUMNS}`
+    INSERT INTO saved_stickers AS s (user_id, url, attachment_id, label)
+    VALUES (${s.userId}, ${s.url}, ${s.attachmentId}, ${s.label}) RETURNING ${COLUMNS}`
   return toSticker(row!)
 }
 

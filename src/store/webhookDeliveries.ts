@@ -2,7 +2,10 @@ import { directedTo, inMembershipWindow } from './fragments.ts'
 import { Prisma, type Conn } from './sql.ts'
 import type { WebhookEventType, WebhookScope } from './webhooks.ts'
 
-/** The outbox (decision 0272): one row per change and matching webhook, leased by workers. */
+/**
+ * The outbox (decision 0272): one row per change and matching webhook, leased by workers. A queue is
+ * a (webhook, conversation), or a webhook's events of no conversation (decision 0276).
+ */
 
 export type DeliveryStatus = 'PENDING' | 'DELIVERED' | 'FAILED'
 /** `actorId`: who made the change when the message row does not say (a reaction). */
@@ -57,7 +60,7 @@ export type ClaimedDelivery = {
   ownerId: number
   scope: WebhookScope
   eventType: WebhookEventType
-  conversationId: number
+  conversationId: number | null
   seq: number | null
   pts: number | null
   roundAttempts: number
@@ -75,6 +78,9 @@ export type ClaimedDelivery = {
   } | null
   /** For REACTIONS_CHANGED: the message's reactions now, by emoji. */
   reactions: { emoji: string; count: number }[] | null
+  /** For an event that is not a message's (webhookEvents.ts): its body's data, and whether `pts` goes in it. */
+  data: Record<string, unknown> | null
+  withPts: boolean
 }
 
 /**
@@ -90,8 +96,9 @@ export async function claimDeliveries(conn: Conn, limit: number, leaseMs: number
       WHERE d.status = 'PENDING' AND d.next_attempt_at <= now() AND (d.leased_until IS NULL OR d.leased_until < now())
         AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id AND w.active)
         AND NOT EXISTS (SELECT 1 FROM webhook_deliveries p
-          WHERE p.webhook_id = d.webhook_id AND p.conversation_id = d.conversation_id AND p.status <> 'DELIVERED'
-            AND (p.pts, p.id) < (d.pts, d.id))
+          WHERE p.webhook_id = d.webhook_id AND p.status <> 'DELIVERED'
+            AND COALESCE(p.conversation_id, 0) = COALESCE(d.conversation_id, 0)
+            AND (COALESCE(p.pts, 0), p.id) < (COALESCE(d.pts, 0), d.id))
       ORDER BY d.next_attempt_at LIMIT ${limit}
       FOR UPDATE OF d SKIP LOCKED
     )
@@ -101,13 +108,14 @@ export async function claimDeliveries(conn: Conn, limit: number, leaseMs: number
     RETURNING d.id, d.webhook_id AS "webhookId", w.url, w.secret, w.owner_id AS "ownerId", w.scope::text AS scope,
       d.event_type::text AS "eventType", d.conversation_id AS "conversationId", d.seq, d.pts,
       d.round_attempts AS "roundAttempts", d.body, d.created_at AS "createdAt",
-      d.snapshot -> 'message' AS message, d.snapshot -> 'reactions' AS reactions`
+      d.snapshot -> 'message' AS message, d.snapshot -> 'reactions' AS reactions, d.snapshot -> 'data' AS data,
+      COALESCE((d.snapshot ->> 'withPts')::boolean, true) AS "withPts"`
   return rows.map((r) => ({
     ...r,
     id: Number(r.id),
     webhookId: Number(r.webhookId),
     ownerId: Number(r.ownerId),
-    conversationId: Number(r.conversationId),
+    conversationId: r.conversationId === null ? null : Number(r.conversationId),
     seq: r.seq === null ? null : Number(r.seq),
     pts: r.pts === null ? null : Number(r.pts),
   }))
@@ -139,7 +147,7 @@ export async function recordAttempt(conn: Conn, id: number, body: string, result
 export type DeliveryRecord = {
   id: number
   eventType: WebhookEventType
-  conversationId: number
+  conversationId: number | null
   pts: number | null
   status: DeliveryStatus
   attempts: number
@@ -169,7 +177,7 @@ export async function listDeliveries(
   return rows.map((r) => ({
     ...r,
     id: Number(r.id),
-    conversationId: Number(r.conversationId),
+    conversationId: r.conversationId === null ? null : Number(r.conversationId),
     pts: r.pts === null ? null : Number(r.pts),
   }))
 }

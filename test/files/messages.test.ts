@@ -5,7 +5,6 @@ import type { MessageContentInput } from '../gql/graphql.ts'
 import { codes, newUsers, testApp, type TestUser } from '../support/harness.ts'
 import { createGroup, OpenPrivate } from '../support/operations.ts'
 import { RecallMessage } from '../support/lifecycle.ts'
-import { SaveSticker } from '../support/interactions.ts'
 import { startServer, type TestServer } from '../support/server.ts'
 import { AttachmentNode, onServer, pngOf, ReadMedia, SendMedia, sha256, uploadFile } from '../support/files.ts'
 
@@ -90,14 +89,6 @@ describe('a message with an attachment', () => {
     const group = await createGroup(alice!, [])
     const file = await uploadFile(alice!, server.url, new TextEncoder().encode('text'), { kind: 'FILE', name: 'a.txt' })
     expect(codes(await send(alice!, group.id, content(file.id)))).toEqual(['BAD_USER_INPUT'])
-  })
-
-  it('is not saved as a sticker yet: an uploaded image has no lasting URL to keep', async () => {
-    const [alice] = await newUsers(1)
-    const group = await createGroup(alice!, [])
-    const attachment = await uploadFile(alice!, server.url, await pngOf(10, 10))
-    const message = await sent(alice!, group.id, { image: { attachmentId: attachment.id } })
-    expect(codes(await alice!.try(SaveSticker, { messageId: message.id }))).toEqual(['BAD_USER_INPUT'])
   })
 
   it('can carry any attachment as a FILE, with its name and sniffed type', async () => {

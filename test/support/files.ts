@@ -115,6 +115,14 @@ graphql(`
         ...AttachmentFields
       }
     }
+    ... on StickerContent {
+      stickerId
+      url
+      label
+      attachment {
+        ...AttachmentFields
+      }
+    }
     ... on ForwardContent {
       items {
         content {

@@ -1,9 +1,11 @@
 import type { App, Viewer } from '../core/app.ts'
 import { badInput, notFound } from '../core/errors.ts'
 import type { MessageKind } from '../../store/records.ts'
-import { findOwnAttachment } from '../../store/attachments.ts'
+import { findAttachment, findOwnAttachment } from '../../store/attachments.ts'
+import { findSticker } from '../../store/stickers.ts'
+import { idOfType } from '../core/ids.ts'
 import { snapshotOf } from './app.ts'
-import type { ContentDraft } from '../send/content.ts'
+import type { ContentDraft, ValidContent } from '../send/content.ts'
 
 /** Which attachments a media content takes: its own kind, and a FILE any (a photo sent as a document). */
 const FITS: Partial<Record<MessageKind, (kind: string) => boolean>> = {
@@ -19,6 +21,7 @@ const FITS: Partial<Record<MessageKind, (kind: string) => boolean>> = {
  * snapshot content.attachment resolves from. The sender's own completed attachment only, else NOT_FOUND.
  */
 export async function attachToContent(app: App, viewer: Viewer, draft: ContentDraft): Promise<ContentDraft> {
+  if ('content' in draft && draft.kind === 'STICKER') return attachSavedSticker(app, viewer, draft)
   if (!('content' in draft) || typeof draft.content.attachmentId !== 'number') return draft
   const { kind, content } = draft
   const id = draft.content.attachmentId
@@ -42,4 +45,21 @@ export async function attachToContent(app: App, viewer: Viewer, draft: ContentDr
   }[kind as 'IMAGE' | 'AUDIO' | 'VIDEO' | 'FILE']
   const filled = Object.fromEntries(Object.entries({ ...rest, ...facts }).filter(([, v]) => v !== undefined))
   return { kind, content: { ...filled, attachment: snapshot } }
+}
+
+/**
+ * A sticker whose stickerId is the id of one of the sender's saved stickers keeping an uploaded image
+ * carries that attachment (its url then resolves, signed, for each reader), which grants the file to
+ * the conversation's readers as an IMAGE message would. Someone else's saved sticker is NOT_FOUND;
+ * any other stickerId is the client's own name for a sticker served elsewhere.
+ */
+async function attachSavedSticker(app: App, viewer: Viewer, draft: ValidContent): Promise<ValidContent> {
+  const savedId = idOfType(String(draft.content.stickerId), 'SavedSticker')
+  if (savedId === null) return draft
+  const sticker = await findSticker(app.db, viewer.userId, savedId)
+  if (!sticker) throw notFound('SavedSticker')
+  if (sticker.attachmentId === null) return draft
+  const attachment = await findAttachment(app.db, sticker.attachmentId)
+  const { url: _signedForTheSender, ...rest } = draft.content
+  return { kind: draft.kind, content: { ...rest, attachment: snapshotOf(attachment!) } }
 }

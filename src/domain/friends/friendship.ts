@@ -20,10 +20,10 @@ import { writeSystemMessage } from '../send/systemMessages.ts'
 /** Requests one user may have waiting for an answer; one more is LIMIT_REACHED. */
 const PENDING_REQUESTS_LIMIT = 100
 
-/** Both users hear of a change: live on inboxEvents, and on viewerUpdates through the sync difference. */
+/** Both users hear of a change `a` made: live on inboxEvents, and on viewerUpdates through the sync difference. */
 const changedFor = (a: number, b: number): RealtimeEvent[] => [
-  { type: 'friendship', userId: a, peerId: b },
-  { type: 'friendship', userId: b, peerId: a },
+  { type: 'friendship', userId: a, peerId: b, actorId: a },
+  { type: 'friendship', userId: b, peerId: a, actorId: a },
 ]
 
 /** Runs `work` on the pair (viewer, userId) under both users' row locks; a missing user is NOT_FOUND. */

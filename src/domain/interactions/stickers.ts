@@ -8,6 +8,7 @@ import {
   insertSticker,
   listStickers,
   type SavedStickerRecord,
+  type StickerImage,
 } from '../../store/stickers.ts'
 import { type App, type Viewer } from '../core/app.ts'
 import { transact } from '../core/transact.ts'
@@ -19,8 +20,9 @@ import { forwardPage, type Connection } from '../core/paging.ts'
 import { refuseRecalled } from '../policy/policy.ts'
 
 /**
- * "Add to stickers": the url (and a sticker's label) of an IMAGE or STICKER message the viewer may
- * see. Idempotent per url (a repeat returns the saved one); at most LIMITS.savedStickers a user.
+ * "Add to stickers": the image (a url, or an attachment uploaded to Parley, which the saver may then
+ * read for as long as the sticker is kept) and a sticker's label of an IMAGE or STICKER message the
+ * viewer may see. Idempotent per image (a repeat returns the saved one); at most LIMITS.savedStickers a user.
  * The viewer's own list: nothing is published.
  */
 export async function saveSticker(app: App, viewer: Viewer, messageId: string): Promise<SavedStickerRecord> {
@@ -30,20 +32,24 @@ export async function saveSticker(app: App, viewer: Viewer, messageId: string): 
     refuseRecalled(message, 'saved as a sticker')
     if (message.kind !== 'IMAGE' && message.kind !== 'STICKER')
       throw badInput(`a ${message.kind} message cannot be saved as a sticker; IMAGE and STICKER can`, 'messageId')
-    const { url, label } = message.content as { url?: string; label?: string }
-    // An uploaded image has no lasting URL to save (its URLs are signed per viewer for minutes), and a
-    // sticker sent later names a URL only: saving one waits for stickers that carry an attachment.
-    if (!url)
-      throw badInput('an uploaded image cannot be saved as a sticker yet; only images sent by url can', 'messageId')
+    const { url, label, attachment } = message.content as {
+      url?: string
+      label?: string
+      attachment?: { attachmentId: number }
+    }
+    // An uploaded image's URLs are signed per viewer for minutes: the sticker keeps the attachment.
+    const image: StickerImage = attachment
+      ? { url: null, attachmentId: attachment.attachmentId }
+      : { url: url!, attachmentId: null }
     await lockUser(tx, viewer.userId)
-    const { existing, count } = await findStickerState(tx, viewer.userId, url)
+    const { existing, count } = await findStickerState(tx, viewer.userId, image)
     if (existing) return { result: existing, events: [] }
     if (count >= LIMITS.savedStickers)
       throw limitReached(
         `you can save at most ${LIMITS.savedStickers} stickers; remove one first`,
         LIMITS.savedStickers,
       )
-    return { result: await insertSticker(tx, { userId: viewer.userId, url, label: label ?? null }), events: [] }
+    return { result: await insertSticker(tx, { userId: viewer.userId, label: label ?? null, ...image }), events: [] }
   })
 }
 

@@ -77,7 +77,12 @@ export async function privateConversationIn(tx: Tx, creatorId: number, peerId: n
   )
   return {
     result: created.id,
-    events: members.map((id) => ({ type: 'joined' as const, conversationId: created.id, userId: id })),
+    events: members.map((id) => ({
+      type: 'joined' as const,
+      conversationId: created.id,
+      userId: id,
+      actorId: creatorId,
+    })),
   }
 }
 
@@ -112,6 +117,7 @@ export async function createGroup(
       type: 'joined' as const,
       conversationId: conversation.id,
       userId: id,
+      actorId: viewer.userId,
     }))
     return { result: conversation.id, events: [created, ...joined] }
   })
@@ -137,7 +143,10 @@ export async function createChannel(app: App, viewer: Viewer, title: string): Pr
     })
     return {
       result: conversation.id,
-      events: [created, { type: 'joined', conversationId: conversation.id, userId: viewer.userId }],
+      events: [
+        created,
+        { type: 'joined', conversationId: conversation.id, userId: viewer.userId, actorId: viewer.userId },
+      ],
     }
   })
 }

@@ -58,7 +58,10 @@ export async function addGroupMembers(
     })
     return {
       result: id,
-      events: [message, ...added.map((userId) => ({ type: 'joined' as const, conversationId: id, userId }))],
+      events: [
+        message,
+        ...added.map((userId) => ({ type: 'joined' as const, conversationId: id, userId, actorId: viewer.userId })),
+      ],
     }
   })
 }
@@ -97,7 +100,10 @@ export async function removeGroupMember(
       targetIds: [targetId],
       text: null,
     })
-    return { result: id, events: [message, { type: 'removed', conversationId: id, userId: targetId }] }
+    return {
+      result: id,
+      events: [message, { type: 'removed', conversationId: id, userId: targetId, actorId: viewer.userId }],
+    }
   })
 }
 
@@ -112,7 +118,9 @@ export async function leaveConversation(app: App, viewer: Viewer, conversationId
     const access = await accessConversation(tx, viewer, id, { lock: true })
     const { conversation, member } = access
     if (conversation.type === 'PRIVATE') throw badInput('a private conversation cannot be left', 'conversationId')
-    const events: RealtimeEvent[] = [{ type: 'removed', conversationId: id, userId: viewer.userId }]
+    const events: RealtimeEvent[] = [
+      { type: 'removed', conversationId: id, userId: viewer.userId, actorId: viewer.userId },
+    ]
     if (isOwner(member)) {
       const successor = await findSuccessor(tx, id, viewer.userId)
       if (conversation.type === 'CHANNEL' && successor === null)
@@ -176,7 +184,10 @@ export async function subscribeChannel(app: App, viewer: Viewer, conversationId:
   return transact(app, async (tx) => {
     if ((await findConversationType(tx, id)) !== 'CHANNEL') throw notFound('Channel')
     const added = await addMembers(tx, id, [{ userId: viewer.userId, role: 'SUBSCRIBER' }], 1)
-    return { result: id, events: added.map((userId) => ({ type: 'joined' as const, conversationId: id, userId })) }
+    return {
+      result: id,
+      events: added.map((userId) => ({ type: 'joined' as const, conversationId: id, userId, actorId: userId })),
+    }
   })
 }
 
@@ -187,6 +198,9 @@ export async function unsubscribeChannel(app: App, viewer: Viewer, conversationI
     if (access.conversation.type !== 'CHANNEL') throw notFound('Channel')
     checkUnsubscribes(access)
     await markMemberLeft(tx, id, viewer.userId)
-    return { result: true, events: [{ type: 'removed', conversationId: id, userId: viewer.userId }] }
+    return {
+      result: true,
+      events: [{ type: 'removed', conversationId: id, userId: viewer.userId, actorId: viewer.userId }],
+    }
   })
 }
