@@ -17,12 +17,12 @@ export async function claimPushJobs(conn: Conn, limit: number, leaseMs: number):
     { id: bigint; conversationId: bigint; seq: bigint; cursorUserId: bigint; roundAttempts: number }[]
   >`
     WITH due AS (
-      SELECT id FROM push_jobs
+      SELECT conversation_id, id FROM push_jobs
       WHERE NOT failed AND next_attempt_at <= now() AND (leased_until IS NULL OR leased_until < now())
       ORDER BY next_attempt_at LIMIT ${limit}
       FOR UPDATE SKIP LOCKED)
     UPDATE push_jobs j SET leased_until = now() + ${leaseMs} * interval '1 millisecond'
-    FROM due WHERE j.id = due.id
+    FROM due WHERE j.conversation_id = due.conversation_id AND j.id = due.id
     RETURNING j.id, j.conversation_id AS "conversationId", j.seq, j.cursor_user_id AS "cursorUserId",
       j.round_attempts AS "roundAttempts"`
   return rows.map((r) => ({
@@ -35,22 +35,23 @@ export async function claimPushJobs(conn: Conn, limit: number, leaseMs: number):
 }
 
 /** Keeps the job's progress (and its lease) after a chunk went out. */
-export async function advancePushJob(conn: Conn, id: number, cursorUserId: number, leaseMs: number): Promise<void> {
+export async function advancePushJob(conn: Conn, job: PushJob, cursorUserId: number, leaseMs: number): Promise<void> {
   await conn.$executeRaw`
     UPDATE push_jobs SET cursor_user_id = ${cursorUserId}, round_attempts = 0,
       leased_until = now() + ${leaseMs} * interval '1 millisecond'
-    WHERE id = ${id}`
+    WHERE conversation_id = ${job.conversationId} AND id = ${job.id}`
 }
 
-export const finishPushJob = (conn: Conn, id: number) => conn.$executeRaw`DELETE FROM push_jobs WHERE id = ${id}`
+export const finishPushJob = (conn: Conn, job: PushJob) =>
+  conn.$executeRaw`DELETE FROM push_jobs WHERE conversation_id = ${job.conversationId} AND id = ${job.id}`
 
 /** A failed attempt: tried again after `retryInMs`, or (null) failed for good. */
-export async function failPushJob(conn: Conn, id: number, error: string, retryInMs: number | null): Promise<void> {
+export async function failPushJob(conn: Conn, job: PushJob, error: string, retryInMs: number | null): Promise<void> {
   await conn.$executeRaw`
     UPDATE push_jobs SET round_attempts = round_attempts + 1, last_error = ${error.slice(0, 500)}, leased_until = NULL,
       failed = ${retryInMs === null},
       next_attempt_at = now() + ${retryInMs ?? 0} * interval '1 millisecond'
-    WHERE id = ${id}`
+    WHERE conversation_id = ${job.conversationId} AND id = ${job.id}`
 }
 
 /** Deletes failed jobs older than `keepMs`. */

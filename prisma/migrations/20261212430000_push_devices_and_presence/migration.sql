@@ -48,7 +48,7 @@ CREATE TABLE "push_jobs" (
     "leased_until" TIMESTAMPTZ(3),
     "created_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
 
-    CONSTRAINT "push_jobs_pkey" PRIMARY KEY ("id")
+    CONSTRAINT "push_jobs_pkey" PRIMARY KEY ("conversation_id", "id")
 );
 
 -- CreateIndex

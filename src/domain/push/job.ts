@@ -71,7 +71,7 @@ export async function runPushJob(
     }
     cursor = candidates.at(-1)!.userId
     if (candidates.length < CHUNK) break
-    await advancePushJob(app.db, job.id, cursor, opts.leaseMs)
+    await advancePushJob(app.db, job, cursor, opts.leaseMs)
   }
-  await finishPushJob(app.db, job.id)
+  await finishPushJob(app.db, job)
 }

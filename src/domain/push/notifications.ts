@@ -7,7 +7,7 @@ import type { PushMessage } from '../../store/pushRecipients.ts'
 /** Gorush's platform numbers. */
 const GORUSH_PLATFORM: Record<PushPlatform, number> = { APNS: 1, FCM: 2, HUAWEI: 3 }
 /** Gorush takes at most this many notifications a request (the contract's cap). */
-export const NOTIFICATIONS_PER_REQUEST = 100
+const NOTIFICATIONS_PER_REQUEST = 100
 /** A lock screen shows a line or two: longer text is cut. */
 const PREVIEW_CHARS = 200
 
@@ -22,7 +22,7 @@ export type GorushNotification = {
 }
 
 /** What a notification says, per PUSH_PREVIEW: full (sender and text), sender (the sender only), none (neither). */
-export function notificationText(message: PushMessage, preview: PushPreview): { title?: string; message: string } {
+function notificationText(message: PushMessage, preview: PushPreview): { title?: string; message: string } {
   if (preview === 'none') return { message: 'New message' }
   const sender = message.senderName ?? 'Parley'
   const title =

@@ -38,7 +38,7 @@ export function startPushWorker(
       worker.observer?.failed()
       const delay = app.settings.webhooks.retryScheduleMs[job.roundAttempts]
       const retryInMs = delay === undefined ? null : Math.round(delay * (0.9 + Math.random() * 0.2))
-      await failPushJob(app.db, job.id, error instanceof Error ? error.message : String(error), retryInMs)
+      await failPushJob(app.db, job, error instanceof Error ? error.message : String(error), retryInMs)
     }
   }
 
