@@ -203,13 +203,13 @@ describe('push: the gateway', () => {
 
   it('shows per PUSH_PREVIEW: full (sender and text), sender (the sender only), none (neither)', async () => {
     const [sender, reader] = [await newUser({ name: 'Ada' }), await newUser()]
-    const { openPrivateConversation: chat } = await sender!.run(OpenPrivate, { userId: reader!.id })
-    await withDevice(reader!)
+    const { openPrivateConversation: chat } = await sender.run(OpenPrivate, { userId: reader.id })
+    await withDevice(reader)
     startWorker()
     const shown: Record<string, GorushNotification> = {}
     for (const preview of ['full', 'sender', 'none'] as const) {
       server.app.settings.push.preview = preview
-      const sent = (await send(sender!, chat.id, 'the secret plan')) as { id: string }
+      const sent = (await send(sender, chat.id, 'the secret plan')) as { id: string }
       const all = await gorush.until((a) => a.some((n) => n.data.messageId === sent.id), `the ${preview} preview`)
       shown[preview] = all.find((n) => n.data.messageId === sent.id)!
     }

@@ -9,6 +9,7 @@ const GATEWAY_TIMEOUT_MS = 10_000
 const INVALID_TOKEN = /invalid|unregistered|not ?registered|BadDeviceToken|DeviceTokenNotForTopic|expired/i
 
 type GorushLog = { type?: unknown; token?: unknown; error?: unknown; message?: unknown }
+const text = (v: unknown) => (typeof v === 'string' ? v : '')
 
 export { createAgents, type Agents }
 
@@ -42,8 +43,8 @@ export async function postNotifications(
       .filter(
         (l) =>
           typeof l.token === 'string' &&
-          String(l.type).includes('fail') &&
-          INVALID_TOKEN.test(`${String(l.error ?? '')} ${String(l.message ?? '')}`),
+          text(l.type).includes('fail') &&
+          INVALID_TOKEN.test(`${text(l.error)} ${text(l.message)}`),
       )
       .map((l) => l.token as string),
   )
