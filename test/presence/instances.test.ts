@@ -106,6 +106,8 @@ describe('presence across instances (Redis)', () => {
       (p) => p?.online === true,
     )
     expect(await presenceOf(a, bob!, alice!)).toEqual({ online: true, lastSeenAt: null })
+    // Announced by the doomed instance once settled (2 s there).
+    expect(onlineFlags(await heard.waitFor(1))).toEqual([true])
 
     doomed.child.kill('SIGKILL')
     await doomed.exited
@@ -116,7 +118,7 @@ describe('presence across instances (Redis)', () => {
       TTL_MS * 4,
     )
     expect(offline?.online).toBe(false)
-    expect(Date.now() - killedAt).toBeLessThan(TTL_MS + 1000)
+    expect(Date.now() - killedAt).toBeLessThan(TTL_MS + 3000)
     // Nobody closed her subscription: a live instance's sweep finds the dead one and announces it.
     expect(onlineFlags(await heard.waitFor(2))).toEqual([true, false])
     expect((await presenceOf(a, bob!, alice!))?.lastSeenAt).toEqual(expect.any(String))

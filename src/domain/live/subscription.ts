@@ -5,7 +5,7 @@ import type { Viewer } from '../core/app.ts'
 import { createLoaders, type Loaders } from '../history/loaders.ts'
 import { shownViewerState } from '../policy/policy.ts'
 import type { Hub } from './hub.ts'
-import type { Delivery } from './payloads.ts'
+import { presencePayload, type Delivery } from './payloads.ts'
 import { alertRule } from './alertRule.ts'
 import { conversationVerdict, followsAll, mayConcern, userTopicVerdict, type Scope } from './rules.ts'
 import type { ConversationBound, Wave } from './wave.ts'
@@ -155,12 +155,8 @@ export class Subscription {
         loaders.conversations.prime(conversationId, { conversation: reads.conversation!, member: member!.member })
         loaders.messages.prime(reads.message!, reads.message)
         const { userId, visibleFromSeq } = member!.member
-        const alert = alertRule.alerts(
-          event.kind,
-          reads.message!,
-          { userId, visibleFromSeq, doNotDisturbUntil: member!.doNotDisturbUntil },
-          new Date(),
-        )
+        const alerted = { userId, visibleFromSeq, doNotDisturbUntil: member!.doNotDisturbUntil }
+        const alert = alertRule.alerts(event.kind, reads.message!, alerted, new Date())
         return {
           payload: { typename: 'MessageEvent', kind: event.kind, pts: event.pts, message: reads.message!, alert },
           loaders,
@@ -250,13 +246,8 @@ export class Subscription {
         const state = await loaders.friendships.load(event.peerId)
         return { payload: { typename: 'FriendshipEvent', userId: event.peerId, state }, loaders }
       }
-      case 'presence': {
-        const { subjectId: userId, online, lastSeenAt } = event
-        return {
-          payload: { typename: 'PresenceEvent', userId, online, lastSeenAt: lastSeenAt ? new Date(lastSeenAt) : null },
-          loaders,
-        }
-      }
+      case 'presence':
+        return { payload: presencePayload(event), loaders }
       case 'message':
       case 'typing':
         return null
