@@ -46,12 +46,10 @@ export function createApp({
 }): Parley {
   const hub = new Hub(parts.db, parts.realtime)
   // The outbox: webhook deliveries, and with a push gateway one push job per added message.
-  const recordEvents: App['recordEvents'] = parts.settings.push.gatewayUrl
-    ? async (tx, events) => {
-        await recordWebhookDeliveries(tx, events)
-        await recordPushJobs(tx, events)
-      }
-    : recordWebhookDeliveries
+  const recordEvents: App['recordEvents'] = async (tx, events) => {
+    await recordWebhookDeliveries(tx, events)
+    if (parts.settings.push.gatewayUrl) await recordPushJobs(tx, events)
+  }
   const app: App = { ...parts, recordEvents }
   const tracker = new PresenceTracker(app, presence, { debounceMs: parts.settings.presenceDebounceMs })
   hub.presence = tracker
