@@ -48,8 +48,8 @@ function startGateway() {
 
 /** Rows inserted, updated and deleted in every table so far (the statistics of committed transactions). */
 async function rowsWritten(url: string): Promise<number> {
-  // Backends report their counts when idle, at most a second late.
-  await new Promise((resolve) => setTimeout(resolve, 1500))
+  // Backends report their counts at the end of a transaction at most once a second, else after 10 s idle.
+  await new Promise((resolve) => setTimeout(resolve, 11_000))
   return withPgClient(url, async (client) => {
     const { rows } = await client.query(
       'SELECT sum(n_tup_ins + n_tup_upd + n_tup_del)::int AS n FROM pg_stat_user_tables',

@@ -2,7 +2,7 @@ import { alertRule } from '../live/alertRule.ts'
 import type { PresenceApp } from '../presence/presence.ts'
 import { deleteDevicesByToken, findDevicesOf, markNotified } from '../../store/pushDevices.ts'
 import { advancePushJob, finishPushJob, type PushJob } from '../../store/pushJobs.ts'
-import { findPushCandidates, findPushMessage } from '../../store/pushRecipients.ts'
+import { findPushCandidates, findPushMessage, type PushMessage } from '../../store/pushRecipients.ts'
 import { countUnreadTotals } from '../../store/reads.ts'
 import { postNotifications, type Agents } from './gateway.ts'
 import { buildRequests } from './notifications.ts'
@@ -21,12 +21,36 @@ export type PushObserver = {
 /** A message taken back before its push went out is not pushed. */
 const WITHDRAWN = new Set(['RECALLED', 'REMOVED'])
 
+type Chunk = { lastUserId: number; full: boolean; requests: ReturnType<typeof buildRequests>; at: Date }
+
+/**
+ * The next chunk of members holding devices after `afterUserId`: those the alert rule alerts
+ * (domain/live/alertRule.ts, as MessageEvent.alert) and who are not online, with their devices and
+ * their unread totals as badges, as gateway requests. Null when no member is left.
+ */
+async function readChunk(app: PresenceApp, message: PushMessage, afterUserId: number): Promise<Chunk | null> {
+  const candidates = await findPushCandidates(app.db, message.conversationId, afterUserId, CHUNK)
+  if (!candidates.length) return null
+  const at = new Date()
+  const alerted = candidates.filter((c) => alertRule.alerts('ADDED', message, c, at))
+  const online = await app.presence.onlineAmong(alerted.map((c) => c.userId))
+  const recipients = alerted.map((c) => c.userId).filter((id) => !online.has(id))
+  const [devices, badges] = recipients.length
+    ? await Promise.all([findDevicesOf(app.db, recipients), countUnreadTotals(app.db, recipients)])
+    : [[], new Map<number, number>()]
+  return {
+    lastUserId: candidates.at(-1)!.userId,
+    full: candidates.length === CHUNK,
+    requests: buildRequests(message, devices, badges, app.settings.push.preview),
+    at,
+  }
+}
+
 /**
  * Runs one push job: walks the conversation's members that hold devices in chunks after the job's
- * cursor; in each, those the alert rule alerts (domain/live/alertRule.ts, as MessageEvent.alert) and
- * who are not online get a notification per device platform with their unread total as badge; the
- * devices the gateway calls invalid are removed. The cursor moves after each chunk, so a retry goes
- * on from the chunk that failed (whose requests may then reach the gateway twice: at least once).
+ * cursor (the next chunk is read while this one is sent), posts each chunk's requests, removes the
+ * devices the gateway calls invalid, and moves the cursor, so a retry goes on from the chunk that
+ * failed (whose requests may then reach the gateway twice: at least once).
  */
 export async function runPushJob(
   app: PresenceApp,
@@ -35,43 +59,34 @@ export async function runPushJob(
   opts: { leaseMs: number; observer?: PushObserver },
 ): Promise<void> {
   const message = await findPushMessage(app.db, job)
-  let cursor = job.cursorUserId
-  while (message && !WITHDRAWN.has(message.status)) {
-    const candidates = await findPushCandidates(app.db, job.conversationId, cursor, CHUNK)
-    if (!candidates.length) break
-    const now = new Date()
-    const alerted = candidates.filter((c) => alertRule.alerts('ADDED', message, c, now))
-    const online = await app.presence.onlineAmong(alerted.map((c) => c.userId))
-    const recipients = alerted.map((c) => c.userId).filter((id) => !online.has(id))
-    if (recipients.length) {
-      const [devices, badges] = await Promise.all([
-        findDevicesOf(app.db, recipients),
-        countUnreadTotals(app.db, recipients),
-      ])
-      const requests = buildRequests(message, devices, badges, app.settings.push.preview)
-      const invalid = (
-        await Promise.all(
-          requests.map(async (request) => {
-            const started = performance.now()
-            const rejected = await postNotifications(app, agents, request)
-            opts.observer?.gatewaySeconds((performance.now() - started) / 1000)
-            opts.observer?.sent(request.notifications.length)
-            return rejected
-          }),
-        )
-      ).flat()
-      const removed = await deleteDevicesByToken(app.db, invalid)
-      if (removed) opts.observer?.tokensRemoved(removed)
-      const gone = new Set(invalid.map((d) => d.id))
-      await markNotified(
-        app.db,
-        devices.filter((d) => !gone.has(d.id)).map((d) => d.id),
-        now,
+  let next = message && !WITHDRAWN.has(message.status) ? readChunk(app, message, job.cursorUserId) : null
+  while (next) {
+    const chunk = await next
+    if (!chunk) break
+    next = chunk.full ? readChunk(app, message!, chunk.lastUserId) : null
+    // Awaited in the next round, or dropped with this job's failure.
+    next?.catch(() => {})
+    const invalid = (
+      await Promise.all(
+        chunk.requests.map(async (request) => {
+          const started = performance.now()
+          const rejected = await postNotifications(app, agents, request)
+          opts.observer?.gatewaySeconds((performance.now() - started) / 1000)
+          opts.observer?.sent(request.notifications.length)
+          return rejected
+        }),
       )
-    }
-    cursor = candidates.at(-1)!.userId
-    if (candidates.length < CHUNK) break
-    await advancePushJob(app.db, job, cursor, opts.leaseMs)
+    ).flat()
+    const removed = await deleteDevicesByToken(app.db, invalid)
+    if (removed) opts.observer?.tokensRemoved(removed)
+    const gone = new Set(invalid.map((d) => d.id))
+    const notified = chunk.requests.flatMap((r) => r.devices).filter((d) => !gone.has(d.id))
+    await markNotified(
+      app.db,
+      notified.map((d) => d.id),
+      chunk.at,
+    )
+    if (next) await advancePushJob(app.db, job, chunk.lastUserId, opts.leaseMs)
   }
   await finishPushJob(app.db, job)
 }
