@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { fileURLToPath } from 'node:url'
 import type { Client } from 'graphql-ws'
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest'
 import { parseId } from '../../src/domain/core/ids.ts'
 import { startPushWorker, type PushWorker } from '../../src/domain/push/index.ts'
 import { createRealtime } from '../../src/realtime/pubsub.ts'
@@ -28,8 +28,9 @@ beforeAll(async () => {
   })
   server.app.settings.webhooks.retryScheduleMs = [100, 200, 400]
 })
+// A test that fails midway leaves no worker running into the next.
+afterEach(() => stopWorker())
 afterAll(async () => {
-  await worker?.stop()
   await Promise.all(clients.map((c) => Promise.resolve(c.dispose())))
   await server.close()
 })
@@ -168,7 +169,7 @@ describe('push: the gateway', () => {
     expect(notification!.tokens.sort()).toEqual([dead, alive].sort())
     const devices = await eventually(
       async () => (await reader!.run(ViewerPushDevices)).viewer.pushDevices,
-      (d) => d.length === 1,
+      (d) => d.length === 1 && d[0]!.lastNotifiedAt !== null,
     )
     expect(devices[0]).toMatchObject({ tokenSuffix: alive.slice(-6), lastNotifiedAt: expect.any(String) })
     await stopWorker()
@@ -187,6 +188,22 @@ describe('push: the gateway', () => {
     expect(tries.map((r) => r.status)).toEqual([503, 503, 200])
     await stopWorker()
   })
+
+  it('gives up on a gateway that does not answer within 10 s and tries again', async () => {
+    const [sender, reader] = await newUsers(2)
+    const group = await createGroup(sender!, [reader!])
+    await withDevice(reader!)
+    gorush.hanging = 1
+    const sent = (await send(sender!, group.id, 'after a hang')) as { id: string }
+    const before = gorush.requests.length
+    const started = Date.now()
+    startWorker()
+    await gorush.until((a) => a.some((n) => n.data.messageId === sent.id), 'the notification after a hang')
+    expect(Date.now() - started).toBeGreaterThanOrEqual(10_000)
+    const tries = gorush.requests.slice(before).filter((r) => r.notifications.some((n) => n.data.messageId === sent.id))
+    expect(tries.map((r) => r.status)).toEqual([0, 200])
+    await stopWorker()
+  }, 40_000)
 
   it('does not push a message recalled before its job ran', async () => {
     const [sender, reader] = await newUsers(2)

@@ -15,7 +15,7 @@ export type GorushNotification = {
 /**
  * A receiver speaking Gorush's HTTP API on loopback: records each POST's notifications and answers
  * {"counts", "logs", "success"} as Gorush in sync mode does, listing the tokens in `invalid` as
- * failed pushes of an unregistered token. `failing` requests from now on are answered 503.
+ * failed pushes of an unregistered token. `failing` requests from now on are answered 503, `hanging` not at all.
  */
 export async function startGorush() {
   const requests: { status: number; notifications: GorushNotification[] }[] = []
@@ -24,12 +24,14 @@ export async function startGorush() {
     requests,
     invalid: new Set<string>(),
     failing: 0,
+    /** Requests from now on left unanswered (the gateway hangs). */
+    hanging: 0,
     /** Notifications of the requests answered 200. */
     accepted: () => requests.filter((r) => r.status === 200).flatMap((r) => r.notifications),
-    /** Polls until `done` holds for the accepted notifications (15 s at most). */
+    /** Polls until `done` holds for the accepted notifications (30 s at most). */
     async until(done: (accepted: GorushNotification[]) => boolean, what: string): Promise<GorushNotification[]> {
       for (const deadline = Date.now() + 15_000; !done(gateway.accepted());) {
-        if (Date.now() > deadline) throw new Error(`gorush: no ${what} after 15 s: ${JSON.stringify(requests)}`)
+        if (Date.now() > deadline) throw new Error(`gorush: no ${what} after 30 s: ${JSON.stringify(requests)}`)
         await new Promise((resolve) => setTimeout(resolve, 20))
       }
       return gateway.accepted()
@@ -47,6 +49,7 @@ export async function startGorush() {
     req.on('data', (chunk: string) => (body += chunk))
     req.on('end', () => {
       const { notifications } = JSON.parse(body) as { notifications: GorushNotification[] }
+      if (gateway.hanging > 0) return void (gateway.hanging--, requests.push({ status: 0, notifications }))
       const status = gateway.failing > 0 ? (gateway.failing--, 503) : 200
       requests.push({ status, notifications })
       if (status !== 200) return void res.writeHead(status).end('{"message":"busy"}')
