@@ -14,13 +14,14 @@ import type { Realtime } from './realtime/pubsub.ts'
 import { createLocalPresence, type PresenceRegistry } from './realtime/presence.ts'
 import { PresenceTracker, type PresenceApp } from './domain/presence/index.ts'
 import { deriveMediaKey, localMediaStore, type FilesApp, type MediaStore } from './domain/files/index.ts'
+import { AccountWatch, type AccountsApp } from './domain/governance/index.ts'
 
 /**
  * The composition root: one Parley instance's App with the state each feature keeps per instance
- * (live delivery, the send queues, the typing throttle, the rate limiters). The schema and the
+ * (live delivery, the send queues, the typing throttle, the rate limiters, account changes). The schema and the
  * transport hand it to domain actions, each of which asks only for the parts it uses.
  */
-export type Parley = App & LiveApp & SendApp & TypingApp & FilesApp & PresenceApp
+export type Parley = App & LiveApp & SendApp & TypingApp & FilesApp & AccountsApp & PresenceApp
 
 /**
  * A Parley around its parts; its live subscriptions end when its bus closes. `rateLimitStore` (Redis)
@@ -67,6 +68,7 @@ export function createApp({
     limits: createRateLimits(parts.db, parts.settings.rateLimits, rateLimitStore),
     media,
     mediaKey: deriveMediaKey(authSecret),
+    accounts: new AccountWatch(parts.realtime),
   }
 }
 
@@ -104,5 +106,10 @@ export function settingsFromConfig(
     maxUploadBytes: config.MAX_UPLOAD_BYTES,
     push: { gatewayUrl: config.PUSH_GATEWAY_URL ?? null, preview: config.PUSH_PREVIEW },
     presenceDebounceMs: DEFAULT_SETTINGS.presenceDebounceMs,
+    retention: {
+      defaultSeconds: config.RETENTION_SECONDS ?? null,
+      minSeconds: config.RETENTION_MIN_SECONDS,
+      sweepIntervalMs: config.RETENTION_SWEEP_INTERVAL_MS,
+    },
   }
 }

@@ -7,6 +7,7 @@ import { createDb } from './db/client.ts'
 import type { EmbeddedDatabase } from './db/embedded.ts'
 import { seedDemo } from './ops/demo.ts'
 import { createApp, settingsFromConfig } from './app.ts'
+import { startRetentionSweeper } from './domain/governance/index.ts'
 import { startReminderScheduler } from './domain/lifecycle/index.ts'
 import { loadSensitiveWords } from './domain/send/index.ts'
 import { startWebhookWorker } from './domain/webhooks/index.ts'
@@ -146,6 +147,7 @@ export async function serve({ config, authSecret, database, log, logger, opened 
   if (push) metrics?.watchPush(push)
   metrics?.watchWebhooks(webhooks)
   const sweeper = startAttachmentSweeper(app, { log })
+  const retention = startRetentionSweeper(app, { log })
 
   let stopping = false
   async function shutdown(signal: string) {
@@ -163,6 +165,7 @@ export async function serve({ config, authSecret, database, log, logger, opened 
     await webhooks.stop()
     await push?.stop()
     await sweeper.stop()
+    await retention.stop()
     await realtime.close()
     await db.$disconnect()
     await tracing?.shutdown()

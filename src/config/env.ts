@@ -89,6 +89,9 @@ const Env = z
       .enum(['debug', 'info', 'warn', 'error'], { error: 'must be one of debug, info, warn, error' })
       .default('info'),
     RECALL_WINDOW_SECONDS: wholeNumber(0).default(120),
+    RETENTION_SECONDS: wholeNumber(1).optional(),
+    RETENTION_MIN_SECONDS: wholeNumber(0).default(86_400),
+    RETENTION_SWEEP_INTERVAL_MS: wholeNumber(100).default(60_000),
     READ_RECEIPTS_PRIVATE: booleanFlag.default(true),
     READ_RECEIPTS_GROUP: booleanFlag.default(true),
     PRIVATE_CHAT_POLICY: z.enum(['open', 'friends']).default('open'),

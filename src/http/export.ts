@@ -9,7 +9,12 @@ import type { App } from '../domain/core/app.ts'
 
 const EXPORT_PATH = /^\/export\/conversations\/([^/?]+)$/
 
-const STATUS_OF: Partial<Record<string, number>> = { FORBIDDEN: 403, NOT_FOUND: 404, BAD_USER_INPUT: 400 }
+const STATUS_OF: Partial<Record<string, number>> = {
+  UNAUTHENTICATED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  BAD_USER_INPUT: 400,
+}
 
 function refuse(res: ServerResponse, status: number, code: string, message: string): void {
   res.writeHead(status, { 'content-type': 'application/json' })

@@ -17,7 +17,7 @@ import { connectionIdFrom, requestIdFrom, yogaLogger, type Logger } from '../ops
 import type { Metrics } from '../ops/metrics.ts'
 import { Utf8WebSocket } from './webSocket.ts'
 import { handleExport } from './export.ts'
-import { endAtExpiry } from './plugins/useTokenExpiry.ts'
+import { limitSocketLifetime } from './plugins/useTokenExpiry.ts'
 import { MEDIA_PATH } from '../domain/files/index.ts'
 import { serveMedia } from './media.ts'
 import { createYogaServer, GRAPHQL_PATH, type YogaOptions } from './yoga.ts'
@@ -47,8 +47,6 @@ const GOING_AWAY = 1001
 
 /** Close code for a user over their open-WebSocket limit (graphql-ws's own "too many" code). */
 const TOO_MANY_SOCKETS = 4429
-/** graphql-ws's Forbidden, as a refused connection gets: its client reconnects with fresh connectionParams. */
-const TOKEN_EXPIRED = 4403
 
 export type ServerOptions = YogaOptions & {
   app: Parley
@@ -89,7 +87,7 @@ function refuseStopping(res: ServerResponse): void {
 export function createParleyServer(opts: ServerOptions): ParleyServer {
   const logger = opts.logger ?? (opts.log ? yogaLogger(opts.log) : createLogger(opts.production ? 'info' : 'warn'))
   const availability = new DatabaseAvailability(() => opts.app.db.$queryRaw`SELECT 1`, logger)
-  const resolveViewer = createViewerResolver(opts.app.db)
+  const resolveViewer = createViewerResolver(opts.app)
   const authenticate = createAuthenticator({ secret: opts.authSecret, provider: opts.provider })
   const yoga = createYogaServer({ ...opts, resolveViewer, authenticate, logger, availability })
   const exportDeps = {
@@ -152,7 +150,10 @@ export function createParleyServer(opts: ServerOptions): ParleyServer {
         if (typeof authorization !== 'string') return false
         const identity = await authenticate(authorization).catch(() => null)
         if (!identity) return false
-        const tier = tierOf(await resolveViewer(identity))
+        // A deactivated user is refused like a bad token.
+        const viewer = await resolveViewer(identity).catch(() => null)
+        if (!viewer) return false
+        const tier = tierOf(viewer)
         const release = opts.app.limits.openSocket(tier, identity.handle)
         if (!release) {
           // graphql-ws clients do not retry this code: another socket must close first.
@@ -163,11 +164,7 @@ export function createParleyServer(opts: ServerOptions): ParleyServer {
           return false
         }
         ctx.extra.socket.once('close', release)
-        // The socket lives as long as its token: at exp it closes with 4403, and the client
-        // reconnects with a fresh one (graphql-ws retries this code; decision 0043).
-        const socket = ctx.extra.socket
-        const cancel = endAtExpiry(identity.expiresAt, () => socket.close(TOKEN_EXPIRED, 'Forbidden: token expired'))
-        socket.once('close', cancel)
+        limitSocketLifetime(ctx.extra.socket, identity.expiresAt, opts.app.accounts, viewer.userId)
         return true
       },
       // onSubscribe hands over envelop's own execute and subscribe as the root value (below).

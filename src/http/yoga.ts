@@ -119,7 +119,7 @@ const withoutOutageErrors = (logger: YogaLogger): YogaLogger => ({
 })
 
 export function createYogaServer(opts: YogaOptions) {
-  const resolveViewer = opts.resolveViewer ?? createViewerResolver(opts.app.db)
+  const resolveViewer = opts.resolveViewer ?? createViewerResolver(opts.app)
   const authenticate = opts.authenticate ?? createAuthenticator({ secret: opts.authSecret, provider: opts.provider })
   const logger = opts.logger ?? createLogger(opts.production ? 'info' : 'warn')
   const graphiql = parleyGraphiQL({
@@ -155,7 +155,7 @@ export function createYogaServer(opts: YogaOptions) {
       useQueryLimits(),
       // Per-user, per-connection rate limits by operation (decision 0130).
       useRateLimits(),
-      // A subscription (SSE or graphql-ws) ends when its token expires (issue 48).
+      // A subscription (SSE or graphql-ws) ends when its token expires (issue 48) or its user is deactivated (issue 45).
       useTokenExpiry(),
       // graphql-armor only hides field suggestions in production; its limits answer "Syntax Error:".
       EnvelopArmorPlugin({

@@ -27,6 +27,10 @@ export type RealtimeEvent =
   | { type: 'friendship'; userId: number; peerId: number; actorId?: number }
   /** `subjectId` went online or offline; `userId` is a PRIVATE-chat peer who hears it (PresenceEvent). */
   | { type: 'presence'; userId: number; subjectId: number; online: boolean; lastSeenAt: string | null }
+  /** An operator deactivated or reactivated the user (every instance drops what it cached of them). */
+  | { type: 'account'; userId: number; handle: string; deactivated: boolean }
 
 export const conversationTopic = (id: number) => `conversation:${id}`
 export const userTopic = (id: number) => `user:${id}`
+/** Account changes, rare and needed by every instance (each one's token checks), not per subscriber. */
+export const ACCOUNTS_TOPIC = 'accounts'

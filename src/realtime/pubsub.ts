@@ -1,4 +1,4 @@
-import { conversationTopic, userTopic, type RealtimeEvent } from './events.ts'
+import { ACCOUNTS_TOPIC, conversationTopic, userTopic, type RealtimeEvent } from './events.ts'
 
 export type Listener = (event: RealtimeEvent) => void
 
@@ -43,6 +43,8 @@ function topicsOf(event: RealtimeEvent): string[] {
     case 'friendship':
     case 'presence':
       return [userTopic(event.userId)]
+    case 'account':
+      return [ACCOUNTS_TOPIC]
   }
 }
 

@@ -7,6 +7,7 @@ import type { Context } from './context.ts'
 import { ConversationRef, loadConversation } from './conversation.ts'
 import { MessageRef } from './message.ts'
 import { UserRef } from './user.ts'
+import { MentionRangeInput, MentionRangeRef } from './mentionRanges.ts'
 
 /** The viewer's own state of a conversation, the same on each of their devices (docs/conversations.md). */
 
@@ -24,6 +25,11 @@ const DraftRef = builder.objectRef<DraftView>('Draft').implement({
         d.quotedSeq === null ? null : ctx.loaders.messages.load({ conversationId: d.conversationId, seq: d.quotedSeq }),
     }),
     mentions: t.field({ type: [UserRef], resolve: (d, _a, ctx) => loadExisting(ctx.loaders.users, d.mentionUserIds) }),
+    mentionRanges: t.field({
+      type: [MentionRangeRef],
+      description: 'Where the mentions stand in text, as TextContent.mentionRanges (UTF-16 units)',
+      resolve: (d) => d.mentionRanges,
+    }),
     updatedAt: t.field({ type: 'DateTime', resolve: (d) => d.updatedAt }),
   }),
 })
@@ -90,6 +96,7 @@ const DraftInput = builder.inputType('DraftInput', {
     text: t.string({ required: true }),
     quotedMessageId: t.id(),
     mentionUserIds: t.idList(),
+    mentionRanges: t.field({ type: [MentionRangeInput], required: false }),
   }),
 })
 

@@ -13,7 +13,7 @@ export const MemberRoleEnum = builder.enumType('MemberRole', {
 })
 export const SenderTypeEnum = builder.enumType('SenderType', { values: ['USER', 'AGENT', 'SYSTEM'] as const })
 export const MessageStatusEnum = builder.enumType('MessageStatus', {
-  values: ['NORMAL', 'EDITED', 'RECALLED'] as const,
+  values: ['NORMAL', 'EDITED', 'RECALLED', 'REMOVED'] as const,
 })
 export const MessageKindEnum = builder.enumType('MessageKind', {
   values: ['TEXT', 'IMAGE', 'AUDIO', 'VIDEO', 'FILE', 'STICKER', 'CARD', 'FORWARD', 'MATERIAL', 'SYSTEM'] as const,

@@ -12,6 +12,7 @@ builder.node(UserRef, {
     handle: t.exposeString('handle', { description: "The host system's stable user key; JWT `sub` carries it" }),
     displayName: t.exposeString('displayName'),
     kind: t.field({ type: UserKindEnum, resolve: (u) => u.kind }),
+    deactivated: t.exposeBoolean('deactivated', { description: 'An operator deactivated the user (deactivateUser)' }),
   }),
 })
 

@@ -100,11 +100,12 @@ export async function listExportRows(
     conn,
     Prisma.sql`SELECT m.seq, m.sender_id AS "senderId", m.mention_user_ids AS "mentionUserIds", m.visible_to AS "visibleTo",
         CASE WHEN u.id IS NULL THEN NULL ELSE json_build_object('handle', u.handle, 'displayName', u.display_name) END AS sender,
-        json_build_object('seq', m.seq, 'pts', m.pts, 'senderType', m.sender_type, 'kind', m.kind, 'status', m.status,
-          'content', CASE WHEN m.status = 'RECALLED' THEN NULL ELSE m.content END, 'quotedSeq', m.quoted_seq,
+        json_build_object('seq', m.seq, 'pts', m.pts, 'senderType', m.sender_type, 'kind', m.kind, 'status', CASE WHEN m.removed THEN 'REMOVED' ELSE m.status::text END,
+          -- What a recall kept under a legal hold is for operators; otherwise a recalled message has none.
+          'content', CASE WHEN m.status = 'RECALLED' AND NOT c.legal_hold THEN NULL ELSE m.content END, 'quotedSeq', m.quoted_seq,
           'mentionAll', m.mention_all, 'sentAt', ${utc(Prisma.sql`m.sent_at`)}, 'editedAt', ${utc(Prisma.sql`m.edited_at`)},
           'recalledAt', ${utc(Prisma.sql`m.recalled_at`)})::text AS fields
-      FROM messages m LEFT JOIN users u ON u.id = m.sender_id
+      FROM messages m JOIN conversations c ON c.id = m.conversation_id LEFT JOIN users u ON u.id = m.sender_id
       WHERE m.conversation_id = ${conversationId} AND m.seq > ${afterSeq} ORDER BY m.seq LIMIT ${limit}`,
   )
   return rows.map((r) => ({

@@ -11,7 +11,15 @@ export type SettingsRecord = {
   markedUnread: boolean
   draft: DraftRecord | null
 }
-export type DraftRecord = { text: string; quotedSeq: number | null; mentionUserIds: number[]; updatedAt: Date }
+/** Where a mention stands in the draft's text (UTF-16 units), as TEXT content stores it. */
+type DraftMentionRange = { start: number; length: number; userId?: number; all?: true }
+export type DraftRecord = {
+  text: string
+  quotedSeq: number | null
+  mentionUserIds: number[]
+  mentionRanges: DraftMentionRange[]
+  updatedAt: Date
+}
 
 export const noSettings = (conversationId: number, userId: number): SettingsRecord => ({
   conversationId,
@@ -34,12 +42,14 @@ type SettingsRow = {
   draftText: string | null
   draftQuotedSeq: Big | null
   draftMentionIds: Big[] | null
+  draftMentionRanges: DraftMentionRange[] | null
   draftUpdatedAt: Date | null
 }
 
 const SETTINGS_COLUMNS = Prisma.sql`cs.conversation_id AS "conversationId", cs.user_id AS "userId",
   cs.do_not_disturb_until AS "doNotDisturbUntil", cs.pinned_at AS "pinnedAt", cs.archived, cs.marked_unread AS "markedUnread",
-  cs.draft_text AS "draftText", cs.draft_quoted_seq AS "draftQuotedSeq", cs.draft_mention_ids AS "draftMentionIds", cs.draft_updated_at AS "draftUpdatedAt"`
+  cs.draft_text AS "draftText", cs.draft_quoted_seq AS "draftQuotedSeq", cs.draft_mention_ids AS "draftMentionIds",
+  cs.draft_mention_ranges AS "draftMentionRanges", cs.draft_updated_at AS "draftUpdatedAt"`
 
 const toSettings = (r: SettingsRow): SettingsRecord => ({
   conversationId: Number(r.conversationId),
@@ -55,6 +65,7 @@ const toSettings = (r: SettingsRow): SettingsRecord => ({
           text: r.draftText,
           quotedSeq: r.draftQuotedSeq === null ? null : Number(r.draftQuotedSeq),
           mentionUserIds: (r.draftMentionIds ?? []).map(Number),
+          mentionRanges: r.draftMentionRanges ?? [],
           updatedAt: r.draftUpdatedAt!,
         },
 })
@@ -140,11 +151,15 @@ export async function writeDraft(
   const text = draft?.text ?? null
   const quotedSeq = draft?.quotedSeq ?? null
   const mentions = bigintArray(draft?.mentionUserIds ?? [])
+  const ranges = draft?.mentionRanges.length ? JSON.stringify(draft.mentionRanges) : null
   await conn.$executeRaw`
-    INSERT INTO conversation_settings AS cs (conversation_id, user_id, draft_text, draft_quoted_seq, draft_mention_ids, draft_updated_at)
-    VALUES (${conversationId}, ${userId}, ${text}, ${quotedSeq}, ${mentions}, CASE WHEN ${text}::text IS NULL THEN NULL ELSE clock_timestamp() END)
+    INSERT INTO conversation_settings AS cs (conversation_id, user_id, draft_text, draft_quoted_seq, draft_mention_ids,
+      draft_mention_ranges, draft_updated_at)
+    VALUES (${conversationId}, ${userId}, ${text}, ${quotedSeq}, ${mentions}, ${ranges}::jsonb,
+      CASE WHEN ${text}::text IS NULL THEN NULL ELSE clock_timestamp() END)
     ON CONFLICT (conversation_id, user_id) DO UPDATE SET draft_text = EXCLUDED.draft_text, draft_quoted_seq = EXCLUDED.draft_quoted_seq,
-      draft_mention_ids = EXCLUDED.draft_mention_ids, draft_updated_at = EXCLUDED.draft_updated_at`
+      draft_mention_ids = EXCLUDED.draft_mention_ids, draft_mention_ranges = EXCLUDED.draft_mention_ranges,
+      draft_updated_at = EXCLUDED.draft_updated_at`
 }
 
 /** What a send does to one member's settings row: clear their draft (they sent), bring the conversation back from the archive. */
@@ -158,6 +173,7 @@ export async function applySendEffects(conn: Conn, effects: readonly SendEffect[
       draft_text = CASE WHEN e.clear_draft THEN NULL ELSE cs.draft_text END,
       draft_quoted_seq = CASE WHEN e.clear_draft THEN NULL ELSE cs.draft_quoted_seq END,
       draft_mention_ids = CASE WHEN e.clear_draft THEN '{}' ELSE cs.draft_mention_ids END,
+      draft_mention_ranges = CASE WHEN e.clear_draft THEN NULL ELSE cs.draft_mention_ranges END,
       draft_updated_at = CASE WHEN e.clear_draft THEN NULL ELSE cs.draft_updated_at END
     FROM unnest(${bigintArray(effects.map((e) => e.conversationId))}, ${bigintArray(effects.map((e) => e.userId))},
       ${effects.map((e) => e.clearDraft)}::boolean[], ${effects.map((e) => e.unarchive)}::boolean[]) AS e(conversation_id, user_id, clear_draft, unarchive)

@@ -43,7 +43,8 @@ export async function findConversationsForUser(
  */
 export const ACCESS_TUPLE = Prisma.sql`json_build_array(c.id, c.type, c.title, c.history_visibility, c.last_seq, c.last_pts,
   ${epochMs('c.last_activity_at')}, ${epochMs('c.created_at')}, cm.user_id, cm.role, cm.visible_from_seq, cm.last_read_seq,
-  ${epochMs('cm.last_read_at')}, ${epochMs('cm.muted_until')}, ${epochMs('cm.joined_at')}, c.posting_policy)`
+  ${epochMs('cm.last_read_at')}, ${epochMs('cm.muted_until')}, ${epochMs('cm.joined_at')}, c.posting_policy,
+  c.retention_seconds, c.retained_from_seq, c.legal_hold)`
 export type AccessTuple = [
   id: number,
   type: ConversationType,
@@ -61,6 +62,9 @@ export type AccessTuple = [
   mutedUntil: number | null,
   joinedAt: number,
   postingPolicy: PostingPolicy,
+  retentionSeconds: number | null,
+  retainedFromSeq: number,
+  legalHold: boolean,
 ]
 /** One conversation's findConversationsForUser row as an ACCESS_TUPLE inside a larger statement (null when none). */
 export const accessTupleOf = (conversationId: number, userId: number) =>
@@ -76,6 +80,9 @@ export const accessFromTuple = (t: AccessTuple): ConversationAccess => ({
     lastActivityAt: new Date(t[6]),
     createdAt: new Date(t[7]),
     postingPolicy: t[15],
+    retentionSeconds: t[16],
+    retainedFromSeq: t[17],
+    legalHold: t[18],
   },
   member:
     t[8] === null

@@ -62,7 +62,7 @@ const keysTable = (keys: readonly MessageKey[]) =>
 
 export type AudienceState = MessageKey & ViewerState & { userId: number }
 
-type SenderTuple = [id: number, handle: string, displayName: string, kind: UserRecord['kind']]
+type SenderTuple = [id: number, handle: string, displayName: string, kind: UserRecord['kind'], deactivated: boolean]
 
 /** One user's ACTIVE actions on message `m`, as [userId, favorite, deletedForMe, remindAt in epoch ms]. */
 type StateTuple = [userId: number, favorite: boolean, deletedForMe: boolean, remindAt: number | null]
@@ -84,7 +84,7 @@ export async function findAudienceStates(
     Prisma.sql`
     SELECT ${
       withMessages
-        ? Prisma.sql`m.*, (SELECT json_build_array(u.id, u.handle, u.display_name, u.kind) FROM users u WHERE u.id = m."senderId") AS sender`
+        ? Prisma.sql`m.*, (SELECT json_build_array(u.id, u.handle, u.display_name, u.kind, u.deactivated_at IS NOT NULL) FROM users u WHERE u.id = m."senderId") AS sender`
         : Prisma.sql`m."conversationId", m.seq`
     }, (
       SELECT coalesce(json_agg(json_build_array(s.user_id, s.favorite, s."deletedForMe", ${epochMs('s."remindAt"')})), '[]')
@@ -98,7 +98,17 @@ export async function findAudienceStates(
   return {
     messages: withMessages ? rows.map(toMessage) : [],
     senders: rows.flatMap(({ sender }) =>
-      sender ? [toUser({ id: sender[0], handle: sender[1], displayName: sender[2], kind: sender[3] })] : [],
+      sender
+        ? [
+            toUser({
+              id: sender[0],
+              handle: sender[1],
+              displayName: sender[2],
+              kind: sender[3],
+              deactivated: sender[4],
+            }),
+          ]
+        : [],
     ),
     states: rows.flatMap((r) =>
       r.states.map(([userId, favorite, deletedForMe, remindAt]) => ({

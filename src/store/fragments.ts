@@ -6,10 +6,12 @@ import { Prisma, planIndependent, planIndependentIds } from './sql.ts'
  */
 
 /** A user row's columns, from `users u`: what toUser reads. */
-export const USER_COLUMNS = Prisma.sql`u.id, u.handle, u.display_name AS "displayName", u.kind`
+export const USER_COLUMNS = Prisma.sql`u.id, u.handle, u.display_name AS "displayName", u.kind,
+  u.deactivated_at IS NOT NULL AS deactivated`
 
 export const CONVERSATION_COLUMNS = Prisma.sql`c.id, c.type, c.title, c.history_visibility AS "historyVisibility", c.posting_policy AS "postingPolicy",
-  c.last_seq AS "lastSeq", c.last_pts AS "lastPts", c.last_activity_at AS "lastActivityAt", c.created_at AS "createdAt"`
+  c.last_seq AS "lastSeq", c.last_pts AS "lastPts", c.last_activity_at AS "lastActivityAt", c.created_at AS "createdAt",
+  c.retention_seconds AS "retentionSeconds", c.retained_from_seq AS "retainedFromSeq", c.legal_hold AS "legalHold"`
 export const MEMBER_COLUMNS = Prisma.sql`cm.conversation_id AS "conversationId", cm.user_id AS "userId", cm.role,
   cm.visible_from_seq AS "visibleFromSeq", cm.last_read_seq AS "lastReadSeq", cm.last_read_at AS "lastReadAt",
   cm.muted_until AS "mutedUntil", cm.joined_at AS "joinedAt"`
@@ -38,7 +40,8 @@ export const membershipsAmong = (userId: number, ids: readonly number[]) =>
 
 export const MESSAGE_COLUMNS = Prisma.sql`m.conversation_id AS "conversationId", m.seq, m.pts, m.sender_type AS "senderType",
   m.sender_id AS "senderId", m.kind, m.client_message_id AS "clientMessageId", m.content, m.quoted_seq AS "quotedSeq",
-  m.mention_user_ids AS "mentionUserIds", m.mention_all AS "mentionAll", m.visible_to AS "visibleTo", m.status,
+  m.mention_user_ids AS "mentionUserIds", m.mention_all AS "mentionAll", m.visible_to AS "visibleTo",
+  CASE WHEN m.removed THEN 'REMOVED' ELSE m.status::text END AS status,
   m.sent_at AS "sentAt", m.edited_at AS "editedAt", m.recalled_at AS "recalledAt", m.recalled_by_id AS "recalledById",
   m.reactions_pts AS "reactionsPts", m.forwarded_from AS "forwardedFrom"`
 

@@ -26,7 +26,7 @@ export type HistoryPage = {
   beyond: boolean
 }
 
-type UserTuple = [id: number, handle: string, displayName: string, kind: UserRecord['kind']]
+type UserTuple = [id: number, handle: string, displayName: string, kind: UserRecord['kind'], deactivated: boolean]
 
 type PageJson = {
   messages: ColumnarMessages
@@ -36,7 +36,13 @@ type PageJson = {
   access?: AccessTuple | null
 }
 
-const userFromTuple = (t: UserTuple): UserRecord => ({ id: t[0], handle: t[1], displayName: t[2], kind: t[3] })
+const userFromTuple = (t: UserTuple): UserRecord => ({
+  id: t[0],
+  handle: t[1],
+  displayName: t[2],
+  kind: t[3],
+  deactivated: t[4],
+})
 
 /**
  * The bounds are plan-independent (store/sql.ts), so PostgreSQL keeps one generic plan for the
@@ -132,7 +138,7 @@ function pageStatement(opts: PageOptions, beyond: SeqRange | null, withAccess: b
     SELECT json_build_object(
       'messages', x.messages,
       ${quoted.messages}
-      'users', (SELECT coalesce(json_agg(json_build_array(u.id, u.handle, u."displayName", u.kind)), '[]') FROM (
+      'users', (SELECT coalesce(json_agg(json_build_array(u.id, u.handle, u."displayName", u.kind, u.deactivated)), '[]') FROM (
         SELECT ${USER_COLUMNS} FROM users u WHERE u.id = ANY(x.senders ${quoted.senders})) u),
       'beyond', ${
         beyond

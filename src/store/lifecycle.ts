@@ -68,35 +68,69 @@ export function replaceContent(
   )
 }
 
-/** For a recall (a CTE beside the UPDATE, as `changed`): the earlier versions go with the content. */
+/**
+ * For a recall (CTEs beside the UPDATE, as `changed`): the earlier versions go with the content, and
+ * so does the content of the webhook outbox's snapshots and bodies of the message, which then
+ * reads as recalled to any delivery still to be sent.
+ */
 const purgeEdits = Prisma.sql`, purged AS (
-  DELETE FROM message_edits e USING changed c WHERE e.conversation_id = c."conversationId" AND e.seq = c.seq)`
+  DELETE FROM message_edits e USING changed c WHERE e.conversation_id = c."conversationId" AND e.seq = c.seq),
+  unsent AS (
+  UPDATE webhook_deliveries d SET body = NULL,
+    snapshot = jsonb_set(jsonb_set(d.snapshot, '{message,content}', 'null'::jsonb), '{message,status}', '"RECALLED"'::jsonb)
+  FROM changed c WHERE d.conversation_id = c."conversationId" AND d.seq = c.seq AND d.snapshot IS NOT NULL)`
 
 /**
- * Turns a message into a tombstone with `pts`: its content (a JSON null), its earlier versions and
- * its search document are erased in the same statement, so a recalled text is nowhere in the
- * database afterwards (issue 45). With `sentWithinSeconds` only a message sent less
- * than that long ago (by the database clock, which stamped sent_at) qualifies. Null when nothing
- * qualified (already recalled, or outside the window).
+ * Turns a message into a tombstone with `pts` (`removed`: an operator's takedown, shown as
+ * REMOVED). With `purge` its content (a JSON null) and its earlier versions are erased in the same
+ * statement, so a recalled text is nowhere in the database afterwards (issue 45); without (legal
+ * hold) they stay for operators. Its search document goes either way: members never find it.
+ * With `sentWithinSeconds` only a message sent less than that long ago (by the database clock,
+ * which stamped sent_at) qualifies. Null when nothing qualified (already recalled, or outside the window).
  */
 export function markRecalled(
   conn: Conn,
   key: MessageKey,
-  change: { pts: number; recalledById: number; sentWithinSeconds: number | null },
+  change: { pts: number; recalledById: number; sentWithinSeconds: number | null; purge: boolean; removed?: boolean },
 ): Promise<MessageRecord | null> {
   const window =
     change.sentWithinSeconds === null
       ? Prisma.empty
       : Prisma.sql`AND m.sent_at > clock_timestamp() - make_interval(secs => ${change.sentWithinSeconds}::float8)`
+  const content = change.purge ? Prisma.sql`'null'::jsonb` : Prisma.sql`m.content`
   return changeWithPts(
     conn,
     key.conversationId,
     change.pts,
-    Prisma.sql`UPDATE messages m SET status = 'RECALLED', content = 'null'::jsonb, recalled_at = clock_timestamp(),
-        recalled_by_id = ${change.recalledById}, pts = ${change.pts}
+    Prisma.sql`UPDATE messages m SET status = 'RECALLED', content = ${content}, recalled_at = clock_timestamp(),
+        recalled_by_id = ${change.recalledById}, pts = ${change.pts}, removed = ${change.removed ?? false}
       WHERE ${oneMessage(key)} AND ${notRecalled} ${window}`,
-    Prisma.sql`${unindexChanged} ${purgeEdits}`,
+    Prisma.sql`${unindexChanged} ${change.purge ? purgeEdits : Prisma.empty}`,
   )
+}
+
+/**
+ * Erases what recalls under a legal hold kept (their content and earlier versions), once the hold
+ * is lifted; returns how many messages it erased.
+ */
+export async function purgeKeptRecalls(conn: Conn, conversationId: number): Promise<number> {
+  const rows = await conn.$queryRaw<{ n: number }[]>`
+    WITH kept AS (
+      UPDATE messages m SET content = 'null'::jsonb
+      WHERE m.conversation_id = ${conversationId} AND m.status = 'RECALLED' AND m.content <> 'null'::jsonb
+      RETURNING m.conversation_id, m.seq),
+    edits AS (
+      DELETE FROM message_edits e USING messages m
+      WHERE e.conversation_id = ${conversationId} AND m.conversation_id = e.conversation_id AND m.seq = e.seq
+        AND m.status = 'RECALLED')
+    SELECT count(*)::int AS n FROM kept`
+  return rows[0]!.n
+}
+
+/** One message as stored, whoever may see it (operators' actions); null when there is none. */
+export async function findMessage(conn: Conn, key: MessageKey): Promise<MessageRecord | null> {
+  const rows = await conn.$queryRaw<MessageRow[]>`SELECT ${MESSAGE_COLUMNS} FROM messages m WHERE ${oneMessage(key)}`
+  return rows[0] ? toMessage(rows[0]) : null
 }
 
 /** The earlier versions of each message, oldest first. */

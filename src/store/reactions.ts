@@ -117,9 +117,17 @@ export type ReactorPage = MessageKey & {
  */
 export async function listReactors(conn: Conn, pages: readonly ReactorPage[]): Promise<ReactorRecord[][]> {
   const rows = await conn.$queryRaw<
-    { i: bigint; id: bigint; handle: string; displayName: string; kind: UserRecord['kind']; reactedAt: Date }[]
+    {
+      i: bigint
+      id: bigint
+      handle: string
+      displayName: string
+      kind: UserRecord['kind']
+      deactivated: boolean
+      reactedAt: Date
+    }[]
   >`
-    SELECT k.i, u.id, u.handle, u.display_name AS "displayName", u.kind, r.reacted_at AS "reactedAt"
+    SELECT k.i, u.id, u.handle, u.display_name AS "displayName", u.kind, u.deactivated_at IS NOT NULL AS deactivated, r.reacted_at AS "reactedAt"
     FROM unnest(${bigintArray(pages.map((p) => p.conversationId))}, ${bigintArray(pages.map((p) => p.seq))}, ${pages.map((p) => p.emoji)}::text[],
       ${pages.map((p) => p.after?.reactedAt.toISOString() ?? null)}::timestamptz[], ${bigintArray(pages.map((p) => p.after?.userId ?? 0))},
       ${pages.map((p) => p.limit)}::int[]) WITH ORDINALITY AS k(conversation_id, seq, emoji, after_at, after_user, lim, i)

@@ -43,7 +43,7 @@ const EXCEPTION = Prisma.sql`(m.sender_type = 'SYSTEM' OR m.status = 'RECALLED' 
  * SYSTEM, not recalled, after the read position, inside the membership window, directed to them if
  * directed, not deleted for them), and how many of them mention the reader or everyone. Counted by
  * exception (decision 0263), so the cost does not grow with the unread messages: seqs are allocated
- * without gaps up to `last_seq`, so the window after the position holds `last_seq - lo + 1` messages,
+ * without gaps up to `last_seq` (and deleted only below `retained_from_seq`), so the window after the position holds `last_seq - lo + 1` messages,
  * less those the rule leaves out, which can only be EXCEPTION messages (read from their partial
  * index) or the reader's deletions (from theirs). The reader's own messages are never in the window:
  * a send moves its sender's position to it in the same statement (appendMessagesTo) and positions
@@ -54,9 +54,10 @@ const unreadOf = Prisma.sql`
   CROSS JOIN LATERAL (
     SELECT (greatest(0, w.last_seq - w.lo + 1) - x.left_out)::int AS unread, x.mentioned::int AS mentioned
     -- The conversation's counter as a lookup per membership (OFFSET 0 keeps it one): never a join
-    -- the planner could turn into a scan of every conversation.
-    FROM (SELECT greatest(cm.last_read_seq + 1, cm.visible_from_seq) AS lo,
-      (SELECT c.last_seq FROM conversations c WHERE c.id = cm.conversation_id) AS last_seq OFFSET 0) w
+    -- the planner could turn into a scan of every conversation. Seqs before retained_from_seq were
+    -- deleted by the retention sweeper: the window starts after them.
+    FROM (SELECT greatest(cm.last_read_seq + 1, cm.visible_from_seq, c.retained_from_seq) AS lo, c.last_seq
+      FROM conversations c WHERE c.id = cm.conversation_id OFFSET 0) w
     CROSS JOIN LATERAL (
       SELECT count(*) FILTER (WHERE NOT e.counted) AS left_out, count(*) FILTER (WHERE e.counted AND e.mentions) AS mentioned
       FROM (

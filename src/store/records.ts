@@ -12,7 +12,7 @@ import type {
 export type { ConversationType, HistoryVisibility, MemberRole, MessageKind, MessageStatus, PostingPolicy, UserKind }
 
 /** Rows as the rest of the code sees them: BIGINT columns become JS numbers (ids and seqs < 2^53). */
-export type UserRecord = { id: number; handle: string; displayName: string; kind: UserKind }
+export type UserRecord = { id: number; handle: string; displayName: string; kind: UserKind; deactivated: boolean }
 
 export type ConversationRecord = {
   id: number
@@ -25,6 +25,12 @@ export type ConversationRecord = {
   lastPts: number
   lastActivityAt: Date
   createdAt: Date
+  /** Null: the server default (RETENTION_SECONDS). */
+  retentionSeconds: number | null
+  /** The oldest seq that may still exist (the retention sweeper advances it). */
+  retainedFromSeq: number
+  /** Nothing is swept or purged while set. */
+  legalHold: boolean
 }
 
 export type MemberRecord = {
@@ -51,7 +57,8 @@ export type MessageRecord = {
   mentionUserIds: number[]
   mentionAll: boolean
   visibleTo: number[]
-  status: MessageStatus
+  /** REMOVED: a takedown, stored as a recall (messages.removed). */
+  status: MessageStatus | 'REMOVED'
   sentAt: Date
   editedAt: Date | null
   recalledAt: Date | null
@@ -70,15 +77,27 @@ const numOrNull = (v: Big | null) => (v === null ? null : Number(v))
 /** A timestamp read as epoch milliseconds (epochMs), or null. */
 export const dateFromMs = (ms: number | null) => (ms === null ? null : new Date(ms))
 
-export const toUser = (r: { id: Big; handle: string; displayName: string; kind: UserKind }): UserRecord => ({
+export const toUser = (r: {
+  id: Big
+  handle: string
+  displayName: string
+  kind: UserKind
+  deactivated: boolean
+}): UserRecord => ({
   id: num(r.id),
   handle: r.handle,
   displayName: r.displayName,
   kind: r.kind,
+  deactivated: r.deactivated,
 })
 
 export const toConversation = (
-  r: Omit<ConversationRecord, 'id' | 'lastSeq' | 'lastPts'> & { id: Big; lastSeq: Big; lastPts: Big },
+  r: Omit<ConversationRecord, 'id' | 'lastSeq' | 'lastPts' | 'retainedFromSeq'> & {
+    id: Big
+    lastSeq: Big
+    lastPts: Big
+    retainedFromSeq: Big
+  },
 ): ConversationRecord => ({
   id: num(r.id),
   type: r.type,
@@ -89,6 +108,9 @@ export const toConversation = (
   lastPts: num(r.lastPts),
   lastActivityAt: r.lastActivityAt,
   createdAt: r.createdAt,
+  retentionSeconds: r.retentionSeconds,
+  retainedFromSeq: num(r.retainedFromSeq),
+  legalHold: r.legalHold,
 })
 
 export const toMember = (

@@ -23,24 +23,36 @@ export async function findUsersByIds(conn: Conn, ids: readonly number[]): Promis
   return rows.map(toUser)
 }
 
-export async function findUserByHandle(conn: Conn, handle: string): Promise<{ id: number; kind: UserKind } | null> {
+/** What a token's check needs of its user. */
+export type UserStanding = { id: number; kind: UserKind; deactivated: boolean }
+
+export async function findUserByHandle(conn: Conn, handle: string): Promise<UserStanding | null> {
   const rows = await conn.$queryRaw<
-    { id: bigint; kind: UserKind }[]
-  >`SELECT id, kind FROM users WHERE handle = ${handle}`
-  return rows[0] ? { id: Number(rows[0].id), kind: rows[0].kind } : null
+    { id: bigint; kind: UserKind; deactivated: boolean }[]
+  >`SELECT id, kind, deactivated_at IS NOT NULL AS deactivated FROM users WHERE handle = ${handle}`
+  return rows[0] ? { id: Number(rows[0].id), kind: rows[0].kind, deactivated: rows[0].deactivated } : null
+}
+
+/** Deactivates or reactivates the user; null when there is no such user. */
+export async function setDeactivated(conn: Conn, userId: number, deactivated: boolean): Promise<UserRecord | null> {
+  const rows = await conn.$queryRaw<Parameters<typeof toUser>[0][]>`
+    UPDATE users u SET deactivated_at = CASE WHEN ${deactivated} THEN COALESCE(u.deactivated_at, now()) END
+    WHERE u.id = ${userId}
+    RETURNING ${USER_COLUMNS}`
+  return rows[0] ? toUser(rows[0]) : null
 }
 
 /** A user to write, with the search document of its handle and display name. */
 export type UserDraft = { handle: string; displayName: string; kind: UserKind; searchDocument: SearchDocument }
 
 /** Creates the user unless the handle exists (then keeps it as it is). */
-export async function ensureUser(conn: Conn, user: UserDraft): Promise<{ id: number; kind: UserKind }> {
-  const rows = await conn.$queryRaw<{ id: bigint; kind: UserKind }[]>`
+export async function ensureUser(conn: Conn, user: UserDraft): Promise<UserStanding> {
+  const rows = await conn.$queryRaw<{ id: bigint; kind: UserKind; deactivated: boolean }[]>`
     INSERT INTO users (handle, display_name, kind, search_document)
     VALUES (${user.handle}, ${user.displayName}, ${user.kind}::"UserKind", ${user.searchDocument}::tsvector)
     ON CONFLICT (handle) DO UPDATE SET handle = EXCLUDED.handle
-    RETURNING id, kind`
-  return { id: Number(rows[0]!.id), kind: rows[0]!.kind }
+    RETURNING id, kind, deactivated_at IS NOT NULL AS deactivated`
+  return { id: Number(rows[0]!.id), kind: rows[0]!.kind, deactivated: rows[0]!.deactivated }
 }
 
 /** Inserts or updates by handle, in input order. */

@@ -89,9 +89,11 @@ export type ClaimedDelivery = {
  * DELIVERED. SKIP LOCKED and the lease let any number of workers share the table; the lease outlives
  * an attempt's timeout, and a crashed worker's lease runs out, so the delivery is tried again.
  */
-export async function claimDeliveries(conn: Conn, limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
-  const rows = await conn.$queryRaw<(ClaimedDelivery & Record<string, unknown>)[]>`
-    WITH due AS (
+export const claimDeliveries = (conn: Conn, limit: number, leaseMs: number): Promise<ClaimedDelivery[]> =>
+  lease(
+    conn,
+    leaseMs,
+    Prisma.sql`
       SELECT d.id FROM webhook_deliveries d
       WHERE d.status = 'PENDING' AND d.next_attempt_at <= now() AND (d.leased_until IS NULL OR d.leased_until < now())
         AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id AND w.active)
@@ -100,8 +102,37 @@ export async function claimDeliveries(conn: Conn, limit: number, leaseMs: number
             AND COALESCE(p.conversation_id, 0) = COALESCE(d.conversation_id, 0)
             AND (COALESCE(p.pts, 0), p.id) < (COALESCE(d.pts, 0), d.id))
       ORDER BY d.next_attempt_at LIMIT ${limit}
-      FOR UPDATE OF d SKIP LOCKED
-    )
+      FOR UPDATE OF d SKIP LOCKED`,
+  )
+
+/**
+ * Leases the next delivery of one queue when it is due (the same rule as claimDeliveries): what a
+ * worker asks right after delivering that queue's last one. One index probe, however long the
+ * backlog, where claimDeliveries looks at every due row.
+ */
+export const claimNextInQueue = (
+  conn: Conn,
+  queue: { webhookId: number; conversationId: number | null },
+  leaseMs: number,
+): Promise<ClaimedDelivery[]> =>
+  lease(
+    conn,
+    leaseMs,
+    Prisma.sql`
+      SELECT d.id FROM webhook_deliveries d
+      WHERE d.id = (SELECT h.id FROM webhook_deliveries h
+          WHERE h.webhook_id = ${queue.webhookId} AND COALESCE(h.conversation_id, 0) = ${queue.conversationId ?? 0}
+            AND h.status <> 'DELIVERED'
+          ORDER BY COALESCE(h.pts, 0), h.id LIMIT 1)
+        AND d.status = 'PENDING' AND d.next_attempt_at <= now() AND (d.leased_until IS NULL OR d.leased_until < now())
+        AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id AND w.active)
+      FOR UPDATE OF d SKIP LOCKED`,
+  )
+
+/** Leases the deliveries `due` selects (and locks) and returns what their requests need. */
+async function lease(conn: Conn, leaseMs: number, due: Prisma.Sql): Promise<ClaimedDelivery[]> {
+  const rows = await conn.$queryRaw<(ClaimedDelivery & Record<string, unknown>)[]>`
+    WITH due AS (${due})
     UPDATE webhook_deliveries d SET leased_until = now() + ${leaseMs} * interval '1 millisecond'
     FROM due JOIN webhook_deliveries x ON x.id = due.id JOIN webhooks w ON w.id = x.webhook_id
     WHERE d.id = due.id

@@ -29,6 +29,9 @@ function access(type: ConversationType, role: MemberRole, mutedUntil: Date | nul
       lastPts: 9,
       lastActivityAt: at,
       createdAt: at,
+      retentionSeconds: null,
+      retainedFromSeq: 1,
+      legalHold: false,
     },
     member: {
       conversationId: 1,

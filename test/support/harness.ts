@@ -50,7 +50,7 @@ export async function countStatements(work: () => Promise<unknown>): Promise<num
 }
 
 /** The statement of store/users.ts findUserByHandle, as Prisma logs it. */
-const VIEWER_LOOKUP = 'SELECT id, kind FROM users WHERE handle = $1'
+const VIEWER_LOOKUP = 'SELECT id, kind, deactivated_at IS NOT NULL AS deactivated FROM users WHERE handle = $1'
 
 /** Sends one GraphQL request over HTTP (yoga.fetch: the whole HTTP pipeline, no socket). */
 export async function request<T, V>(

@@ -18,6 +18,14 @@ graphql(`
       mentions {
         id
       }
+      mentionRanges {
+        start
+        length
+        all
+        user {
+          id
+        }
+      }
       updatedAt
     }
   }

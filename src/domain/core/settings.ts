@@ -32,6 +32,17 @@ export type Settings = {
   push: { gatewayUrl: string | null; preview: PushPreview }
   /** A user's presence change is announced once it held this long, so a flapping connection does not flood. */
   presenceDebounceMs: number
+  /** Message retention (domain/governance/retention.ts). */
+  retention: RetentionSettings
+}
+
+type RetentionSettings = {
+  /** RETENTION_SECONDS: how long messages are kept where a conversation sets nothing; null keeps them. */
+  defaultSeconds: number | null
+  /** RETENTION_MIN_SECONDS: the shortest retention setRetention accepts. */
+  minSeconds: number
+  /** RETENTION_SWEEP_INTERVAL_MS: how often the sweeper looks for expired messages. */
+  sweepIntervalMs: number
 }
 
 /** full: sender and text; sender: the sender only; none: neither (a generic notification). */
@@ -75,4 +86,5 @@ export const DEFAULT_SETTINGS: Settings = {
   maxUploadBytes: 104_857_600,
   push: { gatewayUrl: null, preview: 'full' },
   presenceDebounceMs: 2000,
+  retention: { defaultSeconds: null, minSeconds: 86_400, sweepIntervalMs: 60_000 },
 }

@@ -1,3 +1,4 @@
+import type { Tx } from '../../db/client.ts'
 import { deleteAttachments, lockSweepable } from '../../store/attachments.ts'
 import { transact } from '../core/transact.ts'
 import type { FilesApp } from './app.ts'
@@ -25,15 +26,22 @@ export async function sweepAttachments(app: FilesApp): Promise<number> {
         now,
         limit: BATCH,
       })
-      if (ids.length) {
-        await app.media.remove(ids.flatMap((id) => [slotKey(id), attachmentKey(id), thumbnailKey(id)]))
-        await deleteAttachments(tx, ids)
-      }
+      await removeAttachments(app, tx, ids)
       return { result: ids, events: [] }
     })
     removed += swept.length
     if (swept.length < BATCH) return removed
   }
+}
+
+/**
+ * Removes the attachments' files, then their rows in `tx` (locked by the caller): should the commit
+ * fail, the rows stay and the next pass removes them (a missing file is no error).
+ */
+export async function removeAttachments(app: FilesApp, tx: Tx, ids: number[]): Promise<void> {
+  if (!ids.length) return
+  await app.media.remove(ids.flatMap((id) => [slotKey(id), attachmentKey(id), thumbnailKey(id)]))
+  await deleteAttachments(tx, ids)
 }
 
 /** Sweeps every `intervalMs` (10 minutes by default) until stopped; a failed pass is logged and the next one tries again. */

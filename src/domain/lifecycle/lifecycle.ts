@@ -110,6 +110,8 @@ export async function recallMessage(app: App, viewer: Viewer, messageId: string)
       pts: access.conversation.lastPts + 1,
       recalledById: viewer.userId,
       sentWithinSeconds: window,
+      // A legal hold keeps what a recall would erase (for operators; members see a tombstone).
+      purge: !access.conversation.legalHold,
     })
     if (!recalled) {
       throw new DomainError(

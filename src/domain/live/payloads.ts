@@ -1,7 +1,7 @@
 import type { MessageKey } from '../core/ids.ts'
 import type { MessageEventKind, RealtimeEvent } from '../../realtime/events.ts'
 import type { ConversationAccess } from '../../store/conversations.ts'
-import type { MessageRecord, MessageStatus } from '../../store/records.ts'
+import type { MessageRecord } from '../../store/records.ts'
 import type { ViewerState } from '../../store/userActions.ts'
 import type { FriendshipState } from '../../store/friendships.ts'
 import type { Loaders } from '../history/loaders.ts'
@@ -50,5 +50,5 @@ export const batchOf = (delivery: Delivery): DeliveryBatch => ({
 })
 
 /** What a stored message's latest change was, for replayed and gap-filled events (`reacted`: its pts is a reaction change's). */
-export const kindOf = (m: { status: MessageStatus; edited: boolean; reacted: boolean }): MessageEventKind =>
+export const kindOf = (m: { status: MessageRecord['status']; edited: boolean; reacted: boolean }): MessageEventKind =>
   isRecalled(m) ? 'RECALLED' : m.reacted ? 'REACTIONS_CHANGED' : m.edited ? 'EDITED' : 'ADDED'

@@ -94,6 +94,7 @@ export function userTopicVerdict(
       return scope === 'account' ? 'sync' : scoped === null ? 'deliver' : 'skip'
     case 'message':
     case 'typing':
+    case 'account':
       return 'skip'
   }
 }

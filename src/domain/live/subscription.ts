@@ -250,6 +250,7 @@ export class Subscription {
         return { payload: presencePayload(event), loaders }
       case 'message':
       case 'typing':
+      case 'account':
         return null
     }
   }

@@ -20,7 +20,14 @@ import { transact } from '../core/transact.ts'
 import { parseText } from '../send/content.ts'
 import { LIMITS } from '../core/limits.ts'
 import { alertRule } from '../live/alertRule.ts'
-import { checkReferences, parseQuoted, parseUserIds } from '../send/references.ts'
+import {
+  checkReferences,
+  parseMentionRanges,
+  parseQuoted,
+  parseUserIds,
+  rangeMentions,
+  type MentionRangeInput,
+} from '../send/references.ts'
 
 /**
  * Every write of a member's own state of a conversation (do-not-disturb, pin, archive, mark unread,
@@ -98,11 +105,25 @@ async function checkPinLimit(tx: Tx, app: App, viewer: Viewer, conversationId: n
   }
 }
 
-export type DraftInput = { text: string; quotedMessageId?: string | null; mentionUserIds?: readonly string[] | null }
+export type DraftInput = {
+  text: string
+  quotedMessageId?: string | null
+  mentionUserIds?: readonly string[] | null
+  mentionRanges?: readonly MentionRangeInput[] | null
+}
+
+/** A draft's mentions: the ids named, and those its ranges name (checked against the text as a message's are). */
+function parseDraftMentions(input: DraftInput, text: string) {
+  const mentionRanges = parseMentionRanges(text, input.mentionRanges ?? [], 'draft.mentionRanges')
+  const named = parseUserIds(input.mentionUserIds, 'draft.mentionUserIds', LIMITS.mentionsPerMessage)
+  const mentionUserIds = [...new Set([...named, ...rangeMentions({ mentionRanges }).userIds])]
+  return { mentionUserIds, mentionRanges }
+}
 
 /**
  * saveDraft: the text under a text message's limits, a quoted message the viewer may see in the same
- * conversation, mentioned users who are members; null clears. Returns the conversation id.
+ * conversation, mentioned users who are members, and mention ranges under a message's rules (the
+ * @all right is checked when the message is sent); null clears. Returns the conversation id.
  */
 export async function saveDraft(
   app: App,
@@ -111,10 +132,11 @@ export async function saveDraft(
   input: DraftInput | null,
 ): Promise<number> {
   const id = parseId(conversationId, 'Conversation')
+  const text = input && parseText(input.text, 'draft.text')
   const parsed = input && {
-    text: parseText(input.text, 'draft.text'),
+    text: text!,
     quoted: parseQuoted(input.quotedMessageId, id),
-    mentionUserIds: parseUserIds(input.mentionUserIds, 'draft.mentionUserIds', LIMITS.mentionsPerMessage),
+    ...parseDraftMentions(input, text!),
   }
   return transact(app, async (tx) => {
     await accessConversation(tx, viewer, id, { lock: false })
@@ -123,7 +145,12 @@ export async function saveDraft(
       tx,
       id,
       viewer.userId,
-      parsed && { text: parsed.text, quotedSeq: parsed.quoted?.seq ?? null, mentionUserIds: parsed.mentionUserIds },
+      parsed && {
+        text: parsed.text,
+        quotedSeq: parsed.quoted?.seq ?? null,
+        mentionUserIds: parsed.mentionUserIds,
+        mentionRanges: parsed.mentionRanges,
+      },
     )
     return { result: id, events: await viewerChanged(tx, viewer, id) }
   })

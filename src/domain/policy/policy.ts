@@ -106,6 +106,13 @@ export function checkSetsPostingPolicy(access: MemberAccess): void {
   if (!isManager(access.member)) throw forbidden('only the owner or an admin can change who posts')
 }
 
+/** setRetention: operators on any conversation; otherwise a GROUP's OWNER only (NOT_FOUND to non-members first). */
+export function checkSetsRetention(viewer: Viewer, access: ConversationAccess): void {
+  if (viewer.isOperator) return
+  if (access.conversation.type !== 'GROUP' || access.member?.role !== 'OWNER')
+    throw forbidden("only a group's owner or an operator can set its retention")
+}
+
 const ROLES_BY_TYPE: Record<Exclude<ConversationType, 'PRIVATE'>, MemberRole[]> = {
   GROUP: ['OWNER', 'ADMIN', 'MEMBER'],
   CHANNEL: ['OWNER', 'ADMIN', 'SUBSCRIBER'],
@@ -185,7 +192,9 @@ export const checkReacts = (message: MessageRecord): void => refuseRecalled(mess
  * store/messages.ts `notRecalled` (unread counts, the favourites and reminders lists, search).
  */
 
-export const isRecalled = (message: Pick<MessageRecord, 'status'>) => message.status === 'RECALLED'
+/** Recalled, or taken down by an operator (REMOVED): the same tombstone for members. */
+export const isRecalled = (message: Pick<MessageRecord, 'status'>) =>
+  message.status === 'RECALLED' || message.status === 'REMOVED'
 
 /** MESSAGE_RECALLED; `doing` names what a recalled message cannot be ("quoted"). */
 export const recalledError = (doing?: string) =>

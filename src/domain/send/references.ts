@@ -54,8 +54,11 @@ const isLowSurrogate = (code: number) => code >= 0xdc00 && code <= 0xdfff
  * something besides whitespace, and no two overlap. Membership and the @all right need the
  * conversation (checkReferences, checkSender). Returned in text order.
  */
-export function parseMentionRanges(text: string, ranges: readonly MentionRangeInput[]): MentionRangeRecord[] {
-  const field = 'content.text.mentionRanges'
+export function parseMentionRanges(
+  text: string,
+  ranges: readonly MentionRangeInput[],
+  field = 'content.text.mentionRanges',
+): MentionRangeRecord[] {
   if (ranges.length > LIMITS.mentionsPerMessage)
     throw badInput(`${field} takes at most ${LIMITS.mentionsPerMessage} ranges`, field)
   const parsed = ranges

@@ -3,6 +3,7 @@ import type { App } from '../core/app.ts'
 import { encodeGlobalId } from '../core/ids.ts'
 import {
   claimDeliveries,
+  claimNextInQueue,
   deleteOldDeliveries,
   oldestPendingAgeSeconds,
   recordAttempt,
@@ -44,9 +45,10 @@ function retryOrFail(app: App, d: ClaimedDelivery, statusCode: number | null, er
 
 /**
  * Delivers the outbox (decision 0272): claims due deliveries (the head of each webhook and
- * conversation), POSTs each signed as Standard Webhooks asks, and records what came of it; a finished
- * attempt claims again at once, so the next delivery of that conversation follows without waiting for
- * the poll. Any number of instances may run one.
+ * conversation), POSTs each signed as Standard Webhooks asks, and records what came of it; a delivered
+ * one leases the next of its queue at once (one index probe, so a long backlog drains at the
+ * receiver's pace, not the claim's), anything else claims again, so nothing waits for the poll. Any
+ * number of instances may run one.
  */
 export function startWebhookWorker(
   app: App,
@@ -60,7 +62,7 @@ export function startWebhookWorker(
   let again = false
   let claimFailure: string | null = null
 
-  async function attempt(d: ClaimedDelivery): Promise<void> {
+  async function attempt(d: ClaimedDelivery): Promise<AttemptResult['outcome']> {
     const started = performance.now()
     const body = d.body ?? renderBody(d)
     let result: AttemptResult
@@ -89,15 +91,24 @@ export function startWebhookWorker(
     }
     await recordAttempt(app.db, d.id, body, result)
     worker.observer?.attempted(result.outcome, (performance.now() - started) / 1000)
+    return result.outcome
+  }
+
+  /** Its queue's next delivery follows a delivered one at once; anything else leaves the queue to the claims. */
+  async function follow(d: ClaimedDelivery, outcome: AttemptResult['outcome']): Promise<void> {
+    const next = outcome === 'delivered' && !stopped ? await claimNextInQueue(app.db, d, LEASE_MS) : []
+    if (next.length) next.forEach(track)
+    else pump()
   }
 
   function track(d: ClaimedDelivery) {
     const running: Promise<void> = attempt(d)
-      .catch((error: unknown) => log(`webhook delivery ${d.id} not recorded: ${String(error)}`))
-      .finally(() => {
-        inFlight.delete(running)
+      .then((outcome) => follow(d, outcome))
+      .catch((error: unknown) => {
+        log(`webhook delivery ${d.id}: ${String(error)}`)
         pump()
       })
+      .finally(() => inFlight.delete(running))
     inFlight.add(running)
   }
 
