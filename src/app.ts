@@ -111,5 +111,6 @@ export function settingsFromConfig(
       minSeconds: config.RETENTION_MIN_SECONDS,
       sweepIntervalMs: config.RETENTION_SWEEP_INTERVAL_MS,
     },
+    streamIdleTimeoutMs: config.STREAM_IDLE_TIMEOUT_MS,
   }
 }

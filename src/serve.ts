@@ -12,6 +12,7 @@ import { startReminderScheduler } from './domain/lifecycle/index.ts'
 import { loadSensitiveWords } from './domain/send/index.ts'
 import { startWebhookWorker } from './domain/webhooks/index.ts'
 import { startPushWorker } from './domain/push/index.ts'
+import { startStreamSweeper } from './domain/streams/index.ts'
 import { DEV_TOKEN_LIFETIME, DEV_USER } from './http/graphiql.ts'
 import { redisReadiness } from './ops/health.ts'
 import type { Logger } from './ops/logger.ts'
@@ -148,6 +149,7 @@ export async function serve({ config, authSecret, database, log, logger, opened 
   metrics?.watchWebhooks(webhooks)
   const sweeper = startAttachmentSweeper(app, { log })
   const retention = startRetentionSweeper(app, { log })
+  const streams = startStreamSweeper(app, { log })
 
   let stopping = false
   async function shutdown(signal: string) {
@@ -166,6 +168,7 @@ export async function serve({ config, authSecret, database, log, logger, opened 
     await push?.stop()
     await sweeper.stop()
     await retention.stop()
+    await streams.stop()
     await realtime.close()
     await db.$disconnect()
     await tracing?.shutdown()

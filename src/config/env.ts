@@ -133,6 +133,7 @@ const Env = z
       .refine((networks) => networks.every(isNetwork), { error: 'must be networks such as 10.0.0.0/8,fd00::/8' }),
     WEBHOOK_SECRET_KEY: z.string().min(32, { error: 'must be at least 32 characters' }).optional(),
     MAX_UPLOAD_BYTES: wholeNumber(1).default(104_857_600),
+    STREAM_IDLE_TIMEOUT_MS: wholeNumber(1000).default(30_000),
     // Unset: files on disk under DATA_DIR/media. Set: an S3-compatible bucket; credentials come from
     // the standard AWS variables, which the SDK reads itself.
     MEDIA_S3_BUCKET: z.string().min(1).optional(),

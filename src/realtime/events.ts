@@ -2,7 +2,7 @@
  * What domain actions hand to realtime after commit. Payloads carry keys only: each subscriber's
  * resolver reads what that subscriber may see.
  */
-export type MessageEventKind = 'ADDED' | 'EDITED' | 'RECALLED' | 'REACTIONS_CHANGED'
+export type MessageEventKind = 'ADDED' | 'EDITED' | 'RECALLED' | 'REACTIONS_CHANGED' | 'STREAM_ENDED'
 
 export type RealtimeEvent =
   | {
@@ -15,7 +15,19 @@ export type RealtimeEvent =
       actorId?: number
     }
   | { type: 'read'; conversationId: number; userId: number; lastReadSeq: number; receiptsVisible: boolean }
-  | { type: 'typing'; conversationId: number; userId: number; expiresAt: string }
+  | { type: 'typing'; conversationId: number; userId: number; expiresAt: string; status?: string | null }
+  /** An ephemeral signal (never stored); `toUserIds` null: every member. */
+  | {
+      type: 'signal'
+      conversationId: number
+      userId: number
+      signalType: string
+      payload: unknown
+      toUserIds: number[] | null
+      sentAt: string
+    }
+  /** The next delta of a streamed message (never stored as such); `text` is the whole text so far. */
+  | { type: 'stream'; conversationId: number; seq: number; sequence: number; delta: string; text: string }
   /** `actorId`: who added or removed the user (the user when joining or leaving), for webhooks (membership.changed). */
   | { type: 'joined'; conversationId: number; userId: number; actorId?: number }
   | { type: 'removed'; conversationId: number; userId: number; actorId?: number }

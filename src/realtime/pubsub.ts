@@ -1,4 +1,5 @@
 import { ACCOUNTS_TOPIC, conversationTopic, userTopic, type RealtimeEvent } from './events.ts'
+import { memoryStreamStates, type StreamStates } from './streams.ts'
 
 export type Listener = (event: RealtimeEvent) => void
 
@@ -20,6 +21,8 @@ export type Realtime = {
   unlisten(topic: string, listener: Listener): void
   /** Events one subscription may have waiting before it ends with RESYNC_REQUIRED (a slow consumer). */
   readonly subscriberBuffer: number
+  /** Streamed messages' live state, beside the bus that carries their deltas (realtime/streams.ts). */
+  readonly streams: StreamStates
   /** Runs `hook` first when the bus closes (delivery ends its local subscriptions). */
   onClose(hook: () => void): void
   /** Runs `hook` each time the bus is back after an outage, its topics listened to again (Redis; never in process). */
@@ -32,6 +35,8 @@ function topicsOf(event: RealtimeEvent): string[] {
   switch (event.type) {
     case 'message':
     case 'typing':
+    case 'signal':
+    case 'stream':
       return [conversationTopic(event.conversationId)]
     case 'read':
       return [conversationTopic(event.conversationId), userTopic(event.userId)]
@@ -63,6 +68,9 @@ export type BusOptions = {
   subscriberBuffer?: number
 }
 
+/** Apps of one process sharing an event target (several instances in tests) share its stream states too. */
+const localStreams = new WeakMap<EventTargetLike, StreamStates>()
+
 /**
  * A bus over an event target. `confirm` resolves once the target delivers a topic (Redis: the
  * SUBSCRIBE reply); `publish` overrides dispatching (Redis: a PUBLISH whose failure is only logged).
@@ -76,6 +84,8 @@ export function createBus(
     close?: () => Promise<void>
     /** Registers the reconnect hook with the transport (Redis). */
     onReconnect?: (hook: () => void) => void
+    /** Shared stream states (Redis); by default this process's, one set per event target. */
+    streams?: StreamStates
   } = {},
 ): Realtime {
   // One target listener per (topic, listener), so unlisten finds the wrapper it registered.
@@ -84,12 +94,17 @@ export function createBus(
   const publishOne =
     opts.publish ?? (async (topic, event) => (target.dispatchEvent(new CustomEvent(topic, { detail: event })), true))
 
+  const publish = async (events: readonly RealtimeEvent[]) => {
+    const sent = events.flatMap((event) => topicsOf(event).map((topic) => publishOne(topic, event)))
+    return (await Promise.all(sent)).every(Boolean)
+  }
+  let streams = opts.streams ?? localStreams.get(target)
+  if (!streams) localStreams.set(target, (streams = memoryStreamStates(publish)))
+
   const bus: Realtime = {
     subscriberBuffer: opts.subscriberBuffer ?? DEFAULT_SUBSCRIBER_BUFFER,
-    async publish(events) {
-      const sent = events.flatMap((event) => topicsOf(event).map((topic) => publishOne(topic, event)))
-      return (await Promise.all(sent)).every(Boolean)
-    },
+    publish,
+    streams,
     async listen(topic, listener) {
       let byListener = wrappers.get(topic)
       if (!byListener) wrappers.set(topic, (byListener = new Map()))

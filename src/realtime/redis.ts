@@ -2,6 +2,7 @@ import { createRedisEventTarget } from '@graphql-yoga/redis-event-target'
 import { Redis } from 'ioredis'
 import type { RealtimeEvent } from './events.ts'
 import { createBus, type Realtime } from './pubsub.ts'
+import { redisStreamStates } from './redisStreams.ts'
 
 /** Counts what crosses the Redis connections (the metrics module implements it). */
 export type RedisObserver = { published(): void; publishFailed(): void; received(): void; reconnecting(): void }
@@ -84,6 +85,7 @@ export function createRedisRealtime(
       await Promise.allSettled([subscribeClient.quit(), publishClient.quit()])
     },
     onReconnect: (hook) => reconnectHooks.push(hook),
+    streams: redisStreamStates(publishClient),
   })
   return { ...bus, connected: () => publishClient.status === 'ready' && subscribeClient.status === 'ready' }
 }

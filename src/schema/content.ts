@@ -1,17 +1,18 @@
 import type { FieldMap } from '@pothos/core'
 import type { MessageKind } from '../store/records.ts'
+import type { MessageKey } from '../domain/core/index.ts'
 import type { SystemContentRecord } from '../domain/send/index.ts'
 import { loadExisting } from '../domain/history/index.ts'
 import { renderSystemText } from '../domain/send/index.ts'
 import { builder } from './builder.ts'
-import { MessageKindEnum } from './enums.ts'
+import { CardActionStyleEnum, MessageKindEnum } from './enums.ts'
 import { UserRef } from './user.ts'
 import { MentionRangeRef } from './mentionRanges.ts'
 import { AttachmentRef, attachmentUrl } from './files.ts'
 
 /** Stored message content (JSONB) together with its kind, which picks the union member. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSONB read per union member; each member's resolvers know its shape
-type ContentShape = { kind: MessageKind; data: Record<string, any> }
+type ContentShape = { kind: MessageKind; data: Record<string, any>; key?: MessageKey }
 
 const TYPE_BY_KIND: Record<MessageKind, string> = {
   TEXT: 'TextContent',
@@ -85,9 +86,31 @@ const StickerContent = content('StickerContent', (t) => ({
   label: str(t, 'label', true),
   attachment: attachment(t),
 }))
+type CardActionShape = { id: string; label: string; style: 'DEFAULT' | 'PRIMARY' | 'DANGER'; url?: string }
+const CardAction = builder.objectRef<CardActionShape>('CardAction').implement({
+  description: 'A button on a card; one with a url opens the link and calls nothing back',
+  fields: (t) => ({
+    id: t.exposeString('id'),
+    label: t.exposeString('label'),
+    style: t.field({ type: CardActionStyleEnum, resolve: (a) => a.style }),
+    url: t.string({ nullable: true, resolve: (a) => a.url ?? null }),
+  }),
+})
 const CardContent = content('CardContent', (t) => ({
   cardType: str(t, 'cardType'),
   data: t.field({ type: 'JSON', resolve: (c) => c.data.data }),
+  actions: t.field({ type: [CardAction], resolve: (c) => c.data.actions ?? [] }),
+  updatedAt: t.field({
+    type: 'DateTime',
+    nullable: true,
+    description: 'The last updateCard',
+    resolve: (c) => (c.data.updatedAt ? new Date(c.data.updatedAt) : null),
+  }),
+  viewerActionId: t.string({
+    nullable: true,
+    description: 'The action the viewer pressed, if any',
+    resolve: (c, _a, ctx) => (c.key && c.data.actions?.length ? ctx.loaders.pressedActions.load(c.key) : null),
+  }),
 }))
 const MaterialContent = content('MaterialContent', (t) => ({
   title: str(t, 'title'),
@@ -96,7 +119,7 @@ const MaterialContent = content('MaterialContent', (t) => ({
   url: str(t, 'url'),
 }))
 
-const SystemEventEnum = builder.enumType('SystemEvent', {
+export const SystemEventEnum = builder.enumType('SystemEvent', {
   values: [
     'CONVERSATION_CREATED',
     'MEMBERS_ADDED',

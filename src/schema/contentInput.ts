@@ -1,3 +1,4 @@
+import { CardActionStyleEnum } from './enums.ts'
 import { builder } from './builder.ts'
 import { MentionRangeInput } from './mentionRanges.ts'
 
@@ -53,8 +54,21 @@ const StickerInput = builder.inputType('StickerInput', {
   fields: (t) => ({ stickerId: t.string({ required: true }), url: t.string({ required: true }), label: t.string() }),
 })
 
+export const CardActionInput = builder.inputType('CardActionInput', {
+  fields: (t) => ({
+    id: t.string({ required: true, description: '1..64 of [A-Za-z0-9_-], unique on the card' }),
+    label: t.string({ required: true, description: '1..40 characters' }),
+    style: t.field({ type: CardActionStyleEnum, defaultValue: 'DEFAULT' }),
+    url: t.string({ description: 'Opens this link; no callback' }),
+  }),
+})
+
 const CardInput = builder.inputType('CardInput', {
-  fields: (t) => ({ cardType: t.string({ required: true }), data: t.field({ type: 'JSON', required: true }) }),
+  fields: (t) => ({
+    cardType: t.string({ required: true }),
+    data: t.field({ type: 'JSON', required: true }),
+    actions: t.field({ type: [CardActionInput], description: 'At most 5 buttons' }),
+  }),
 })
 
 const ForwardInput = builder.inputType('ForwardInput', {

@@ -13,7 +13,7 @@ export const MemberRoleEnum = builder.enumType('MemberRole', {
 })
 export const SenderTypeEnum = builder.enumType('SenderType', { values: ['USER', 'AGENT', 'SYSTEM'] as const })
 export const MessageStatusEnum = builder.enumType('MessageStatus', {
-  values: ['NORMAL', 'EDITED', 'RECALLED', 'REMOVED'] as const,
+  values: ['NORMAL', 'EDITED', 'RECALLED', 'STREAMING', 'REMOVED'] as const,
 })
 export const MessageKindEnum = builder.enumType('MessageKind', {
   values: ['TEXT', 'IMAGE', 'AUDIO', 'VIDEO', 'FILE', 'STICKER', 'CARD', 'FORWARD', 'MATERIAL', 'SYSTEM'] as const,
@@ -22,4 +22,7 @@ export const MessageKindEnum = builder.enumType('MessageKind', {
 export const PostingPolicyEnum = builder.enumType('PostingPolicy', {
   values: ['EVERYONE', 'ADMINS'] as const,
   description: 'ADMINS: only the OWNER and ADMINs send (an announcement group); others are FORBIDDEN',
+})
+export const CardActionStyleEnum = builder.enumType('CardActionStyle', {
+  values: ['DEFAULT', 'PRIMARY', 'DANGER'] as const,
 })

@@ -52,7 +52,7 @@ builder.node(MessageRef, {
       description: 'Null once RECALLED (a tombstone stays in history)',
       resolve: (m) => {
         const data = shownContent(m) as Record<string, unknown> | null
-        return data === null ? null : { kind: m.kind, data }
+        return data === null ? null : { kind: m.kind, data, key: m }
       },
     }),
     clientMessageId: t.exposeString('clientMessageId', { nullable: true }),
@@ -146,7 +146,7 @@ const SendMessageInput = builder.inputType('SendMessageInput', {
   }),
 })
 
-const SendMessagePayload = builder
+export const SendMessagePayload = builder
   .objectRef<{ message: MessageRecord; deduplicated: boolean }>('SendMessagePayload')
   .implement({
     fields: (t) => ({

@@ -19,7 +19,9 @@ const SAME_FOR_EVERY_MEMBER: Record<string, ReadonlySet<string>> = {
   Subscription: new Set(['conversationEvents', 'inboxEvents']),
   MessageEvent: new Set(['kind', 'pts', 'message', 'cursor', 'alert']),
   ReadEvent: new Set(['conversationId', 'user', 'lastReadSeq']),
-  TypingEvent: new Set(['conversationId', 'user', 'expiresAt']),
+  TypingEvent: new Set(['conversationId', 'user', 'expiresAt', 'status']),
+  MessageStreamEvent: new Set(['conversationId', 'messageId', 'sequence', 'delta', 'text']),
+  SignalEvent: new Set(['conversationId', 'from', 'type', 'payload', 'sentAt']),
   Message: new Set([
     'id',
     'conversationId',
@@ -64,6 +66,8 @@ const VIEWERS_OWN = new Set([
   'ConversationUpdatedEvent',
   'ConversationRemovedEvent',
 ])
+/** Fields below a MESSAGE_ONLY field that still depend on the viewer (their own choice on a card). */
+const VIEWERS_EVEN_BELOW = new Set(['CardContent.viewerActionId'])
 /** Whether nothing selected below this field can make a shared event differ between members. */
 const settled = (parent: string, field: string) => VIEWERS_OWN.has(parent) || MESSAGE_ONLY.has(`${parent}.${field}`)
 
@@ -80,7 +84,8 @@ export function sameForEveryMember(schema: GraphQLSchema, operation: OperationDe
         enter(node) {
           const parent = typeInfo.getParentType()
           const name = node.name.value
-          if (parent && settled(parent.name, name)) settledDepth++
+          if (parent && VIEWERS_EVEN_BELOW.has(`${parent.name}.${name}`)) shared = false
+          else if (parent && settled(parent.name, name)) settledDepth++
           else if (
             parent &&
             name !== '__typename' &&

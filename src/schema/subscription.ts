@@ -16,11 +16,12 @@ import { MessageRef } from './message.ts'
 import { UserRef } from './user.ts'
 import { FriendshipEventRef } from './friends.ts'
 import { PresenceEventRef } from './presence.ts'
+import { MessageStreamEventRef, SignalEventRef } from './ephemeral.ts'
 
 type Payload<N extends EventPayload['typename']> = Extract<EventPayload, { typename: N }>
 
 const MessageEventKindEnum = builder.enumType('MessageEventKind', {
-  values: ['ADDED', 'EDITED', 'RECALLED', 'REACTIONS_CHANGED'] as const,
+  values: ['ADDED', 'EDITED', 'RECALLED', 'REACTIONS_CHANGED', 'STREAM_ENDED'] as const,
 })
 
 const MessageEventRef = builder.objectRef<Payload<'MessageEvent'>>('MessageEvent').implement({
@@ -59,6 +60,11 @@ const TypingEventRef = builder.objectRef<Payload<'TypingEvent'>>('TypingEvent').
     conversationId: t.id({ resolve: (e) => encodeGlobalId('Conversation', e.conversationId) }),
     user: t.field({ type: UserRef, resolve: async (e, _a, ctx) => (await ctx.loaders.users.load(e.userId))! }),
     expiresAt: t.field({ type: 'DateTime', resolve: (e) => e.expiresAt }),
+    status: t.string({
+      nullable: true,
+      description: 'What an agent is doing ("thinking…"); null for plain typing',
+      resolve: (e) => e.status,
+    }),
   }),
 })
 
@@ -110,11 +116,12 @@ const ConversationRemovedEventRef = builder
 const resolveType = (payload: EventPayload) => payload.typename
 
 const ConversationEventUnion = builder.unionType('ConversationEvent', {
-  types: [MessageEventRef, ReadEventRef, TypingEventRef],
+  types: [MessageEventRef, ReadEventRef, TypingEventRef, MessageStreamEventRef, SignalEventRef],
   resolveType,
 })
 
-type ConversationEventPayload = Payload<'MessageEvent' | 'ReadEvent' | 'TypingEvent'>
+type ConversationEventName = 'MessageEvent' | 'ReadEvent' | 'TypingEvent' | 'MessageStreamEvent' | 'SignalEvent'
+type ConversationEventPayload = Payload<ConversationEventName>
 
 const ConversationEventBatchRef = builder.objectRef<DeliveryBatch>('ConversationEventBatch').implement({
   description: 'Consecutive events of one conversation stream, in stream order',
@@ -134,6 +141,8 @@ export const InboxEventUnion = builder.unionType('InboxEvent', {
     MessageEventRef,
     ReadEventRef,
     TypingEventRef,
+    MessageStreamEventRef,
+    SignalEventRef,
     ReminderDueEventRef,
     ConversationJoinedEventRef,
     MessageActionEventRef,
@@ -177,7 +186,7 @@ builder.subscriptionFields((t) => {
         'With sincePts: first replays every change after it (as MessageEvents, ascending pts), then continues live with no gap and no duplicate. Too far behind: error RESYNC_REQUIRED.',
       args: conversationStreamArgs,
       subscribe: (_root, args, ctx) => openConversationEvents(ctx.app, viewerOf(ctx), args),
-      resolve: (delivery: Delivery, _args, ctx) => deliver<'MessageEvent' | 'ReadEvent' | 'TypingEvent'>(delivery, ctx),
+      resolve: (delivery: Delivery, _args, ctx) => deliver<ConversationEventName>(delivery, ctx),
     }),
     conversationEventBatches: t.field({
       type: ConversationEventBatchRef,
@@ -200,7 +209,7 @@ builder.mutationField('sendTyping', (t) =>
   t.withAuth({ authenticated: true }).boolean({
     description:
       'Ephemeral, never stored; at most one event per 2 s per conversation (extra calls answer true and publish nothing)',
-    args: { conversationId: t.arg.id({ required: true }) },
-    resolve: (_r, { conversationId }, ctx) => sendTyping(ctx.app, ctx.viewer, conversationId),
+    args: { conversationId: t.arg.id({ required: true }), status: t.arg.string() },
+    resolve: (_r, { conversationId, status }, ctx) => sendTyping(ctx.app, ctx.viewer, conversationId, status),
   }),
 )

@@ -27,6 +27,8 @@ export type MessageDraft = {
   forwardedFrom?: ForwardOriginRecord | null
   /** Written to the search index with the message (store/search.ts); absent or '' for none. */
   searchDocument?: SearchDocument
+  /** STREAMING: a streamed reply's start, which also opens its message_streams row; absent: NORMAL. */
+  status?: 'NORMAL' | 'STREAMING'
 }
 
 /**
@@ -89,9 +91,10 @@ export async function appendMessagesTo(conn: Conn, appends: readonly Append[]): 
         ${column((r) => r.senderType)}::"SenderType"[], ${column((r) => r.senderId)}::bigint[], ${column((r) => r.kind)}::"MessageKind"[],
         ${column((r) => r.clientMessageId)}::text[], ${column((r) => JSON.stringify(r.content))}::text[], ${column((r) => r.quotedSeq)}::bigint[],
         ${column((r) => arrayLiteral(r.mentionUserIds))}::text[], ${column((r) => r.mentionAll)}::boolean[], ${column((r) => arrayLiteral(r.visibleTo))}::text[],
-        ${column((r) => (r.forwardedFrom ? JSON.stringify(r.forwardedFrom) : null))}::text[], ${column((r) => r.searchDocument ?? '')}::text[])
+        ${column((r) => (r.forwardedFrom ? JSON.stringify(r.forwardedFrom) : null))}::text[], ${column((r) => r.searchDocument ?? '')}::text[],
+        ${column((r) => r.status ?? 'NORMAL')}::"MessageStatus"[])
         AS a(conversation_id, seq, pts, sender_type, sender_id, kind, client_message_id, content, quoted_seq, mention_user_ids, mention_all,
-          visible_to, forwarded_from, document)),
+          visible_to, forwarded_from, document, status)),
     conv AS (
       UPDATE conversations c SET last_seq = n.last_seq, last_pts = n.last_pts, last_activity_at = (SELECT at FROM clock)
       FROM (SELECT conversation_id, max(seq) AS last_seq, max(pts) AS last_pts FROM appended GROUP BY conversation_id) n
@@ -104,10 +107,14 @@ export async function appendMessagesTo(conn: Conn, appends: readonly Append[]): 
     ${indexAppended(Prisma.sql`appended`, Prisma.sql`(SELECT at FROM clock)`)},
     inserted AS (
       INSERT INTO messages (conversation_id, seq, pts, sender_type, sender_id, kind, client_message_id, content,
-        quoted_seq, mention_user_ids, mention_all, visible_to, sent_at, forwarded_from)
+        quoted_seq, mention_user_ids, mention_all, visible_to, sent_at, forwarded_from, status)
       SELECT conversation_id, seq, pts, sender_type, sender_id, kind, client_message_id, content::jsonb, quoted_seq,
-        mention_user_ids::bigint[], mention_all, visible_to::bigint[], (SELECT at FROM clock), forwarded_from::jsonb
-      FROM appended)
+        mention_user_ids::bigint[], mention_all, visible_to::bigint[], (SELECT at FROM clock), forwarded_from::jsonb, status
+      FROM appended RETURNING conversation_id, seq),
+    streams AS (
+      INSERT INTO message_streams (conversation_id, seq, sender_id, touched_at)
+      SELECT a.conversation_id, a.seq, a.sender_id, (SELECT at FROM clock)
+      FROM appended a JOIN inserted i USING (conversation_id, seq) WHERE a.status = 'STREAMING')
     SELECT at AS "sentAt" FROM clock`.catch((error: unknown) => {
     throw violatedUniqueConstraint(error) === 'messages_idempotency_key' ? new DuplicateIdempotencyKey() : error
   })
@@ -125,7 +132,7 @@ export async function appendMessagesTo(conn: Conn, appends: readonly Append[]): 
     mentionUserIds: r.mentionUserIds,
     mentionAll: r.mentionAll,
     visibleTo: r.visibleTo,
-    status: 'NORMAL',
+    status: r.status ?? 'NORMAL',
     sentAt,
     editedAt: null,
     recalledAt: null,
@@ -171,6 +178,18 @@ export async function findByClientMessageIds(
     JOIN messages m ON m.conversation_id = ${conversationId} AND m.sender_type = k.sender_type
       AND m.sender_id = k.sender_id AND m.client_message_id = k.client_message_id`
   return rows.map(toMessage)
+}
+
+/** The SYSTEM message a host posted under `clientMessageId` (postSystemMessage's idempotency), if any. */
+export async function findSystemByClientMessageId(
+  conn: Conn,
+  conversationId: number,
+  clientMessageId: string,
+): Promise<MessageRecord | null> {
+  const rows = await conn.$queryRaw<MessageRow[]>`
+    SELECT ${MESSAGE_COLUMNS} FROM messages m
+    WHERE m.conversation_id = ${conversationId} AND m.sender_type = 'SYSTEM' AND m.client_message_id = ${clientMessageId}`
+  return rows[0] ? toMessage(rows[0]) : null
 }
 
 /** Messages by key that the reader may see; invisible or missing keys are simply absent. */

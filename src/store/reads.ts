@@ -40,7 +40,7 @@ const EXCEPTION = Prisma.sql`(m.sender_type = 'SYSTEM' OR m.status = 'RECALLED' 
 
 /**
  * Per membership `cm` (its user is the reader): the unread messages of others the reader may see (not
- * SYSTEM, not recalled, after the read position, inside the membership window, directed to them if
+ * SYSTEM notices, though a host's text or card posted as SYSTEM counts; not recalled, after the read position, inside the membership window, directed to them if
  * directed, not deleted for them), and how many of them mention the reader or everyone. Counted by
  * exception (decision 0263), so the cost does not grow with the unread messages: seqs are allocated
  * without gaps up to `last_seq` (and deleted only below `retained_from_seq`), so the window after the position holds `last_seq - lo + 1` messages,
@@ -61,7 +61,7 @@ const unreadOf = Prisma.sql`
     CROSS JOIN LATERAL (
       SELECT count(*) FILTER (WHERE NOT e.counted) AS left_out, count(*) FILTER (WHERE e.counted AND e.mentions) AS mentioned
       FROM (
-        SELECT coalesce(m.sender_type <> 'SYSTEM' AND m.sender_id <> cm.user_id AND ${notRecalled}
+        SELECT coalesce(m.kind <> 'SYSTEM' AND m.sender_id IS DISTINCT FROM cm.user_id AND ${notRecalled}
             AND ${directedTo(Prisma.sql`cm.user_id`)}
             AND NOT EXISTS (${deletedForUser(Prisma.sql`cm.user_id`)}), false) AS counted,
           (m.mention_all OR cm.user_id = ANY(m.mention_user_ids)) AS mentions

@@ -161,7 +161,8 @@ describe('MessageEvent.alert', () => {
       ['ADDED', by(8, { visibleTo: [9] }), null, false],
       ['ADDED', by(8, { visibleTo: [VIEWER] }), null, true],
       ['ADDED', by(VIEWER, { mentionUserIds: [VIEWER] }), null, false],
-      ['ADDED', by(null), null, false],
+      ['ADDED', by(null, { kind: 'SYSTEM' }), null, false], // Parley's notices and a host's events
+      ['ADDED', by(null, { kind: 'TEXT' }), null, true], // a host's text posted as SYSTEM (postSystemMessage)
       ['EDITED', by(8), null, false],
       ['RECALLED', by(8, { mentionAll: true }), null, false],
       ['REACTIONS_CHANGED', by(8, { mentionUserIds: [VIEWER] }), null, false],

@@ -32,6 +32,8 @@ export type Settings = {
   push: { gatewayUrl: string | null; preview: PushPreview }
   /** A user's presence change is announced once it held this long, so a flapping connection does not flood. */
   presenceDebounceMs: number
+  /** A streamed message untouched this long is finished by the server (STREAM_IDLE_TIMEOUT_MS). */
+  streamIdleTimeoutMs: number
   /** Message retention (domain/governance/retention.ts). */
   retention: RetentionSettings
 }
@@ -87,4 +89,5 @@ export const DEFAULT_SETTINGS: Settings = {
   push: { gatewayUrl: null, preview: 'full' },
   presenceDebounceMs: 2000,
   retention: { defaultSeconds: null, minSeconds: 86_400, sweepIntervalMs: 60_000 },
+  streamIdleTimeoutMs: 30_000,
 }

@@ -1,3 +1,4 @@
+import { findPressedActions } from '../../store/cards.ts'
 import DataLoader from 'dataloader'
 import type { Db } from '../../db/client.ts'
 import { messageKeyText as messageKey, type MessageKey } from '../core/ids.ts'
@@ -98,6 +99,15 @@ const factories = {
       async (keys) => {
         const found = byKey(await findViewerStates(db, viewerId, keys), messageKey)
         return keys.map((k) => found.get(messageKey(k)) ?? NO_ACTIONS)
+      },
+      { cacheKeyFn: messageKey },
+    ),
+  /** The action the viewer pressed on each card, or null (CardContent.viewerActionId). */
+  pressedActions: ({ db, viewerId }: LoaderScope) =>
+    new DataLoader<MessageKey, string | null, string>(
+      async (keys) => {
+        const found = byKey(await findPressedActions(db, viewerId, keys), messageKey)
+        return keys.map((k) => found.get(messageKey(k))?.actionId ?? null)
       },
       { cacheKeyFn: messageKey },
     ),

@@ -6,7 +6,7 @@ import { seesMessage } from './rules.ts'
 export type AlertMember = { userId: number; visibleFromSeq: number; doNotDisturbUntil: Date | null }
 export type AlertMessage = Pick<
   MessageRecord,
-  'seq' | 'senderType' | 'senderId' | 'mentionUserIds' | 'mentionAll' | 'visibleTo'
+  'seq' | 'senderId' | 'kind' | 'mentionUserIds' | 'mentionAll' | 'visibleTo'
 >
 
 /** Do-not-disturb is on while now < doNotDisturbUntil (a past time is off). */
@@ -17,12 +17,13 @@ export const inDoNotDisturb = (until: Date | null, now: Date): boolean => until 
  * conversation coming back (domain/members/conversationSettings.ts) and push notifications
  * (domain/push). An ADDED message by someone else, that the member may see (inside their JOINED
  * window, not directed at others), outside do-not-disturb, or mentioning the member or @all, which
- * breaks through it. Never for own messages, SYSTEM notices, edits or recalls. A muted or blocked
+ * breaks through it. Never for own messages, SYSTEM events (a host's text or card posted as SYSTEM
+ * alerts like anyone's message, decision 0279), edits or recalls. A muted or blocked
  * sender's message is refused before it exists (domain/policy/policy.ts#checkSender), so it alerts nobody.
  */
 export const alertRule = {
   alerts(kind: MessageEventKind, message: AlertMessage, member: AlertMember, now: Date): boolean {
-    if (kind !== 'ADDED' || message.senderType === 'SYSTEM' || message.senderId === member.userId) return false
+    if (kind !== 'ADDED' || message.kind === 'SYSTEM' || message.senderId === member.userId) return false
     if (!seesMessage(member, message, false)) return false
     return (
       !inDoNotDisturb(member.doNotDisturbUntil, now) ||

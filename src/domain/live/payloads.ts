@@ -11,7 +11,16 @@ import { isRecalled } from '../policy/policy.ts'
 export type EventPayload =
   | { typename: 'MessageEvent'; kind: MessageEventKind; pts: number; message: MessageRecord; alert: boolean }
   | { typename: 'ReadEvent'; conversationId: number; userId: number; lastReadSeq: number }
-  | { typename: 'TypingEvent'; conversationId: number; userId: number; expiresAt: Date }
+  | { typename: 'TypingEvent'; conversationId: number; userId: number; expiresAt: Date; status: string | null }
+  | {
+      typename: 'SignalEvent'
+      conversationId: number
+      userId: number
+      signalType: string
+      payload: unknown
+      sentAt: Date
+    }
+  | { typename: 'MessageStreamEvent'; key: MessageKey; sequence: number; delta: string; text: string }
   | { typename: 'ReminderDueEvent'; message: MessageRecord; remindAt: Date }
   | { typename: 'ConversationJoinedEvent'; conversation: ConversationAccess }
   | { typename: 'MessageActionEvent'; key: MessageKey; state: ViewerState }

@@ -32,6 +32,11 @@ export function mayConcern(event: ConversationBound, viewerId: number, delivered
       return event.userId !== viewerId && event.receiptsVisible
     case 'typing':
       return event.userId !== viewerId
+    // Signals to some members reach only them; a stream's deltas reach every member, the sender's other devices too.
+    case 'signal':
+      return event.toUserIds === null || event.toUserIds.includes(viewerId)
+    case 'stream':
+      return true
   }
 }
 
@@ -46,6 +51,8 @@ export function conversationVerdict(
 ): 'lostAccess' | 'hidden' | 'deliver' {
   if (!member) return 'lostAccess'
   if (event.type === 'message' && (!member.sees || !reads.message || !reads.conversation)) return 'hidden'
+  // A streamed message before the member's window (JOINED history) stays hidden, its deltas too.
+  if (event.type === 'stream' && event.seq < member.member.visibleFromSeq) return 'hidden'
   return 'deliver'
 }
 
@@ -95,6 +102,8 @@ export function userTopicVerdict(
     case 'message':
     case 'typing':
     case 'account':
+    case 'signal':
+    case 'stream':
       return 'skip'
   }
 }

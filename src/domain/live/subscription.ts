@@ -9,6 +9,7 @@ import { presencePayload, type Delivery } from './payloads.ts'
 import { alertRule } from './alertRule.ts'
 import { conversationVerdict, followsAll, mayConcern, userTopicVerdict, type Scope } from './rules.ts'
 import type { ConversationBound, Wave } from './wave.ts'
+import { StreamOrder } from './streamOrder.ts'
 
 /** Reminder firings a subscription remembers to drop a repeat (one comes a lease, 30 s, after the first). */
 const REMINDERS_REMEMBERED = 1000
@@ -24,6 +25,7 @@ export class Subscription {
   private readonly joined = new Set<number>()
   /** Reminder firings delivered ("<conversation>:<seq>:<remindAt>"): a reminder fired again after a lost lease shows once. */
   private readonly remindersDelivered = new Set<string>()
+  private readonly streamOrder = new StreamOrder()
   opened = false
   private closed = false
 
@@ -154,6 +156,7 @@ export class Subscription {
       case 'message': {
         loaders.conversations.prime(conversationId, { conversation: reads.conversation!, member: member!.member })
         loaders.messages.prime(reads.message!, reads.message)
+        if (event.kind === 'STREAM_ENDED') this.streamOrder.ended(event)
         const { userId, visibleFromSeq } = member!.member
         const alerted = { userId, visibleFromSeq, doNotDisturbUntil: member!.doNotDisturbUntil }
         const alert = alertRule.alerts(event.kind, reads.message!, alerted, new Date())
@@ -176,10 +179,34 @@ export class Subscription {
             conversationId,
             userId: event.userId,
             expiresAt: new Date(event.expiresAt),
+            status: event.status ?? null,
           },
           loaders,
           view: { key: '', scope: wave.views },
         }
+      case 'signal':
+        return {
+          payload: {
+            typename: 'SignalEvent',
+            conversationId,
+            userId: event.userId,
+            signalType: event.signalType,
+            payload: event.payload,
+            sentAt: new Date(event.sentAt),
+          },
+          loaders,
+          view: { key: '', scope: wave.views },
+        }
+      case 'stream': {
+        const key = { conversationId, seq: event.seq }
+        if (!this.streamOrder.accepts(key, event.sequence)) return null
+        const { sequence, delta, text } = event
+        return {
+          payload: { typename: 'MessageStreamEvent', key, sequence, delta, text },
+          loaders,
+          view: { key: '', scope: wave.views },
+        }
+      }
     }
   }
 
@@ -251,6 +278,8 @@ export class Subscription {
       case 'message':
       case 'typing':
       case 'account':
+      case 'signal':
+      case 'stream':
         return null
     }
   }

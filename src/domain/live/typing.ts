@@ -2,11 +2,14 @@ import { parseId } from '../core/ids.ts'
 import { accessConversation } from '../policy/access.ts'
 import type { App, Viewer } from '../core/app.ts'
 import { isMuted } from '../policy/policy.ts'
+import { badInput } from '../core/errors.ts'
 
 /** At most one typing event per user and conversation in this interval; calls in between are no-ops. */
 const TYPING_INTERVAL_MS = 2_000
 /** How long a typing indicator shows unless renewed (longer than the interval, so one stays lit while typing goes on). */
 const TYPING_TTL_MS = 6_000
+/** An agent's status ("thinking…"): 1..64 characters. */
+const STATUS_LENGTH = 64
 
 /** Per app (App.typing): when each "<user>:<conversation>" last published on this instance. */
 type TypingThrottle = Map<string, number>
@@ -30,11 +33,19 @@ function remember(times: TypingThrottle, key: string, now: number): void {
  * (NOT_FOUND otherwise), checked against the current membership on every call: the throttle only
  * decides whether to publish, never whether the caller may (docs/decisions/0132-access-caches.md). A
  * call within TYPING_INTERVAL_MS of the last published one, or from a muted member, answers true and
- * publishes nothing, so clients may call on every keystroke.
+ * publishes nothing, so clients may call on every keystroke. A new `status` is a new indicator: it
+ * publishes at once, the throttle counting per status.
  */
-export async function sendTyping(app: TypingApp, viewer: Viewer, conversationId: string): Promise<boolean> {
+export async function sendTyping(
+  app: TypingApp,
+  viewer: Viewer,
+  conversationId: string,
+  status: string | null = null,
+): Promise<boolean> {
   const id = parseId(conversationId, 'Conversation')
-  const key = `${viewer.userId}:${id}`
+  if (status !== null && (status.trim().length === 0 || status.length > STATUS_LENGTH))
+    throw badInput(`status must be 1..${STATUS_LENGTH} characters`, 'status')
+  const key = `${viewer.userId}:${id}:${status ?? ''}`
   const { member } = await accessConversation(app.db, viewer, id, { lock: false })
   const now = Date.now()
   if (publishedRecently(app.typing, key, now) || isMuted(member, new Date(now))) return true
@@ -45,6 +56,7 @@ export async function sendTyping(app: TypingApp, viewer: Viewer, conversationId:
       conversationId: id,
       userId: viewer.userId,
       expiresAt: new Date(now + TYPING_TTL_MS).toISOString(),
+      status,
     },
   ])
   return true

@@ -17,7 +17,7 @@ import { messageKeyText, type MessageKey } from '../core/ids.ts'
 import { createLoaders, type LoaderOverrides, type Loaders } from '../history/loaders.ts'
 import { seesMessage } from './rules.ts'
 
-export type ConversationBound = Extract<RealtimeEvent, { type: 'message' | 'read' | 'typing' }>
+export type ConversationBound = Extract<RealtimeEvent, { type: 'message' | 'read' | 'typing' | 'signal' | 'stream' }>
 
 export type WaveReads = {
   members: Map<number, DeliveryMember>

@@ -148,7 +148,17 @@ export function checkEdit(viewer: Viewer, message: MessageRecord, newKind: Messa
     throw new DomainError('NOT_EDITABLE', `a ${message.kind} message cannot be edited; only TEXT can`)
   // A copy shows someone else's words under forwardedFrom: editing would put new words in their name.
   if (message.forwardedFrom) throw new DomainError('NOT_EDITABLE', 'a forwarded copy cannot be edited')
+  if (message.status === 'STREAMING')
+    throw new DomainError('NOT_EDITABLE', 'a streaming message is written by appends until it is finished')
   if (newKind !== 'TEXT') throw badInput('an edit keeps the kind: pass text content', 'content')
+}
+
+/** updateCard: the card's sender (operators for a SYSTEM card), a card, not recalled. */
+export function checkCardUpdate(viewer: Viewer, message: MessageRecord): void {
+  const sender = message.senderType === 'SYSTEM' ? viewer.isOperator : isSender(message, viewer)
+  if (!sender) throw forbidden("only the card's sender can update it")
+  if (message.kind !== 'CARD') throw new DomainError('NOT_EDITABLE', 'only a CARD message can be updated')
+  refuseRecalled(message)
 }
 
 /**

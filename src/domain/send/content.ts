@@ -54,6 +54,21 @@ const cardData = z
   })
   .refine((v) => jsonBytes(v) <= LIMITS.cardDataBytes, `must be at most ${LIMITS.cardDataBytes} bytes as JSON`)
 
+/** A card's buttons: at most 5, ids unique; a url button opens a link and calls nothing back. */
+const cardActions = z
+  .array(
+    z.object({
+      id: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1..64 of [A-Za-z0-9_-]'),
+      label: words(40),
+      style: z.enum(['DEFAULT', 'PRIMARY', 'DANGER']).nullish(),
+      url: httpUrl.nullish(),
+    }),
+  )
+  .max(5, 'must be at most 5')
+  .refine((actions) => new Set(actions.map((a) => a.id)).size === actions.length, 'ids must be unique')
+  .nullish()
+  .transform((actions) => actions?.map((a) => withoutNulls({ ...a, style: a.style ?? 'DEFAULT' })))
+
 /** Validators per input member (GraphQL already checked types and required fields). */
 const CONTENT = {
   text: {
@@ -135,6 +150,7 @@ const CONTENT = {
         'must be an identifier (letters, digits, _ . : -)',
       ),
       data: cardData,
+      actions: cardActions,
     }),
   },
   forward: {
@@ -211,6 +227,20 @@ export function validateContent(input: ContentInput): ValidContent {
   if ('forward' in draft) throw badInput('a merged forward cannot be used here', 'content.forward')
   if ('copy' in draft) throw badInput('a copy cannot be used here', 'content.copy')
   return draft
+}
+
+/** updateCard's input: new data, and new actions when given (undefined: keep the card's). */
+export function parseCardUpdate(input: { data?: unknown; actions?: unknown }): {
+  data: Record<string, unknown>
+  actions: Record<string, unknown>[] | undefined
+} {
+  const parsed = z.object({ data: cardData, actions: cardActions }).safeParse(input)
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!
+    const field = issue.path.join('.')
+    throw badInput(`${field} ${issue.message}`, field)
+  }
+  return parsed.data
 }
 
 /** A merged-forward item as stored: a copy, so later edits, recalls or deletes of the source do not change it. */

@@ -36,16 +36,24 @@ export type PreparedSend = {
   mentionUserIds: number[]
   mentionAll: boolean
   visibleTo: number[]
+  /** STREAMING: a streamed reply's start (empty TEXT, written on by appends). */
+  status: 'NORMAL' | 'STREAMING'
 }
 
-/** Everything that can be checked without the database (before the send is queued). */
-export function prepareSend(viewer: Viewer, input: SendMessageInput): PreparedSend {
+/** What a streamed reply starts as: an empty TEXT (its content input is never parsed). */
+const STREAM_START: ContentDraft = { kind: 'TEXT', content: { text: '' } }
+
+/**
+ * Everything that can be checked without the database (before the send is queued). `streaming`:
+ * the start of a streamed reply, empty TEXT with status STREAMING (input.content is not read).
+ */
+export function prepareSend(viewer: Viewer, input: SendMessageInput, streaming = false): PreparedSend {
   const conversationId = parseId(input.conversationId, 'Conversation')
   const clientMessageId = input.clientMessageId
   if (clientMessageId.length < 1 || clientMessageId.length > LIMITS.clientMessageIdLength) {
     throw badInput(`clientMessageId must be 1..${LIMITS.clientMessageIdLength} characters`, 'clientMessageId')
   }
-  const content = parseContent(input.content)
+  const content = streaming ? STREAM_START : parseContent(input.content)
   // Ranges name their users by position; mentionUserIds stays for clients that send ids only.
   const ranges = rangeMentions('content' in content ? content.content : null)
   const mentionUserIds = [
@@ -73,6 +81,7 @@ export function prepareSend(viewer: Viewer, input: SendMessageInput): PreparedSe
     mentionUserIds,
     mentionAll: (input.mentionAll ?? false) || ranges.all,
     visibleTo,
+    status: streaming ? 'STREAMING' : 'NORMAL',
   }
 }
 
@@ -107,5 +116,6 @@ export async function checkSend(
     visibleTo: send.visibleTo,
     forwardedFrom,
     searchDocument: app.settings.searchIndexing ? messageDocument(kind, content) : undefined,
+    status: send.status,
   }
 }

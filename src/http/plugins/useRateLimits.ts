@@ -10,7 +10,15 @@ import type { Context } from '../../schema/context.ts'
  * Root fields with a rule of their own; every other mutation field, whatever issue added it, counts
  * against `mutation`. sendMessage is counted by the send action, which knows the group's size.
  */
-const FIELD_RULES: Record<string, RateRule | null> = { sendMessage: null, sendTyping: 'typing' }
+const FIELD_RULES: Record<string, RateRule | null> = {
+  sendMessage: null,
+  // A send: counted by the send action, as sendMessage is.
+  startStreamingMessage: null,
+  sendTyping: 'typing',
+  sendSignal: 'typing',
+  // Counted per stream by the append itself (domain/streams), at an agent's token rate.
+  appendToStreamingMessage: null,
+}
 
 /** What the address limits read of a request: the HTTP request itself, or what http/server.ts keeps of a WebSocket's upgrade request. */
 export type ClientPeer = Pick<IncomingMessage, 'headers'> & { socket: { remoteAddress?: string } }
