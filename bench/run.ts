@@ -14,6 +14,7 @@ import { stack } from './scenarios/stack.ts'
 import { hotConversation, sendThroughput } from './scenarios/send-throughput.ts'
 import { syncScenario } from './scenarios/sync.ts'
 import { webhooks } from './scenarios/webhooks.ts'
+import { push } from './scenarios/push.ts'
 import { startClient, type LoadClient } from './client.ts'
 import { machine, openDatabaseHost, type DatabaseHost, type Figure } from './support.ts'
 
@@ -32,6 +33,7 @@ const SCENARIOS: Record<string, (host: DatabaseHost, client: LoadClient) => Prom
   peer,
   files,
   webhooks,
+  push,
 }
 
 const chosen = process.argv.slice(2).filter((a) => !a.startsWith('-'))

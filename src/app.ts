@@ -5,12 +5,15 @@ import type { Redis } from 'ioredis'
 import { StartupError, type Config } from './config/env.ts'
 import type { Db } from './db/client.ts'
 import type { ReplicaRouter } from './db/replicas.ts'
-import { DEFAULT_RETRY_SCHEDULE_MS, type App, type Settings } from './domain/core/index.ts'
+import { DEFAULT_RETRY_SCHEDULE_MS, DEFAULT_SETTINGS, type App, type Settings } from './domain/core/index.ts'
 import { Hub, type LiveApp, type TypingApp } from './domain/live/index.ts'
 import { createRateLimits } from './domain/rateLimits/index.ts'
 import { createSendQueues, type SendApp } from './domain/send/index.ts'
 import { recordWebhookDeliveries } from './domain/webhooks/index.ts'
+import { recordPushJobs } from './domain/push/index.ts'
 import type { Realtime } from './realtime/pubsub.ts'
+import { createLocalPresence, type PresenceRegistry } from './realtime/presence.ts'
+import { PresenceTracker, type PresenceApp } from './domain/presence/index.ts'
 import { deriveMediaKey, localMediaStore, type FilesApp, type MediaStore } from './domain/files/index.ts'
 import { AccountWatch, type AccountsApp } from './domain/governance/index.ts'
 
@@ -19,7 +22,7 @@ import { AccountWatch, type AccountsApp } from './domain/governance/index.ts'
  * (live delivery, the send queues, the typing throttle, the rate limiters, account changes). The schema and the
  * transport hand it to domain actions, each of which asks only for the parts it uses.
  */
-export type Parley = App & LiveApp & SendApp & TypingApp & FilesApp & AccountsApp
+export type Parley = App & LiveApp & SendApp & TypingApp & FilesApp & AccountsApp & PresenceApp
 
 /**
  * A Parley around its parts; its live subscriptions end when its bus closes. `rateLimitStore` (Redis)
@@ -27,11 +30,13 @@ export type Parley = App & LiveApp & SendApp & TypingApp & FilesApp & AccountsAp
  * decision 0288 names off the primary. `media` is where uploaded bytes live and
  * `authSecret` derives the key media URLs are signed with; without them (tests that upload nothing)
  * files go to a fresh folder under the system's temporary directory, under a random key.
+ * `presence` tells who is online on any instance (Redis); by default this app alone.
  */
 export function createApp({
   rateLimitStore,
   media = localMediaStore(path.join(tmpdir(), `parley-media-${randomUUID()}`)),
   authSecret = randomBytes(32),
+  presence = createLocalPresence(),
   ...parts
 }: {
   db: Db
@@ -41,12 +46,25 @@ export function createApp({
   rateLimitStore?: Redis
   media?: MediaStore
   authSecret?: string | Buffer
+  presence?: PresenceRegistry
 }): Parley {
   const hub = new Hub(parts.db, parts.realtime)
-  parts.realtime.onClose(() => hub.close())
+  // The outbox: webhook deliveries, and with a push gateway one push job per added message.
+  const recordEvents: App['recordEvents'] = async (tx, events) => {
+    await recordWebhookDeliveries(tx, events)
+    if (parts.settings.push.gatewayUrl) await recordPushJobs(tx, events)
+  }
+  const app: App = { ...parts, recordEvents }
+  const tracker = new PresenceTracker(app, presence, { debounceMs: parts.settings.presenceDebounceMs })
+  hub.presence = tracker
+  parts.realtime.onClose(() => {
+    hub.close()
+    void tracker.close()
+  })
   return {
     ...parts,
-    recordEvents: recordWebhookDeliveries,
+    presence: tracker,
+    recordEvents,
     hub,
     sends: createSendQueues(),
     typing: new Map(),
@@ -89,6 +107,8 @@ export function settingsFromConfig(
       secretKey: webhookKey,
     },
     maxUploadBytes: config.MAX_UPLOAD_BYTES,
+    push: { gatewayUrl: config.PUSH_GATEWAY_URL ?? null, preview: config.PUSH_PREVIEW },
+    presenceDebounceMs: DEFAULT_SETTINGS.presenceDebounceMs,
     retention: {
       defaultSeconds: config.RETENTION_SECONDS ?? null,
       minSeconds: config.RETENTION_MIN_SECONDS,

@@ -12,6 +12,7 @@ import { startRetentionSweeper } from './domain/governance/index.ts'
 import { startReminderScheduler } from './domain/lifecycle/index.ts'
 import { loadSensitiveWords } from './domain/send/index.ts'
 import { startWebhookWorker } from './domain/webhooks/index.ts'
+import { startPushWorker } from './domain/push/index.ts'
 import { startStreamSweeper } from './domain/streams/index.ts'
 import { DEV_TOKEN_LIFETIME, DEV_USER } from './http/graphiql.ts'
 import { redisReadiness } from './ops/health.ts'
@@ -20,6 +21,7 @@ import { createMetrics, listenMetrics } from './ops/metrics.ts'
 import { startTracing, traceRealtime } from './ops/tracing.ts'
 import { createRealtime } from './realtime/pubsub.ts'
 import { createRateLimitRedis, createRedisRealtime } from './realtime/redis.ts'
+import { createRedisPresence } from './realtime/presence.ts'
 import { createWorkerRealtime } from './realtime/workerBus.ts'
 import { createParleyServer } from './http/server.ts'
 import { findUserByHandle } from './store/users.ts'
@@ -95,6 +97,13 @@ export async function serve({ config, authSecret, database, log, logger, opened 
     realtime,
     replicas,
     rateLimitStore,
+    // Who is online on any instance: through Redis when instances share it (closed with the bus).
+    presence: config.REDIS_URL
+      ? createRedisPresence(config.REDIS_URL, {
+          ttlMs: config.PRESENCE_TTL_MS,
+          log: (message, error) => logger.error({ err: error }, message),
+        })
+      : undefined,
     media: config.MEDIA_S3_BUCKET
       ? s3MediaStore({
           bucket: config.MEDIA_S3_BUCKET,
@@ -150,6 +159,8 @@ export async function serve({ config, authSecret, database, log, logger, opened 
   }
   const reminders = startReminderScheduler(app, { log })
   const webhooks = startWebhookWorker(app, { log })
+  const push = app.settings.push.gatewayUrl ? startPushWorker(app, { log }) : undefined
+  if (push) metrics?.watchPush(push)
   metrics?.watchWebhooks(webhooks)
   const sweeper = startAttachmentSweeper(app, { log })
   const retention = startRetentionSweeper(app, { log })
@@ -169,6 +180,7 @@ export async function serve({ config, authSecret, database, log, logger, opened 
     metricsServer?.close()
     await reminders.stop()
     await webhooks.stop()
+    await push?.stop()
     await sweeper.stop()
     await retention.stop()
     await streams.stop()

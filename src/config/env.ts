@@ -153,6 +153,13 @@ const Env = z
     MEDIA_S3_BUCKET: z.string().min(1).optional(),
     MEDIA_S3_ENDPOINT: z.url({ error: 'must be a URL such as http://localhost:9000' }).optional(),
     MEDIA_S3_REGION: z.string().min(1).default('us-east-1'),
+    // Unset: no push. A Gorush server's /api/push URL (docs/push.md).
+    PUSH_GATEWAY_URL: z
+      .url({ protocol: /^https?$/, error: 'must be an http(s) URL such as http://gorush:8088/api/push' })
+      .optional(),
+    PUSH_PREVIEW: z.enum(['full', 'sender', 'none']).default('full'),
+    // How long an instance's presence outlives its last heartbeat (Redis): a killed instance's users go offline then.
+    PRESENCE_TTL_MS: wholeNumber(300, 600_000).default(45_000),
   })
   .transform((env, ctx) => {
     /** A variable's parse, or an issue naming it. */

@@ -5,6 +5,7 @@ import type { WebSocket } from 'ws'
 import { poolOf } from '../db/client.ts'
 import type { Parley } from '../app.ts'
 import type { WebhookWorker } from '../domain/webhooks/index.ts'
+import type { PushWorker } from '../domain/push/index.ts'
 import type { RealtimeEvent } from '../realtime/events.ts'
 import type { Realtime } from '../realtime/pubsub.ts'
 import type { RedisObserver } from '../realtime/redis.ts'
@@ -119,6 +120,27 @@ export function createMetrics() {
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers,
     }),
+    pushNotifications: new Counter({
+      name: 'parley_push_notifications_total',
+      help: 'Push notifications the gateway accepted',
+      registers,
+    }),
+    pushJobFailures: new Counter({
+      name: 'parley_push_job_failures_total',
+      help: 'Push job attempts that failed (the gateway answered other than 2xx, or not in time) and will be retried',
+      registers,
+    }),
+    pushTokensRemoved: new Counter({
+      name: 'parley_push_tokens_removed_total',
+      help: 'Push devices removed because the gateway reported their token invalid or unregistered',
+      registers,
+    }),
+    pushGatewaySeconds: new Histogram({
+      name: 'parley_push_gateway_request_duration_seconds',
+      help: 'Push gateway requests (at most 100 notifications each), from request to answer',
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers,
+    }),
     webhookOldestPending: new Gauge({
       name: 'parley_webhook_oldest_pending_seconds',
       help: 'Age of the oldest PENDING webhook delivery (as this instance reads the shared outbox)',
@@ -172,6 +194,14 @@ export function createMetrics() {
           metrics.webhookDeliveries.inc({ outcome })
           metrics.webhookAttemptSeconds.observe(seconds)
         },
+      }
+    },
+    watchPush(worker: PushWorker): void {
+      worker.observer = {
+        sent: (notifications) => metrics.pushNotifications.inc(notifications),
+        failed: () => metrics.pushJobFailures.inc(),
+        tokensRemoved: (count) => metrics.pushTokensRemoved.inc(count),
+        gatewaySeconds: (seconds) => metrics.pushGatewaySeconds.observe(seconds),
       }
     },
     trackWebSocket(socket: WebSocket): void {

@@ -37,6 +37,8 @@ export type RealtimeEvent =
   | { type: 'conversationUpdated'; userId: number; conversationId: number }
   /** The user's friendship with `peerId` changed (both users get one). */
   | { type: 'friendship'; userId: number; peerId: number; actorId?: number }
+  /** `subjectId` went online or offline; `userId` is a PRIVATE-chat peer who hears it (PresenceEvent). */
+  | { type: 'presence'; userId: number; subjectId: number; online: boolean; lastSeenAt: string | null }
   /** An operator deactivated or reactivated the user (every instance drops what it cached of them). */
   | { type: 'account'; userId: number; handle: string; deactivated: boolean }
 

@@ -46,6 +46,7 @@ function topicsOf(event: RealtimeEvent): string[] {
     case 'messageAction':
     case 'conversationUpdated':
     case 'friendship':
+    case 'presence':
       return [userTopic(event.userId)]
     case 'account':
       return [ACCOUNTS_TOPIC]

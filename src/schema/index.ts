@@ -31,6 +31,8 @@ import './systemMessages.ts'
 import './cards.ts'
 import './sync.ts'
 import './webhooks.ts'
+import './presence.ts'
+import './push.ts'
 
 builder.queryType({})
 builder.mutationType({})

@@ -4,6 +4,7 @@ import { requireSticker } from '../domain/interactions/index.ts'
 import { requireAuditEntry, requireReport } from '../domain/governance/index.ts'
 import { requireWebhook } from '../domain/webhooks/index.ts'
 import { readAttachment } from '../domain/files/index.ts'
+import { requirePushDevice } from '../domain/push/index.ts'
 import { decodeGlobalId, parseId, parseMemberId, parseMessageId } from '../domain/core/index.ts'
 import { builder } from './builder.ts'
 import { viewerOf } from './context.ts'
@@ -47,6 +48,8 @@ builder.queryField('node', (t) =>
           return readAttachment(ctx.app, viewerOf(ctx), id)
         case 'Upload':
           throw notFound('Upload')
+        case 'PushDevice':
+          return requirePushDevice(ctx.app, viewerOf(ctx), parseId(id, 'PushDevice'))
       }
     },
   }),

@@ -15,6 +15,7 @@ import { ConversationRef } from './conversation.ts'
 import { MessageRef } from './message.ts'
 import { UserRef } from './user.ts'
 import { FriendshipEventRef } from './friends.ts'
+import { PresenceEventRef } from './presence.ts'
 import { MessageStreamEventRef, SignalEventRef } from './ephemeral.ts'
 import { ThreadUpdatedEventRef } from './threads.ts'
 
@@ -150,6 +151,7 @@ export const InboxEventUnion = builder.unionType('InboxEvent', {
     ConversationRemovedEventRef,
     FriendshipEventRef,
     ThreadUpdatedEventRef,
+    PresenceEventRef,
   ],
   resolveType,
 })

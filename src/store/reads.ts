@@ -100,19 +100,33 @@ export async function countUnread(
  * do-not-disturb, where a conversation marked unread with nothing unread counts 1.
  */
 export async function countUnreadTotal(conn: Conn, reader: Reader): Promise<number> {
-  // The member's settings row looked up per membership, as the counter is (see unreadOf): the plan is
-  // the same for a viewer in 10 conversations and in 10,000, and PostgreSQL keeps it.
   const rows = await queryPooled<{ total: number }>(
     conn,
-    Prisma.sql`
-    SELECT coalesce(sum(CASE WHEN counts.unread > 0 THEN counts.unread WHEN cs.marked_unread THEN 1 ELSE 0 END), 0)::int AS total
+    Prisma.sql`SELECT ${unreadTotal} AS total ${unreadTotalOf(Prisma.sql`cm.user_id = ${planIndependent(reader.userId)}`)}`,
+  )
+  return rows[0]!.total
+}
+
+/**
+ * The sum and the memberships it runs over, for the readers `cm.user_id` that `readers` picks. The
+ * member's settings row is looked up per membership, as the counter is (see unreadOf): the plan is
+ * the same for a viewer in 10 conversations and in 10,000, and PostgreSQL keeps it.
+ */
+const unreadTotal = Prisma.sql`coalesce(sum(CASE WHEN counts.unread > 0 THEN counts.unread WHEN cs.marked_unread THEN 1 ELSE 0 END), 0)::int`
+const unreadTotalOf = (readers: Prisma.Sql) => Prisma.sql`
     FROM conversation_members cm
     LEFT JOIN LATERAL (SELECT cs.marked_unread, cs.do_not_disturb_until FROM conversation_settings cs
       WHERE cs.conversation_id = cm.conversation_id AND cs.user_id = cm.user_id OFFSET 0) cs ON true ${unreadOf}
-    WHERE cm.user_id = ${planIndependent(reader.userId)} AND cm.left_at IS NULL
-      AND (cs.do_not_disturb_until IS NULL OR cs.do_not_disturb_until <= clock_timestamp())`,
-  )
-  return rows[0]!.total
+    WHERE ${readers} AND cm.left_at IS NULL
+      AND (cs.do_not_disturb_until IS NULL OR cs.do_not_disturb_until <= clock_timestamp())`
+
+/** Viewer.unreadTotal of many readers in one statement (push badges); a reader with nothing unread is left out. */
+export async function countUnreadTotals(conn: Conn, userIds: readonly number[]): Promise<Map<number, number>> {
+  const rows = await conn.$queryRaw<{ userId: bigint; total: number }[]>`
+    SELECT cm.user_id AS "userId", ${unreadTotal} AS total
+    ${unreadTotalOf(Prisma.sql`cm.user_id = ANY(${bigintArray(userIds)})`)}
+    GROUP BY cm.user_id`
+  return new Map(rows.map((r) => [Number(r.userId), r.total]))
 }
 
 /**

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { kindOf } from '../../src/domain/live/payloads.ts'
-import { alerts, conversationVerdict, mayConcern, userTopicVerdict } from '../../src/domain/live/rules.ts'
+import { alertRule } from '../../src/domain/live/alertRule.ts'
+import { conversationVerdict, mayConcern, userTopicVerdict } from '../../src/domain/live/rules.ts'
 import type { WaveReads } from '../../src/domain/live/wave.ts'
 import type { MessageEventKind, RealtimeEvent } from '../../src/realtime/events.ts'
 import type { DeliveryMember } from '../../src/store/delivery.ts'
@@ -142,6 +143,7 @@ describe('MessageEvent.alert', () => {
     ({
       senderType: senderId === null ? 'SYSTEM' : 'USER',
       senderId,
+      seq: 10,
       mentionUserIds: [],
       mentionAll: false,
       visibleTo: [],
@@ -165,8 +167,12 @@ describe('MessageEvent.alert', () => {
       ['EDITED', by(8), null, false],
       ['RECALLED', by(8, { mentionAll: true }), null, false],
       ['REACTIONS_CHANGED', by(8, { mentionUserIds: [VIEWER] }), null, false],
+      ['ADDED', by(8, { seq: 3, mentionUserIds: [VIEWER] }), null, false], // before the viewer's JOINED window
     ]
-    expect(cases.map(([kind, m, until]) => alerts(kind, m, VIEWER, until, NOW))).toEqual(cases.map((c) => c[3]))
+    const member = (doNotDisturbUntil: Date | null) => ({ userId: VIEWER, visibleFromSeq: 5, doNotDisturbUntil })
+    expect(cases.map(([kind, m, until]) => alertRule.alerts(kind, m, member(until), NOW))).toEqual(
+      cases.map((c) => c[3]),
+    )
   })
 
   it('rings for a reply outside the conversation only for followers and the mentioned', () => {
@@ -180,8 +186,15 @@ describe('MessageEvent.alert', () => {
       [reply({ inConversation: true }), null, false, true], // sent alsoInConversation
       [reply({ visibleTo: [9] }), null, true, false],
     ]
-    expect(cases.map(([m, until, follows]) => alerts('ADDED', m, VIEWER, until, NOW, follows))).toEqual(
-      cases.map((c) => c[3]),
-    )
+    expect(
+      cases.map(([m, until, follows]) =>
+        alertRule.alerts(
+          'ADDED',
+          m,
+          { userId: VIEWER, visibleFromSeq: 1, doNotDisturbUntil: until, followsThread: follows },
+          NOW,
+        ),
+      ),
+    ).toEqual(cases.map((c) => c[3]))
   })
 })

@@ -15,6 +15,7 @@ import { parseId } from '../../src/domain/core/ids.ts'
 import type { Logger } from '../../src/ops/logger.ts'
 import { createRealtime, type EventTargetLike, type Realtime } from '../../src/realtime/pubsub.ts'
 import { createRedisRealtime } from '../../src/realtime/redis.ts'
+import type { PresenceRegistry } from '../../src/realtime/presence.ts'
 import { createParleyServer, type ParleyServer, type ServerOptions } from '../../src/http/server.ts'
 import { AUTH_SECRET, testApp, type GraphQLResponse } from './harness.ts'
 import { SendMessage } from './operations.ts'
@@ -106,6 +107,7 @@ export async function startInstance(
     poolTimeoutMs?: number
     rateLimitStore?: Redis
     log?: Logger
+    presence?: PresenceRegistry
   } = {},
 ): Promise<TestServer> {
   const db = createDb(inject('databaseUrl'), { poolSize: parts.poolSize ?? 10, poolTimeoutMs: parts.poolTimeoutMs })
@@ -113,6 +115,7 @@ export async function startInstance(
     db,
     realtime,
     rateLimitStore: parts.rateLimitStore,
+    presence: parts.presence,
     settings: { ...structuredClone(DEFAULT_SETTINGS), ...parts.settings },
   })
   const started = await startServer(app, parts.log ? { log: parts.log } : {})

@@ -16,6 +16,7 @@ export type NodeType =
   | 'WebhookDelivery'
   | 'Upload'
   | 'Attachment'
+  | 'PushDevice'
 export type MessageKey = { conversationId: number; seq: number }
 export type MemberKey = { conversationId: number; userId: number }
 
@@ -31,6 +32,7 @@ const NODE_TYPES = new Set<string>([
   'WebhookDelivery',
   'Upload',
   'Attachment',
+  'PushDevice',
 ])
 
 export function encodeGlobalId(type: string, key: string | number | bigint): string {
@@ -56,7 +58,15 @@ function positiveInt(text: string, id: string): number {
 export function parseId(
   id: string,
   type:
-    'User' | 'Conversation' | 'SavedSticker' | 'AuditEntry' | 'Webhook' | 'WebhookDelivery' | 'Upload' | 'Attachment',
+    | 'User'
+    | 'Conversation'
+    | 'SavedSticker'
+    | 'AuditEntry'
+    | 'Webhook'
+    | 'WebhookDelivery'
+    | 'Upload'
+    | 'Attachment'
+    | 'PushDevice',
 ): number {
   const decoded = decodeGlobalId(id)
   if (decoded.type !== type) throw badInput(`Expected a ${type} id, got a ${decoded.type} id`)

@@ -12,4 +12,4 @@ export {
 } from './ids.ts'
 export type { MessageKey } from './ids.ts'
 export { LIMITS } from './limits.ts'
-export { DEFAULT_RETRY_SCHEDULE_MS, type Settings } from './settings.ts'
+export { DEFAULT_RETRY_SCHEDULE_MS, DEFAULT_SETTINGS, type Settings } from './settings.ts'

@@ -20,6 +20,10 @@ export const LIMITS = {
   /** Webhooks per user (LIMIT_REACHED past it), and conversations one webhook may name. */
   webhooksPerUser: 10,
   webhookConversations: 100,
+  /** Push devices per user (LIMIT_REACHED past it), a token's and an appId's length. */
+  pushDevicesPerUser: 20,
+  pushTokenLength: 4096,
+  pushAppIdLength: 255,
 
   /** Message content (docs/messages.md "Content kinds"). Parley stores links to media, never the bytes. */
   urlLength: 2048,

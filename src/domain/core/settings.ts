@@ -28,6 +28,10 @@ export type Settings = {
   webhooks: WebhookSettings
   /** The largest upload a slot may declare (MAX_UPLOAD_BYTES); more is BAD_USER_INPUT. */
   maxUploadBytes: number
+  /** Push notifications (domain/push): the Gorush gateway (PUSH_GATEWAY_URL, null: no push) and what they show (PUSH_PREVIEW). */
+  push: { gatewayUrl: string | null; preview: PushPreview }
+  /** A user's presence change is announced once it held this long, so a flapping connection does not flood. */
+  presenceDebounceMs: number
   /** A streamed message untouched this long is finished by the server (STREAM_IDLE_TIMEOUT_MS). */
   streamIdleTimeoutMs: number
   /** Message retention (domain/governance/retention.ts). */
@@ -42,6 +46,9 @@ type RetentionSettings = {
   /** RETENTION_SWEEP_INTERVAL_MS: how often the sweeper looks for expired messages. */
   sweepIntervalMs: number
 }
+
+/** full: sender and text; sender: the sender only; none: neither (a generic notification). */
+export type PushPreview = 'full' | 'sender' | 'none'
 
 type WebhookSettings = {
   /** Delays before each retry (WEBHOOK_RETRY_SCHEDULE_MS); when used up the delivery is FAILED. */
@@ -79,6 +86,8 @@ export const DEFAULT_SETTINGS: Settings = {
     secretKey: 'parley test webhook secret key, not for production',
   },
   maxUploadBytes: 104_857_600,
+  push: { gatewayUrl: null, preview: 'full' },
+  presenceDebounceMs: 2000,
   retention: { defaultSeconds: null, minSeconds: 86_400, sweepIntervalMs: 60_000 },
   streamIdleTimeoutMs: 30_000,
 }

@@ -29,6 +29,9 @@ const emitWave: Emit<Subscriber> = (event, subscribers, fromUserTopic) => {
 /** What live delivery reports to the operator's metrics (ops/metrics.ts sets it; a no-op otherwise). */
 export type DeliveryObserver = { replayed(events: number): void; slowConsumerDropped(): void }
 
+/** Told of each opened and closed subscription (domain/presence's tracker; a no-op otherwise). */
+export type PresenceHooks = { connected(userId: number): void; disconnected(userId: number): void }
+
 /**
  * Live delivery of one App (App.hub, created and closed with it): the topics this process listens
  * to, fed from the database where the bus cannot say (a feed's start, a gap), and the open
@@ -39,6 +42,7 @@ export class Hub {
   readonly open = new Set<Subscriber>()
   private readonly watchers = new Set<() => void>()
   observer: DeliveryObserver = { replayed() {}, slowConsumerDropped() {} }
+  presence: PresenceHooks = { connected() {}, disconnected() {} }
 
   constructor(
     readonly db: Db,

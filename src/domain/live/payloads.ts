@@ -1,5 +1,5 @@
 import type { MessageKey } from '../core/ids.ts'
-import type { MessageEventKind } from '../../realtime/events.ts'
+import type { MessageEventKind, RealtimeEvent } from '../../realtime/events.ts'
 import type { ConversationAccess } from '../../store/conversations.ts'
 import type { MessageRecord } from '../../store/records.ts'
 import type { ViewerState } from '../../store/userActions.ts'
@@ -28,6 +28,7 @@ export type EventPayload =
   | { typename: 'ConversationRemovedEvent'; conversationId: number }
   | { typename: 'FriendshipEvent'; userId: number; state: FriendshipState }
   | { typename: 'ThreadUpdatedEvent'; root: MessageKey; following: boolean; lastReadSeq: number }
+  | { typename: 'PresenceEvent'; userId: number; online: boolean; lastSeenAt: Date | null }
   // Never sent: tells the account stream to read the sync difference, which carries the change.
   | { typename: 'AccountChanged' }
   | { typename: 'Error'; error: Error }
@@ -44,6 +45,14 @@ export type SharedView = { key: string; scope: Map<unknown, unknown> }
 export type Delivery = { payload: EventPayload; loaders: Loaders; view?: SharedView }
 /** Consecutive events for one subscriber that share their loaders (a replayed page, or one live event). */
 export type DeliveryBatch = { payloads: EventPayload[]; loaders: Loaders }
+
+/** A presence change as its PresenceEvent (the bus carries the time as text). */
+export const presencePayload = (e: Extract<RealtimeEvent, { type: 'presence' }>): EventPayload => ({
+  typename: 'PresenceEvent',
+  userId: e.subjectId,
+  online: e.online,
+  lastSeenAt: e.lastSeenAt === null ? null : new Date(e.lastSeenAt),
+})
 
 export const batchOf = (delivery: Delivery): DeliveryBatch => ({
   payloads: [delivery.payload],

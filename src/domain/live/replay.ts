@@ -6,7 +6,7 @@ import { findFollowedRoots } from '../../store/threads.ts'
 import type { MessageRecord, UserRecord } from '../../store/records.ts'
 import type { Loaders } from '../history/loaders.ts'
 import { kindOf, type DeliveryBatch } from './payloads.ts'
-import { alerts } from './rules.ts'
+import { alertRule } from './alertRule.ts'
 import type { Subscription } from './subscription.ts'
 
 /** Replay reads the missed changes this many at a time (a resume within the default RESYNC_LIMIT is one statement)... */
@@ -35,7 +35,11 @@ export async function* replayMissed(
   }
   // Replayed additions alert like live ones, under the viewer's do-not-disturb as it is now.
   const [settings] = await findSettings(app.db, viewer.userId, [conversationId])
-  const doNotDisturbUntil = settings?.doNotDisturbUntil ?? null
+  const alerted = {
+    userId: viewer.userId,
+    visibleFromSeq: access.member?.visibleFromSeq ?? 1,
+    doNotDisturbUntil: settings?.doNotDisturbUntil ?? null,
+  }
   // Thread replies outside the conversation alert followers only: the followed roots, read once when
   // the replay first holds such a reply.
   let followed: Promise<Set<number>> | null = null
@@ -73,13 +77,14 @@ export async function* replayMissed(
             kind,
             pts: message.pts,
             message,
-            alert: alerts(
+            alert: alertRule.alerts(
               kind,
               message,
-              viewer.userId,
-              doNotDisturbUntil,
+              {
+                ...alerted,
+                followsThread: message.threadRootSeq !== null && !!follows?.has(message.threadRootSeq),
+              },
               now,
-              message.threadRootSeq !== null && !!follows?.has(message.threadRootSeq),
             ),
           }
         }),

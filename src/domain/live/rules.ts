@@ -1,4 +1,4 @@
-import type { MessageEventKind, RealtimeEvent } from '../../realtime/events.ts'
+import type { RealtimeEvent } from '../../realtime/events.ts'
 import type { MemberRecord, MessageRecord } from '../../store/records.ts'
 import type { DeliveryMember } from '../../store/delivery.ts'
 import type { ConversationBound, WaveReads } from './wave.ts'
@@ -71,36 +71,6 @@ export function seesMessage(
   return message.seq >= member.visibleFromSeq && directed && !deletedForMe
 }
 
-/** Do-not-disturb is on while now < doNotDisturbUntil (a past time is off). */
-export const inDoNotDisturb = (until: Date | null, now: Date): boolean => until !== null && until > now
-
-/**
- * MessageEvent.alert: whether the viewer's client should notify. An ADDED message by someone else,
- * addressed to the viewer (not directed at others), outside do-not-disturb, or mentioning the viewer
- * or @all, which breaks through it. Never for own messages, SYSTEM notices (a host's text or card
- * posted as SYSTEM alerts like anyone's message), edits or recalls. A thread reply not sent
- * alsoInConversation alerts only the thread's followers (`followsThread`) and whoever it mentions
- * (docs/threads.md). The send path uses the same rule to bring an archived conversation back
- * (domain/members/conversationSettings.ts), without followers: a thread reply does that only by a mention.
- */
-export function alerts(
-  kind: MessageEventKind,
-  message: Pick<
-    MessageRecord,
-    'senderType' | 'senderId' | 'kind' | 'mentionUserIds' | 'mentionAll' | 'visibleTo' | 'inConversation'
-  >,
-  viewerId: number,
-  doNotDisturbUntil: Date | null,
-  now: Date,
-  followsThread = false,
-): boolean {
-  if (kind !== 'ADDED' || message.kind === 'SYSTEM' || message.senderId === viewerId) return false
-  if (message.visibleTo.length && !message.visibleTo.includes(viewerId)) return false
-  const mentioned = message.mentionAll || message.mentionUserIds.includes(viewerId)
-  if (!message.inConversation && !followsThread && !mentioned) return false
-  return !inDoNotDisturb(doNotDisturbUntil, now) || mentioned
-}
-
 /**
  * What an event on the viewer's own topic means for a subscription of `scope`: deliver it, skip it,
  * follow a conversation the viewer joined (inbox, account), stop following one the viewer left
@@ -122,6 +92,9 @@ export function userTopicVerdict(
       return scoped === null ? 'join' : 'skip'
     case 'reminderDue':
       return scoped === null ? 'deliver' : 'skip'
+    // Others' presence is no change of the viewer's account: the inbox only.
+    case 'presence':
+      return scope === 'inbox' ? 'deliver' : 'skip'
     case 'messageAction':
     case 'conversationUpdated':
     case 'friendship':

@@ -5,8 +5,9 @@ import type { Viewer } from '../core/app.ts'
 import { createLoaders, type Loaders } from '../history/loaders.ts'
 import { shownViewerState } from '../policy/policy.ts'
 import type { Hub } from './hub.ts'
-import type { Delivery } from './payloads.ts'
-import { alerts, conversationVerdict, followsAll, mayConcern, userTopicVerdict, type Scope } from './rules.ts'
+import { presencePayload, type Delivery } from './payloads.ts'
+import { alertRule } from './alertRule.ts'
+import { conversationVerdict, followsAll, mayConcern, userTopicVerdict, type Scope } from './rules.ts'
 import type { ConversationBound, Wave } from './wave.ts'
 import { StreamOrder } from './streamOrder.ts'
 
@@ -73,7 +74,9 @@ export class Subscription {
   }
 
   markOpened(): void {
+    if (this.closed) return
     this.opened = true
+    this.hub.presence.connected(this.viewer.userId)
     this.hub.changed()
   }
 
@@ -83,6 +86,7 @@ export class Subscription {
     this.queue.close()
     this.leaveAll()
     this.hub.open.delete(this)
+    if (this.opened) this.hub.presence.disconnected(this.viewer.userId)
     this.hub.changed()
   }
 
@@ -153,14 +157,14 @@ export class Subscription {
         loaders.conversations.prime(conversationId, { conversation: reads.conversation!, member: member!.member })
         loaders.messages.prime(reads.message!, reads.message)
         if (event.kind === 'STREAM_ENDED') this.streamOrder.ended(event)
-        const alert = alerts(
-          event.kind,
-          reads.message!,
-          this.viewer.userId,
-          member!.doNotDisturbUntil,
-          new Date(),
-          member!.followsThread,
-        )
+        const { userId, visibleFromSeq } = member!.member
+        const alerted = {
+          userId,
+          visibleFromSeq,
+          doNotDisturbUntil: member!.doNotDisturbUntil,
+          followsThread: member!.followsThread,
+        }
+        const alert = alertRule.alerts(event.kind, reads.message!, alerted, new Date())
         return {
           payload: { typename: 'MessageEvent', kind: event.kind, pts: event.pts, message: reads.message!, alert },
           loaders,
@@ -274,6 +278,8 @@ export class Subscription {
         const state = await loaders.friendships.load(event.peerId)
         return { payload: { typename: 'FriendshipEvent', userId: event.peerId, state }, loaders }
       }
+      case 'presence':
+        return { payload: presencePayload(event), loaders }
       case 'message':
       case 'typing':
       case 'account':

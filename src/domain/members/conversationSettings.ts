@@ -19,7 +19,7 @@ import { type App, type Viewer } from '../core/app.ts'
 import { transact } from '../core/transact.ts'
 import { parseText } from '../send/content.ts'
 import { LIMITS } from '../core/limits.ts'
-import { alerts } from '../live/rules.ts'
+import { alertRule } from '../live/alertRule.ts'
 import {
   checkReferences,
   parseMentionRanges,
@@ -171,7 +171,9 @@ export async function settingsAfterSend(
     const senders = new Set(messages.map((m) => m.senderId))
     return touched.flatMap((s) => {
       const clearDraft = s.hasDraft && senders.has(s.userId)
-      const unarchive = s.archived && messages.some((m) => alerts('ADDED', m, s.userId, s.doNotDisturbUntil, now))
+      // A message appended in this transaction lies inside every current member's JOINED window.
+      const member = { userId: s.userId, visibleFromSeq: 1, doNotDisturbUntil: s.doNotDisturbUntil }
+      const unarchive = s.archived && messages.some((m) => alertRule.alerts('ADDED', m, member, now))
       return clearDraft || unarchive ? [{ conversationId, userId: s.userId, clearDraft, unarchive }] : []
     })
   })
