@@ -1,0 +1,189 @@
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
+import { build } from 'vite'
+import { afterAll, beforeAll, expect, it } from 'vitest'
+import { PROJECT_ROOT } from '../../src/lib/projectRoot.ts'
+import { AUTH_SECRET, newUser, type TestUser } from '../support/harness.ts'
+import { OpenPrivate } from '../support/operations.ts'
+import { graphql } from '../gql/index.ts'
+import { pngOf } from '../support/files.ts'
+import { startServer, type TestServer } from '../support/server.ts'
+
+/** Debian's chromium package (`apt-get install chromium`); nothing is downloaded. */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+/** Screenshots of each screen, for review (tmp/ is not committed). */
+const SHOTS = path.join(PROJECT_ROOT, 'tmp', 'workbench-screens')
+
+let server: TestServer
+let pageUrl: string
+let browser: Browser
+let webDir: string
+let alice: TestUser
+let bob: TestUser
+let conversationId: string
+const elsewhere: string[] = []
+const failures: string[] = []
+
+/** A browser context of its own (cookies, storage, socket) per user, signed in through the page. */
+async function signedIn(user: TestUser): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ viewport: { width: 1100, height: 700 } })
+  const origin = new URL(pageUrl).origin
+  await context.route(
+    (url) => url.origin !== origin,
+    (route) => {
+      elsewhere.push(route.request().url())
+      return route.abort('blockedbyclient')
+    },
+  )
+  const page = await context.newPage()
+  page.on('pageerror', (error) => failures.push(`${user.handle}: ${error.message}`))
+  await page.goto(pageUrl)
+  await page.getByLabel('Handle').fill(user.handle)
+  await page.getByRole('button', { name: 'Sign in' }).click()
+  await page
+    .getByTestId('me')
+    .filter({ hasText: `@${user.handle}` })
+    .waitFor()
+  return { context, page }
+}
+
+const DraftOf = graphql(`
+  query WorkbenchDraft($id: ID!) {
+    conversation(id: $id) {
+      id
+      viewerSettings {
+        draft {
+          text
+        }
+      }
+    }
+  }
+`)
+const draftOf = async (user: TestUser) =>
+  (await user.run(DraftOf, { id: conversationId })).conversation?.viewerSettings.draft?.text ?? null
+
+const item = (page: Page, handle: string) => page.locator(`[data-conversation="${handle}"]`)
+const shot = (page: Page, name: string) => page.screenshot({ path: path.join(SHOTS, `${name}.png`) })
+
+beforeAll(async () => {
+  webDir = mkdtempSync(path.join(tmpdir(), 'parley-web-'))
+  await build({
+    configFile: path.join(PROJECT_ROOT, 'web', 'vite.config.ts'),
+    build: { outDir: webDir },
+    logLevel: 'silent',
+  })
+  server = await startServer(undefined, { webApp: { dir: webDir, devTokenSecret: AUTH_SECRET } })
+  // An IP needs no name resolution, which the flag below cuts.
+  pageUrl = new URL('/', server.url.replace('//localhost:', '//127.0.0.1:')).href
+  mkdirSync(SHOTS, { recursive: true })
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
+    ],
+  })
+  ;[alice, bob] = await Promise.all([
+    newUser({ prefix: 'alice', name: 'Alice 陈' }),
+    newUser({ prefix: 'bob', name: 'Bob Li' }),
+  ])
+  conversationId = (await alice.run(OpenPrivate, { userId: bob.id })).openPrivateConversation.id
+}, 120_000)
+
+afterAll(async () => {
+  await browser?.close()
+  await server?.close()
+  if (webDir) rmSync(webDir, { recursive: true, force: true })
+})
+
+it('alice and bob chat live: the message appears with an unread dot and an alert, and her tail turns to read', async () => {
+  const [a, b] = await Promise.all([signedIn(alice), signedIn(bob)])
+  await item(a.page, bob.handle).click()
+  await shot(b.page, '1-list')
+
+  await a.page.getByLabel('Message', { exact: true }).fill('你好 Bob, the release is out')
+  await a.page.getByLabel('Message', { exact: true }).press('Enter')
+  const mine = a.page.getByTestId('message').filter({ hasText: 'the release is out' })
+  await expect.poll(() => mine.getByTestId('tail').innerText()).toBe('Unread')
+
+  // Bob did not open the conversation: the list shows the preview, the unread dot, and an alert.
+  const conversation = item(b.page, alice.handle)
+  await conversation.filter({ hasText: '你好 Bob, the release is out' }).waitFor()
+  expect(await conversation.getByTestId('unread').innerText()).toBe('1')
+  await b.page.getByTestId('alert').filter({ hasText: 'the release is out' }).waitFor()
+  await shot(b.page, '2-unread')
+
+  await conversation.click()
+  await b.page.getByTestId('message').filter({ hasText: 'the release is out' }).waitFor()
+  await expect.poll(() => conversation.getByTestId('unread').count()).toBe(0)
+  await expect.poll(() => mine.getByTestId('tail').innerText()).toBe('Read')
+  await shot(a.page, '3-read')
+
+  // Shift+Enter breaks the line; Enter sends both lines as one message.
+  const input = b.page.getByLabel('Message', { exact: true })
+  await input.fill('line one')
+  await input.press('Shift+Enter')
+  await input.pressSequentially('第二行')
+  await input.press('Enter')
+  await a.page.getByTestId('message').filter({ hasText: 'line one\n第二行' }).waitFor()
+  expect(failures).toEqual([])
+  await Promise.all([a.context.close(), b.context.close()])
+}, 90_000)
+
+it('an image alice uploads renders for bob; recall replaces the bubble on both sides', async () => {
+  const [a, b] = await Promise.all([signedIn(alice), signedIn(bob)])
+  await item(a.page, bob.handle).click()
+  await item(b.page, alice.handle).click()
+
+  await a.page
+    .getByTestId('file')
+    .setInputFiles({ name: 'red.png', mimeType: 'image/png', buffer: await pngOf(64, 48) })
+  const image = b.page.getByTestId('image')
+  await image.waitFor()
+  await expect
+    .poll(() => image.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth))
+    .toBeGreaterThan(0)
+  await shot(b.page, '4-image')
+
+  await a.page.getByLabel('Message', { exact: true }).fill('a message to take back')
+  await a.page.getByLabel('Message', { exact: true }).press('Enter')
+  const sent = a.page.getByTestId('message').filter({ hasText: 'a message to take back' })
+  await b.page.getByTestId('message').filter({ hasText: 'a message to take back' }).waitFor()
+  await sent.locator('.bubble').click({ button: 'right' })
+  await shot(a.page, '5-menu')
+  await a.page.getByRole('menuitem', { name: 'Recall' }).click()
+  await expect.poll(() => b.page.getByText('a message to take back').count()).toBe(0)
+  await b.page.getByTestId('recalled').filter({ hasText: 'recalled a message' }).waitFor()
+  await a.page.getByTestId('recalled').filter({ hasText: 'You recalled a message' }).waitFor()
+  expect(failures).toEqual([])
+  await Promise.all([a.context.close(), b.context.close()])
+}, 90_000)
+
+it('a draft survives a reload with its marker; do-not-disturb shows its dot', async () => {
+  const b = await signedIn(bob)
+  await item(b.page, alice.handle).click()
+  await b.page.getByLabel('Message', { exact: true }).fill('半句话 half a thought')
+  // Saved after a pause in typing; the reload shows it from the server.
+  await expect.poll(() => draftOf(bob), { timeout: 5000 }).toBe('半句话 half a thought')
+  await b.page.reload()
+  await item(b.page, alice.handle).filter({ hasText: '[Draft] 半句话 half a thought' }).waitFor()
+  await shot(b.page, '6-draft')
+  await item(b.page, alice.handle).click()
+  await expect.poll(() => b.page.getByLabel('Message', { exact: true }).inputValue()).toBe('半句话 half a thought')
+
+  await b.page.getByTestId('dnd').click()
+  await item(b.page, alice.handle).locator('.dnd-dot').waitFor()
+  await shot(b.page, '7-do-not-disturb')
+  expect(failures).toEqual([])
+  expect(elsewhere).toEqual([])
+  await b.context.close()
+}, 90_000)
