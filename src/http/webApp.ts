@@ -7,9 +7,9 @@ import { signToken } from './auth/hs256.ts'
 import { DEV_TOKEN_LIFETIME } from './graphiql.ts'
 
 /** Where `npm run build` puts the workbench (web/vite.config.ts builds into it). */
-export const WEB_APP_DIR = path.join(PROJECT_ROOT, 'dist', 'web')
+const WEB_APP_DIR = path.join(PROJECT_ROOT, 'dist', 'web')
 /** The development sign-in: POST `{ "handle": "alice" }`, answered `{ "token": "…" }`. */
-export const DEV_TOKEN_PATH = '/dev/token'
+const DEV_TOKEN_PATH = '/dev/token'
 
 /** A handle the development sign-in mints a token for: letters, digits, `.`, `_` and `-`. */
 const DEV_HANDLE = /^[\p{L}\p{N}._-]{1,64}$/u

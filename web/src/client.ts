@@ -31,7 +31,11 @@ const AppendedEdge = graphql(`
 
 /** Hand-written cache logic 1: a new message joins the newest cached page of its conversation. */
 function appendMessage(cache: Cache, conversationId: string, cursor: string, messageId: string) {
-  cache.writeFragment(AppendedEdge, { __typename: 'MessageEdge', cursor, node: { __typename: 'Message', id: messageId } })
+  cache.writeFragment(AppendedEdge, {
+    __typename: 'MessageEdge',
+    cursor,
+    node: { __typename: 'Message', id: messageId },
+  })
   const edgeKey = cache.keyOfEntity({ __typename: 'MessageEdge', node: { __typename: 'Message', id: messageId } })
   const conversation = { __typename: 'Conversation', id: conversationId }
   for (const field of cache.inspectFields(conversation).filter((f) => f.fieldName === 'messages')) {
@@ -61,7 +65,8 @@ function invalidateReceipts(cache: Cache, conversationId: string, lastReadSeq: n
 }
 
 type MessageEventData = { __typename: 'MessageEvent'; kind: string; cursor: string; message: { id: string } }
-type ConversationEventData = MessageEventData | { __typename: 'ReadEvent'; lastReadSeq: number } | { __typename: string }
+type ConversationEventData =
+  MessageEventData | { __typename: 'ReadEvent'; lastReadSeq: number } | { __typename: string }
 
 export function createClient(token: string) {
   const authorization = `Bearer ${token}`
