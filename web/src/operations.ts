@@ -322,6 +322,12 @@ export const Send = graphql(`
               ...Preview
               sentAt
             }
+            viewerSettings {
+              draft {
+                text
+                updatedAt
+              }
+            }
           }
         }
       }
