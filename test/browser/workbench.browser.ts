@@ -6,7 +6,7 @@ import { build } from 'vite'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { PROJECT_ROOT } from '../../src/lib/projectRoot.ts'
 import { AUTH_SECRET, newUser, type TestUser } from '../support/harness.ts'
-import { OpenPrivate } from '../support/operations.ts'
+import { CreateGroup, OpenPrivate } from '../support/operations.ts'
 import { graphql } from '../gql/index.ts'
 import { pngOf } from '../support/files.ts'
 import { startServer, type TestServer } from '../support/server.ts'
@@ -64,6 +64,8 @@ const DraftOf = graphql(`
 const draftOf = async (user: TestUser) =>
   (await user.run(DraftOf, { id: conversationId })).conversation?.viewerSettings.draft?.text ?? null
 
+/** The message with the mention (the quote reply below repeats its text). */
+const mentionOf = (page: Page) => page.getByTestId('message').filter({ hasText: 'please review', hasNotText: 'on it' })
 const item = (page: Page, handle: string) => page.locator(`[data-conversation="${handle}"]`)
 const shot = (page: Page, name: string) => page.screenshot({ path: path.join(SHOTS, `${name}.png`) })
 
@@ -186,4 +188,50 @@ it('a draft survives a reload with its marker; do-not-disturb shows its dot', as
   expect(failures).toEqual([])
   expect(elsewhere).toEqual([])
   await b.context.close()
+}, 90_000)
+
+it('in a group: the @ picker mentions bob, who sees it highlighted; "1 read" lists him; a quote reply; a pin', async () => {
+  const title = `发布小组 Launch ${alice.handle.slice(-4)}`
+  await alice.run(CreateGroup, { input: { title, memberIds: [bob.id] } })
+  const [a, b] = await Promise.all([signedIn(alice), signedIn(bob)])
+  await item(a.page, title).click()
+  await item(b.page, title).click()
+
+  const input = a.page.getByLabel('Message', { exact: true })
+  await input.fill('请看 @Bo')
+  await a.page.getByRole('option', { name: '@Bob Li' }).waitFor()
+  await shot(a.page, '8-mention-picker')
+  await input.press('Enter')
+  expect(await input.inputValue()).toBe('请看 @Bob Li ')
+  await input.pressSequentially('please review')
+  await input.press('Enter')
+
+  const forBob = mentionOf(b.page)
+  await forBob.and(b.page.locator('.mentioned')).waitFor()
+  expect(await forBob.locator('.mention').innerText()).toBe('@Bob Li')
+  await shot(b.page, '9-mentioned')
+
+  // Bob has the group open, so he reads it: alice's tail counts him, and lists him.
+  const tail = mentionOf(a.page).getByTestId('tail')
+  await expect.poll(() => tail.innerText()).toBe('1 read')
+  await tail.click()
+  await a.page.getByRole('dialog', { name: 'Read by' }).getByText('Bob Li').waitFor()
+  await a.page.getByRole('button', { name: 'Close' }).click()
+
+  await forBob.locator('.bubble').click({ button: 'right' })
+  await b.page.getByRole('menuitem', { name: 'Quote reply' }).click()
+  await b.page.getByLabel('Message', { exact: true }).fill('on it 马上')
+  await b.page.getByLabel('Message', { exact: true }).press('Enter')
+  await a.page
+    .getByTestId('message')
+    .filter({ hasText: 'on it 马上' })
+    .locator('.quote', { hasText: 'please review' })
+    .waitFor()
+
+  await mentionOf(a.page).locator('.bubble').click({ button: 'right' })
+  await a.page.getByRole('menuitem', { name: 'Pin' }).click()
+  await a.page.getByTestId('pinned').filter({ hasText: 'please review' }).waitFor()
+  await shot(a.page, '10-group')
+  expect(failures).toEqual([])
+  await Promise.all([a.context.close(), b.context.close()])
 }, 90_000)

@@ -190,6 +190,12 @@ export const Chat = graphql(`
         role
         lastReadSeq
       }
+      pinnedMessages {
+        pinnedAt
+        message {
+          ...Preview
+        }
+      }
       viewerSettings {
         doNotDisturb
         draft {
@@ -367,7 +373,7 @@ export const Pin = graphql(`
       pinnedMessages {
         pinnedAt
         message {
-          id
+          ...Preview
         }
       }
     }
