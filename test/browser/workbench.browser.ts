@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -6,7 +7,7 @@ import { build } from 'vite'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { PROJECT_ROOT } from '../../src/lib/projectRoot.ts'
 import { AUTH_SECRET, newUser, type TestUser } from '../support/harness.ts'
-import { CreateGroup, OpenPrivate } from '../support/operations.ts'
+import { CreateGroup, OpenPrivate, SendMessage } from '../support/operations.ts'
 import { graphql } from '../gql/index.ts'
 import { pngOf } from '../support/files.ts'
 import { startServer, type TestServer } from '../support/server.ts'
@@ -130,9 +131,10 @@ it('alice and bob chat live: the message appears with an unread dot and an alert
   await expect.poll(() => mine.getByTestId('tail').innerText()).toBe('Read')
   await shot(a.page, '3-read')
 
-  // Shift+Enter breaks the line; Enter sends both lines as one message.
+  // Alice sees bob typing; Shift+Enter breaks the line; Enter sends both lines as one message.
   const input = b.page.getByLabel('Message', { exact: true })
   await input.fill('line one')
+  await a.page.getByTestId('typing').filter({ hasText: 'Bob Li is typing' }).waitFor()
   await input.press('Shift+Enter')
   await input.pressSequentially('第二行')
   await input.press('Enter')
@@ -170,7 +172,7 @@ it('an image alice uploads renders for bob; recall replaces the bubble on both s
   await Promise.all([a.context.close(), b.context.close()])
 }, 90_000)
 
-it('a draft survives a reload with its marker; do-not-disturb shows its dot', async () => {
+it('a draft survives a reload with its marker; do-not-disturb shows its dot and silences the alert', async () => {
   const b = await signedIn(bob)
   await item(b.page, alice.handle).click()
   await b.page.getByLabel('Message', { exact: true }).fill('半句话 half a thought')
@@ -184,6 +186,13 @@ it('a draft survives a reload with its marker; do-not-disturb shows its dot', as
 
   await b.page.getByTestId('dnd').click()
   await item(b.page, alice.handle).locator('.dnd-dot').waitFor()
+  // Back to the list: a message under do-not-disturb updates it, with a grey dot and no alert.
+  await b.page.reload()
+  await alice.run(SendMessage, {
+    input: { conversationId, clientMessageId: randomUUID(), content: { text: { text: 'quietly 悄悄' } } },
+  })
+  await item(b.page, alice.handle).locator('.unread-dot.muted').waitFor()
+  expect(await b.page.getByTestId('alert').count()).toBe(0)
   await shot(b.page, '7-do-not-disturb')
   expect(failures).toEqual([])
   expect(elsewhere).toEqual([])

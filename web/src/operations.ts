@@ -424,3 +424,9 @@ export const CompleteUpload = graphql(`
     }
   }
 `)
+
+export const SendTyping = graphql(`
+  mutation SendTyping($id: ID!) {
+    sendTyping(conversationId: $id)
+  }
+`)
