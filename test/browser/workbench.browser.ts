@@ -26,6 +26,8 @@ let bob: TestUser
 let conversationId: string
 const elsewhere: string[] = []
 const failures: string[] = []
+/** First paint of the sign-in screen (cold context) and the list's first render after it; reported, not asserted. */
+const timings: { user: string; signInPaintMs: number; listAfterSignInMs: number }[] = []
 
 /** A browser context of its own (cookies, storage, socket) per user, signed in through the page. */
 async function signedIn(user: TestUser): Promise<{ context: BrowserContext; page: Page }> {
@@ -41,12 +43,17 @@ async function signedIn(user: TestUser): Promise<{ context: BrowserContext; page
   const page = await context.newPage()
   page.on('pageerror', (error) => failures.push(`${user.handle}: ${error.message}`))
   await page.goto(pageUrl)
+  await page.getByLabel('Handle').waitFor()
+  const paint = await page.evaluate(() => performance.getEntriesByName('first-contentful-paint')[0]?.startTime)
   await page.getByLabel('Handle').fill(user.handle)
   await page.getByRole('button', { name: 'Sign in' }).click()
   await page
     .getByTestId('me')
     .filter({ hasText: `@${user.handle}` })
     .waitFor()
+  await page.locator('[role="option"]').first().waitFor()
+  const list = await page.evaluate(() => performance.getEntriesByName('parley:first-list')[0]?.startTime)
+  timings.push({ user: user.handle, signInPaintMs: Math.round(paint ?? -1), listAfterSignInMs: Math.round(list ?? -1) })
   return { context, page }
 }
 
@@ -103,6 +110,7 @@ beforeAll(async () => {
 }, 120_000)
 
 afterAll(async () => {
+  console.log('workbench first-screen timings (ms since navigation):', JSON.stringify(timings))
   await browser?.close()
   await server?.close()
   if (webDir) rmSync(webDir, { recursive: true, force: true })
