@@ -252,3 +252,35 @@ it('in a group: the @ picker mentions bob, who sees it highlighted; "1 read" lis
   expect(failures).toEqual([])
   await Promise.all([a.context.close(), b.context.close()])
 }, 90_000)
+
+it('scrolling up loads one older page at a time, and the view stays where the reader was', async () => {
+  const carol = await newUser({ prefix: 'carol', name: 'Carol Wang' })
+  const { openPrivateConversation } = await carol.run(OpenPrivate, { userId: bob.id })
+  for (let n = 1; n <= 70; n++)
+    await carol.run(SendMessage, {
+      input: {
+        conversationId: openPrivateConversation.id,
+        clientMessageId: randomUUID(),
+        content: { text: { text: `history ${n}` } },
+      },
+    })
+  const b = await signedIn(bob)
+  await item(b.page, carol.handle).click()
+  const bubbles = b.page.getByTestId('message')
+  const inPanel = (text: string) => b.page.locator('.messages').getByText(text, { exact: true })
+  await inPanel('history 70').waitFor()
+  expect(await bubbles.count()).toBe(30)
+
+  const scroller = b.page.locator('.messages')
+  await scroller.evaluate((el) => el.scrollTo({ top: 0 }))
+  await inPanel('history 11').waitFor()
+  // One page came, above the view: the view moved down by its height instead of showing the oldest.
+  expect(await bubbles.count()).toBe(60)
+  await expect.poll(() => scroller.evaluate((el) => el.scrollTop)).toBeGreaterThan(500)
+  await scroller.evaluate((el) => el.scrollTo({ top: 0 }))
+  await inPanel('history 1').waitFor()
+  expect(await bubbles.count()).toBe(70)
+  await shot(b.page, '11-history')
+  expect(failures).toEqual([])
+  await b.context.close()
+}, 120_000)
