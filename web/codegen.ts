@@ -1,6 +1,6 @@
 import type { CodegenConfig } from '@graphql-codegen/cli'
 
-/** The workbench's typed documents (`graphql()` in web/src/operations.ts) and Graphcache's schema. */
+/** The workbench's typed documents (`graphql()` in web/src: operations.ts, mutations.ts, subscriptions.ts) and Graphcache's schema. */
 const config: CodegenConfig = {
   schema: 'schema.graphql',
   documents: ['web/src/**/*.ts', '!web/src/gql/**'],

@@ -1,5 +1,5 @@
 import type { Client } from '@urql/vue'
-import { CompleteUpload, CreateUpload } from './operations.ts'
+import { CompleteUpload, CreateUpload } from './mutations.ts'
 
 /** createUpload → PUT the bytes to the signed URL → completeUpload: the attachment's id to send. */
 export async function uploadFile(client: Client, file: File): Promise<string> {
