@@ -7,7 +7,7 @@ import globals from 'globals'
 import tseslint from 'typescript-eslint'
 
 export default defineConfig(
-  globalIgnores(['src/generated/', 'test/gql/', 'dist/', 'tmp/', '**/.data/']),
+  globalIgnores(['src/generated/', 'test/gql/', 'web/src/gql/', 'dist/', 'tmp/', '**/.data/']),
   js.configs.recommended,
   // Type-aware: the TypeScript program of tsconfig.json (src, test, bench, scripts, the root configs).
   tseslint.configs.recommendedTypeChecked,

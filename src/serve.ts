@@ -139,6 +139,8 @@ export async function serve({ config, authSecret, database, log, logger, opened 
     readinessChecks: redis ? [redisReadiness(redis)] : [],
     shutdownGraceMs: config.SHUTDOWN_GRACE_MS,
     keepAliveMs: config.HTTP_KEEP_ALIVE_MS,
+    // The development sign-in mints tokens for any handle: never in production.
+    webApp: (config.WEB_APP ?? !production) ? { devTokenSecret: production ? null : authSecret } : null,
   })
   const url = await server.listen(config.PORT, config.HOST)
   const metricsServer =
@@ -147,6 +149,7 @@ export async function serve({ config, authSecret, database, log, logger, opened 
   if (metrics)
     log(`Prometheus metrics on ${metricsServer ? `port ${config.METRICS_PORT}` : 'the GraphQL port'}, path /metrics`)
   log(`GraphQL (GraphiQL in a browser, WebSocket on the same path): ${url}`)
+  if (config.WEB_APP ?? !production) log(`the chat workbench: ${new URL('/', url).href}`)
   if (config.AUTH_PROVIDER) {
     const { jwksUrl, issuer, audience } = config.AUTH_PROVIDER
     log(`tokens from ${jwksUrl ?? issuer} accepted${authSecret ? ', and HS256 tokens' : ''}`)

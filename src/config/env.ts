@@ -118,6 +118,8 @@ const Env = z
     REACTIONS_PER_USER_LIMIT: wholeNumber(1, 1000).default(3),
     PINNED_CONVERSATIONS_LIMIT: wholeNumber(0, 1000).default(5),
     METRICS: booleanFlag.default(false),
+    // The chat workbench at / (web/): always outside production, in production only when asked for.
+    WEB_APP: booleanFlag.optional(),
     METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
     // Traces go out over OTLP/HTTP when either endpoint is set; the exporter reads the standard
     // OTEL_EXPORTER_OTLP_* variables itself (headers, timeouts).

@@ -20,6 +20,7 @@ import { handleExport } from './export.ts'
 import { limitSocketLifetime } from './plugins/useTokenExpiry.ts'
 import { MEDIA_PATH } from '../domain/files/index.ts'
 import { serveMedia } from './media.ts'
+import { webApp, type WebAppOptions } from './webApp.ts'
 import { createYogaServer, GRAPHQL_PATH, type YogaOptions } from './yoga.ts'
 
 /** Envelop's execute and subscribe for one operation, carried to graphql-ws as its root value. */
@@ -61,6 +62,8 @@ export type ServerOptions = YogaOptions & {
   shutdownGraceMs?: number
   /** How long an idle HTTP keep-alive connection stays open (HTTP_KEEP_ALIVE_MS). */
   keepAliveMs?: number
+  /** The chat workbench at `/` (web/); absent or null: not served. */
+  webApp?: WebAppOptions | null
 }
 
 /** What a socket's operations need of its upgrade request (onConnect puts it in graphql-ws's extra). */
@@ -96,6 +99,7 @@ export function createParleyServer(opts: ServerOptions): ParleyServer {
     resolveViewer,
     log: (error: unknown) => logger.error('export failed', error),
   }
+  const serveWebApp = opts.webApp ? webApp(opts.webApp) : () => false
   const health = createHealth(
     [databaseReadiness(opts.app.db, { availability }), ...(opts.readinessChecks ?? [])],
     opts.app.replicas,
@@ -112,6 +116,7 @@ export function createParleyServer(opts: ServerOptions): ParleyServer {
     if (opts.serveMetrics && opts.metrics && req.url === '/metrics') return void opts.metrics.serve(req, res)
     if (handleExport(req, res, exportDeps)) return
     if (req.url?.startsWith(MEDIA_PATH)) return void serveMedia(opts.app, req, res, opts.log)
+    if (serveWebApp(req, res)) return
     // Yoga's context reads the id back from this header: a server context of our own besides
     // whatwg-node's would be merged into a new object per request (about 2 % of a `{ __typename }`).
     res.setHeader('x-request-id', requestIdFrom(req.headers['x-request-id']))

@@ -1,0 +1,62 @@
+import { graphql } from './gql/index.ts'
+
+/** The live streams: one conversation's events, and the account's inbox. */
+
+export const ConversationEvents = graphql(`
+  subscription ConversationEvents($id: ID!) {
+    conversationEvents(conversationId: $id) {
+      __typename
+      ... on MessageEvent {
+        kind
+        cursor
+        message {
+          ...Bubble
+        }
+      }
+      ... on ReadEvent {
+        conversationId
+        lastReadSeq
+        user {
+          id
+        }
+      }
+      ... on TypingEvent {
+        conversationId
+        expiresAt
+        user {
+          id
+          displayName
+        }
+      }
+    }
+  }
+`)
+
+export const InboxEvents = graphql(`
+  subscription InboxEvents {
+    inboxEvents {
+      __typename
+      ... on MessageEvent {
+        kind
+        alert
+        cursor
+        message {
+          ...Bubble
+          conversation {
+            ...ConversationItem
+          }
+        }
+      }
+      ... on ConversationUpdatedEvent {
+        conversation {
+          ...ConversationItem
+        }
+      }
+      ... on ConversationJoinedEvent {
+        conversation {
+          ...ConversationItem
+        }
+      }
+    }
+  }
+`)
