@@ -53,7 +53,10 @@ export class PresenceTracker {
     })
   }
 
-  private settle(userId: number, change: Promise<unknown>): void {
+  private settle(userId: number, changing: Promise<unknown>): void {
+    // Handled at once: a change superseded before it settles is never awaited, and a failed write of
+    // last seen (the database away) must not become an unhandled rejection; the state is announced anyway.
+    const change = changing.catch((error: unknown) => this.log('presence change failed', error))
     clearTimeout(this.settling.get(userId)?.timer)
     const timer = setTimeout(() => {
       this.settling.delete(userId)
