@@ -6,9 +6,13 @@ export type PushJob = MessageKey & { id: number; cursorUserId: number; roundAtte
 
 /** Writes one job per message (in the send's transaction): one row, whatever the conversation's size. */
 export async function enqueuePushJobs(conn: Conn, keys: readonly MessageKey[]): Promise<void> {
+  // A message still streaming is pushed when its stream ends (then it is no longer STREAMING), with its text.
   await conn.$executeRaw`
     INSERT INTO push_jobs (conversation_id, seq)
-    SELECT * FROM unnest(${keys.map((k) => k.conversationId)}::bigint[], ${keys.map((k) => k.seq)}::bigint[])`
+    SELECT k.conversation_id, k.seq
+    FROM unnest(${keys.map((k) => k.conversationId)}::bigint[], ${keys.map((k) => k.seq)}::bigint[]) AS k(conversation_id, seq)
+    JOIN messages m ON m.conversation_id = k.conversation_id AND m.seq = k.seq
+    WHERE m.status <> 'STREAMING'`
 }
 
 /** Leases up to `limit` due jobs (SKIP LOCKED: any number of workers share the table; a dead worker's lease runs out). */

@@ -9,6 +9,7 @@ import { createRealtime } from '../../src/realtime/pubsub.ts'
 import { startGorush, type GorushNotification } from '../support/gorush.ts'
 import { newUser, newUsers, testApp, type TestUser } from '../support/harness.ts'
 import { RecallMessage } from '../support/lifecycle.ts'
+import { Append, Finish, StartStream } from '../support/agents.ts'
 import { AddMembers, createGroup, MuteMember, OpenPrivate, SendMessage } from '../support/operations.ts'
 import { eventually } from '../support/webhooks.ts'
 import { RegisterPushDevice, ViewerPushDevices, apnsToken } from '../support/push.ts'
@@ -215,6 +216,29 @@ describe('push: the gateway', () => {
     startWorker()
     await gorush.until((a) => a.some((n) => n.data.messageId === kept.id), 'the kept message')
     expect(gorush.accepted().filter((n) => n.data.messageId === recalled.id)).toEqual([])
+    await stopWorker()
+  })
+
+  it('pushes a streamed reply once, when its stream ends, with its final text', async () => {
+    const [agent, reader] = await newUsers(2)
+    const group = await createGroup(agent!, [reader!])
+    await withDevice(reader!)
+    // Through the instance with PUSH_GATEWAY_URL: only its transactions record push jobs.
+    const started = await post(server.url, agent!.token, StartStream, {
+      conversationId: group.id,
+      clientMessageId: `push-stream-${Math.random()}`,
+    })
+    const streamed = started.data!.startStreamingMessage.message.id
+    await post(server.url, agent!.token, Append, { messageId: streamed, sequence: 1, delta: 'the answer is 42' })
+    startWorker()
+    // A message sent after the start is pushed; the stream, still being written, is not.
+    const later = (await send(agent!, group.id, 'meanwhile')) as { id: string }
+    await gorush.until((a) => a.some((n) => n.data.messageId === later.id), 'the later message')
+    expect(gorush.accepted().filter((n) => n.data.messageId === streamed)).toEqual([])
+
+    await post(server.url, agent!.token, Finish, { messageId: streamed })
+    const all = await gorush.until((a) => a.some((n) => n.data.messageId === streamed), 'the finished stream')
+    expect(all.filter((n) => n.data.messageId === streamed)).toMatchObject([{ message: 'the answer is 42' }])
     await stopWorker()
   })
 
