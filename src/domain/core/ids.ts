@@ -75,9 +75,11 @@ export function parseId(
 
 /** The number of `id` when it is a well-formed id of `type`, else null (a field that may hold one or a name). */
 export function idOfType(id: string, type: 'SavedSticker'): number | null {
-  const raw = /^[A-Za-z0-9_-]{1,200}={0,2}$/.test(id) ? Buffer.from(id, 'base64url').toString('utf8') : ''
-  const key = raw.startsWith(`${type}:`) ? raw.slice(type.length + 1) : ''
-  return /^[1-9][0-9]{0,15}$/.test(key) && Number.isSafeInteger(Number(key)) ? Number(key) : null
+  try {
+    return parseId(id, type)
+  } catch {
+    return null
+  }
 }
 
 /** Decodes an id of `type` whose key is two positive integers "<a>:<b>". */
