@@ -1,30 +1,23 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import { createServer, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { GraphQLError } from 'graphql'
-import { useServer, type Extra } from 'graphql-ws/use/ws'
 import { createLogger } from 'graphql-yoga'
 import { WebSocketServer } from 'ws'
 import { createAuthenticator } from './auth/authenticate.ts'
 import { DatabaseAvailability, RETRY_AFTER_MS } from '../db/availability.ts'
 import type { Parley } from '../app.ts'
-import { tierOf } from '../domain/rateLimits/index.ts'
-import type { ClientPeer } from './plugins/useRateLimits.ts'
 import { createViewerResolver } from '../domain/members/index.ts'
 import { DEFAULT_KEEP_ALIVE_MS } from '../config/env.ts'
 import { retryLater } from '../domain/core/index.ts'
 import { createHealth, databaseReadiness, type ReadinessCheck } from '../ops/health.ts'
-import { connectionIdFrom, requestIdFrom, yogaLogger, type Logger } from '../ops/logger.ts'
+import { requestIdFrom, yogaLogger, type Logger } from '../ops/logger.ts'
 import type { Metrics } from '../ops/metrics.ts'
 import { Utf8WebSocket } from './webSocket.ts'
+import { serveGraphqlWs } from './graphqlWs.ts'
 import { handleExport } from './export.ts'
-import { limitSocketLifetime } from './plugins/useTokenExpiry.ts'
 import { MEDIA_PATH } from '../domain/files/index.ts'
 import { serveMedia } from './media.ts'
 import { webApp, type WebAppOptions } from './webApp.ts'
 import { createYogaServer, GRAPHQL_PATH, type YogaOptions } from './yoga.ts'
-
-/** Envelop's execute and subscribe for one operation, carried to graphql-ws as its root value. */
-type EnvelopRoot = Pick<ReturnType<ReturnType<typeof createYogaServer>['getEnveloped']>, 'execute' | 'subscribe'>
 
 export type ParleyServer = {
   server: Server
@@ -46,9 +39,6 @@ const DEFAULT_SHUTDOWN_GRACE_MS = 10_000
 /** WebSocket close code for a server going away: graphql-ws clients retry on it. */
 const GOING_AWAY = 1001
 
-/** Close code for a user over their open-WebSocket limit (graphql-ws's own "too many" code). */
-const TOO_MANY_SOCKETS = 4429
-
 export type ServerOptions = YogaOptions & {
   app: Parley
   /** Structured logs (pino); Yoga's own messages go to it too unless `logger` is given. */
@@ -65,15 +55,6 @@ export type ServerOptions = YogaOptions & {
   /** The chat workbench at `/` (web/); absent or null: not served. */
   webApp?: WebAppOptions | null
 }
-
-/** What a socket's operations need of its upgrade request (onConnect puts it in graphql-ws's extra). */
-type SocketExtra = Extra & { requestId?: string; peer?: ClientPeer; origin?: string }
-
-/** The part of an upgrade request the address limits read (rateLimitPlugin's clientAddress). */
-const peerOf = (request: IncomingMessage): ClientPeer => ({
-  headers: { 'x-forwarded-for': request.headers['x-forwarded-for'] },
-  socket: { remoteAddress: request.socket.remoteAddress },
-})
 
 /** A request arriving while the server drains: try another instance. */
 function refuseStopping(res: ServerResponse): void {
@@ -134,89 +115,15 @@ export function createParleyServer(opts: ServerOptions): ParleyServer {
   })
   if (opts.metrics) wss.on('connection', (socket) => opts.metrics!.trackWebSocket(socket))
 
-  /** Errors graphql-ws answers before execution, counted like HTTP's (execution errors count in useMetrics). */
-  const refused = (errors: readonly GraphQLError[]) => {
-    for (const error of errors) opts.metrics?.countError(error.extensions.code ?? 'GRAPHQL_VALIDATION_FAILED')
-    return errors
-  }
-
-  // graphql-ws runs each operation through Yoga's envelop, so plugins, limits and context apply to
-  // subscriptions exactly as to HTTP.
-  useServer(
-    {
-      // A socket needs a valid token: a missing or bad one is refused here (close 4403), before any
-      // operation. Each subscribe authenticates again through Yoga's context (an expired token fails there).
-      onConnect: async (ctx) => {
-        const request = ctx.extra.request
-        const requestId = connectionIdFrom(request.headers['x-request-id'])
-        // graphql-ws would hold the whole upgrade request (headers, streams) as long as the socket is open.
-        // The media URLs of this socket's events start with the host it was opened on (ws → http).
-        const origin = `${'encrypted' in request.socket ? 'https' : 'http'}://${request.headers.host ?? 'localhost'}`
-        Object.assign(ctx.extra, { requestId, peer: peerOf(request), origin, request: undefined })
-        opts.log?.debug({ requestId }, 'websocket connected')
-        const authorization = ctx.connectionParams?.authorization
-        if (typeof authorization !== 'string') return false
-        const identity = await authenticate(authorization).catch(() => null)
-        if (!identity) return false
-        // A deactivated user is refused like a bad token.
-        const viewer = await resolveViewer(identity).catch(() => null)
-        if (!viewer) return false
-        const tier = tierOf(viewer)
-        const release = opts.app.limits.openSocket(tier, identity.handle)
-        if (!release) {
-          // graphql-ws clients do not retry this code: another socket must close first.
-          ctx.extra.socket.close(
-            TOO_MANY_SOCKETS,
-            `RATE_LIMITED: at most ${opts.app.limits.socketLimit(tier)} open WebSockets per user`,
-          )
-          return false
-        }
-        ctx.extra.socket.once('close', release)
-        limitSocketLifetime(ctx.extra.socket, identity.expiresAt, opts.app.accounts, viewer.userId)
-        return true
-      },
-      // onSubscribe hands over envelop's own execute and subscribe as the root value (below).
-      execute: (args) => (args.rootValue as EnvelopRoot).execute(args),
-      subscribe: (args) => (args.rootValue as EnvelopRoot).subscribe(args),
-      onSubscribe: async (ctx, _id, params) => {
-        const extra: SocketExtra = ctx.extra
-        const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
-          ...ctx,
-          req: extra.peer,
-          requestId: extra.requestId,
-          origin: extra.origin,
-          socket: extra.socket,
-          params,
-          connectionParams: ctx.connectionParams,
-        })
-        try {
-          const args = {
-            schema,
-            operationName: params.operationName,
-            document: parse(params.query),
-            variableValues: params.variables,
-            contextValue: await contextFactory(),
-            rootValue: { execute, subscribe },
-          }
-          const errors = validate(args.schema, args.document)
-          if (errors.length) return refused(errors)
-          return args
-        } catch (error) {
-          // A syntax error, a token refused by the context (e.g. expired since connecting) or a
-          // database outage is this operation's error; thrown, graphql-ws would close the whole socket with 4500.
-          if (error instanceof GraphQLError) {
-            // Only a syntax error comes without a code here; HTTP answers it with this one.
-            ;(error.extensions as Record<string, unknown>).code ??= 'GRAPHQL_PARSE_FAILED'
-            return refused([error])
-          }
-          const outage = availability.refuseIfOutage(error)
-          if (outage) return refused([outage])
-          throw error
-        }
-      },
-    },
-    wss,
-  )
+  serveGraphqlWs(wss, {
+    yoga,
+    app: opts.app,
+    authenticate,
+    resolveViewer,
+    availability,
+    metrics: opts.metrics,
+    log: opts.log,
+  })
 
   return {
     server,
