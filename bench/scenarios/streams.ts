@@ -1,0 +1,200 @@
+import { setTimeout as sleep } from 'node:timers/promises'
+import pg from 'pg'
+import { encodeGlobalId } from '../../src/domain/core/ids.ts'
+import { DELTAS_PER_SECOND } from '../../src/domain/streams/limits.ts'
+import type { LoadClient } from '../client.ts'
+import { percentile } from '../measure.ts'
+import { startParleyProcess, type ParleyProcess } from '../server-process.ts'
+import { insertGroups, insertUsers, withClient } from '../setup.ts'
+import { createScenarioDatabase, tokenFor, type DatabaseHost, type Figure } from '../support.ts'
+
+const MEMBERS = 100
+/** Rounds of the delivery phase: one send, then one delta, each awaited until all subscribers have it. */
+const ROUNDS = Number(process.env.BENCH_STREAMS_ROUNDS ?? 200)
+const WARMUP = 20
+/** Deltas (and edits) of the write phase. */
+const DELTAS = 1000
+/** The paces of the write phase, deltas a second: a fast model near the limit, and a slow one. */
+const PACES = [200, 50]
+/** How long PostgreSQL's backends may hold their statistics before reporting them (1 s at most when idle). */
+const STATS_FLUSH_MS = 1500
+const IDLE_MS = 10_000
+
+const EVENTS = `subscription Events($id: ID!) { conversationEvents(conversationId: $id, sincePts: 0) { __typename
+  ... on MessageEvent { message { content { ... on TextContent { text } } } } ... on MessageStreamEvent { delta } } }`
+const SEND = `mutation Send($input: SendMessageInput!) { sendMessage(input: $input) { message { id } } }`
+const START = `mutation Start($id: ID!, $key: String!) { startStreamingMessage(conversationId: $id, clientMessageId: $key) { message { id } } }`
+const APPEND = `mutation Append($m: ID!, $s: Int!, $d: String!) { appendToStreamingMessage(messageId: $m, sequence: $s, delta: $d) }`
+const FINISH = `mutation Finish($m: ID!) { finishStreamingMessage(messageId: $m) { id } }`
+const EDIT = `mutation Edit($m: ID!, $t: String!) { editMessage(messageId: $m, content: { text: { text: $t } }) { id } }`
+
+/**
+ * Streamed replies (issue 42): one stream in a group of 100 members, all subscribed over graphql-ws.
+ * Delivery: the delay from an appendToStreamingMessage call to each subscriber's MessageStreamEvent,
+ * against a send's MessageEvent to the same subscribers, alternated in one run. Writes: the database
+ * transactions 1,000 deltas cost (pg_stat_database, less what the idle server's pollers commit in
+ * as long), against 1,000 editMessage calls, each a new version of the text, counted the same way.
+ */
+export async function streams(host: DatabaseHost, client: LoadClient): Promise<Figure[]> {
+  const database = await createScenarioDatabase(host, 'streams')
+  // Statistics are read from the admin database: the reading itself commits nothing in the measured one.
+  const stats = new pg.Client({ connectionString: host.adminUrl })
+  await stats.connect()
+  const dbName = new URL(database.url).pathname.slice(1)
+  try {
+    const group = await withClient(
+      database.url,
+      async (c) => (await insertGroups(c, 1, await insertUsers(c, 'member', MEMBERS)))[0]!,
+    )
+    const id = encodeGlobalId('Conversation', group)
+    const tokens = await Promise.all(Array.from({ length: MEMBERS }, (_, i) => tokenFor(`member-${i}`)))
+    const parley = await startParleyProcess(database.url)
+    try {
+      const call = <T>(query: string, variables: Record<string, unknown>) =>
+        client.request({ endpoint: parley.endpoint, call: { token: tokens[0]!, query, variables } }) as Promise<T>
+      const send = (text: string) =>
+        call<{ sendMessage: { message: { id: string } } }>(SEND, {
+          input: { conversationId: id, clientMessageId: text, content: { text: { text } } },
+        })
+      const start = async (key: string) =>
+        (await call<{ startStreamingMessage: { message: { id: string } } }>(START, { id, key })).startStreamingMessage
+          .message.id
+
+      const delivery = await deliveryPhase(client, parley, tokens, id, send, start)
+
+      const counted = (work: () => Promise<void>) => countWrites(stats, dbName, work)
+      const idle = await counted(() => sleep(IDLE_MS))
+      const net = (c: Written) => ({
+        transactions: c.transactions - (idle.transactions * c.ms) / idle.ms,
+        rows: c.rows - (idle.rows * c.ms) / idle.ms,
+      })
+      const edited = (await send('edited')).sendMessage.message.id
+      const edits = net(
+        await counted(async () => {
+          for (let i = 1, text = ''; i <= DELTAS; i++) await call(EDIT, { m: edited, t: (text += 'x ') })
+        }),
+      )
+      const paced = []
+      for (const pace of PACES) {
+        const m = await start(`paced-${pace}`)
+        let seconds = 0
+        const written = await counted(async () => {
+          const begun = performance.now()
+          // Spaced, never caught up in a burst: a stall must not push a second past the stream's limit.
+          for (let i = 1, next = 0; i <= DELTAS; i++) {
+            await sleep(Math.max(0, next - performance.now()))
+            next = performance.now() + 1000 / pace
+            await call(APPEND, { m, s: i, d: 'x ' })
+          }
+          seconds = (performance.now() - begun) / 1000
+        })
+        await call(FINISH, { m })
+        paced.push({ pace, seconds, ...net(written) })
+      }
+
+      const { p50, p99, sendP50, sendP99 } = delivery
+      return [
+        {
+          scenario: `streams: one append delivered to ${MEMBERS} subscribers (graphql-ws MessageStreamEvent)`,
+          metric: 'p99 delivery ms',
+          value: `${p99.toFixed(1)} (p50 ${p50.toFixed(1)})`,
+          baseline: `${sendP99.toFixed(1)} (a send's MessageEvent to the same ${MEMBERS}; p50 ${sendP50.toFixed(1)})`,
+          ratio: p99 / sendP99,
+          target: 'p99 ≤ 50 ms',
+          met: p99 <= 50,
+          note: `${ROUNDS} rounds of one send and one delta after ${WARMUP} of each, every one awaited until all ${MEMBERS} subscribers had it`,
+        },
+        ...paced.map((p) => ({
+          scenario: `streams: database transactions per ${DELTAS.toLocaleString('en')} deltas at ${p.pace}/s`,
+          metric: 'transactions',
+          value: p.transactions.toFixed(0),
+          baseline: `${edits.transactions.toFixed(0)} (${DELTAS.toLocaleString('en')} editMessage calls)`,
+          ratio: p.transactions / edits.transactions,
+          target: '≤ 50',
+          met: p.transactions <= 50,
+          note: `the ${DELTAS.toLocaleString('en')} appends took ${p.seconds.toFixed(1)} s; rows written ${p.rows.toFixed(0)}, by the edits ${edits.rows.toFixed(0)}; the idle server's own commits (${((idle.transactions * 1000) / idle.ms).toFixed(1)}/s) taken out of both`,
+        })),
+      ]
+    } finally {
+      await parley.close()
+    }
+  } finally {
+    await stats.end()
+    await database.drop()
+  }
+}
+
+/** The p50 and p99 of a delta's and of a send's delivery to every member, alternated round by round. */
+async function deliveryPhase(
+  client: LoadClient,
+  parley: ParleyProcess,
+  tokens: string[],
+  id: string,
+  send: (text: string) => Promise<unknown>,
+  start: (key: string) => Promise<string>,
+) {
+  // The first message is what each subscription replays (sincePts 0) to tell it is live.
+  await send('first')
+  await client.openSubscribers({
+    wsUrl: parley.endpoint.replace(/^http/, 'ws'),
+    calls: tokens.map((token) => ({ token, query: EVENTS, variables: { id } })),
+  })
+  const m = await start('delivered')
+  const request = (query: string, variables: Record<string, unknown>) => ({ token: tokens[0]!, query, variables })
+  const deltas: number[] = []
+  const sends: number[] = []
+  for (let i = 0, next = 0; i < WARMUP + ROUNDS; i++) {
+    const text = `send-${i}`
+    const sent = await client.deliver({
+      endpoint: parley.endpoint,
+      text,
+      send: request(SEND, { input: { conversationId: id, clientMessageId: text, content: { text: { text } } } }),
+    })
+    // Each delta is unique (subscribers match it by its text); the stream's limit is never reached.
+    await sleep(Math.max(0, next - performance.now()))
+    next = performance.now() + 1000 / (DELTAS_PER_SECOND / 2)
+    const delta = `t${i} `
+    const streamed = await client.deliver({
+      endpoint: parley.endpoint,
+      text: delta,
+      send: request(APPEND, { m, s: i + 1, d: delta }),
+    })
+    if (i >= WARMUP) {
+      sends.push(...sent)
+      deltas.push(...streamed)
+    }
+  }
+  await client.request({ endpoint: parley.endpoint, call: request(FINISH, { m }) })
+  await client.closeSubscribers()
+  return {
+    p50: percentile(deltas, 50),
+    p99: percentile(deltas, 99),
+    sendP50: percentile(sends, 50),
+    sendP99: percentile(sends, 99),
+  }
+}
+
+type Written = { transactions: number; rows: number; ms: number }
+
+/** What the database `name` committed and wrote while `work` ran (and its statistics reached pg_stat_database). */
+async function countWrites(stats: pg.Client, name: string, work: () => Promise<void>): Promise<Written> {
+  const read = async () => {
+    const { rows } = await stats.query<{ transactions: string; rows: string }>(
+      `SELECT xact_commit + xact_rollback AS transactions, tup_inserted + tup_updated + tup_deleted AS rows
+       FROM pg_stat_database WHERE datname = $1`,
+      [name],
+    )
+    return { transactions: Number(rows[0]!.transactions), rows: Number(rows[0]!.rows) }
+  }
+  await sleep(STATS_FLUSH_MS)
+  const before = await read()
+  const started = performance.now()
+  await work()
+  await sleep(STATS_FLUSH_MS)
+  const after = await read()
+  return {
+    transactions: after.transactions - before.transactions,
+    rows: after.rows - before.rows,
+    ms: performance.now() - started,
+  }
+}
