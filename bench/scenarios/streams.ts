@@ -87,7 +87,7 @@ export async function streams(host: DatabaseHost, client: LoadClient): Promise<F
         note: `${ROUNDS} rounds of one send and one delta after ${WARMUP} of each, every one awaited until all ${MEMBERS} subscribers had it`,
       },
       ...paced.map((p) => ({
-        scenario: `streams: SQL statements per ${DELTAS.toLocaleString('en')} deltas at ${p.pace}/s`,
+        scenario: `streams: SQL statements per ${DELTAS.toLocaleString('en')} deltas at ${p.pace}/s, no subscriber (the writes)`,
         metric: 'statements',
         value: String(p.statements),
         baseline: `${edits.statements} (${DELTAS.toLocaleString('en')} editMessage calls)`,
