@@ -9,7 +9,7 @@ import tseslint from 'typescript-eslint'
 export default defineConfig(
   globalIgnores(['src/generated/', 'test/gql/', 'web/src/gql/', 'dist/', 'tmp/', '**/.data/']),
   js.configs.recommended,
-  // Type-aware: the TypeScript program of tsconfig.json (src, test, bench, scripts, the root configs).
+  // Type-aware: the TypeScript program of tsconfig.json (src, test, bench, scripts, examples, the root configs).
   tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: {

@@ -150,7 +150,8 @@ const jobs = {
 
   /**
    * Opens one subscription per call, `perSocket` of them (default 1) on each socket, which takes the
-   * token of its first call; their MessageEvents count as deliveries of the message's text. Each
+   * token of its first call; their MessageEvents count as deliveries of the message's text, and
+   * their MessageStreamEvents (selecting `delta`) as deliveries of the delta's. Each
    * subscription's first event (the replay of a message already in the conversation) tells it is
    * live; CONNECT_BATCH subscriptions open at a time, so the server's memory is not measured at the
    * peak of thousands of subscribes at once. A subscription that fails fails the deliveries waiting for it.
@@ -158,8 +159,9 @@ const jobs = {
   async openSubscribers(a: { wsUrl: string; calls: GraphQLCall[]; perSocket?: number }) {
     const perSocket = a.perSocket ?? 1
     const onEvent = (data: unknown) => {
-      const text = (data as { conversationEvents?: { message?: { content?: { text?: string } } } }).conversationEvents
-        ?.message?.content?.text
+      const event = (data as { conversationEvents?: { delta?: string; message?: { content?: { text?: string } } } })
+        .conversationEvents
+      const text = event?.message?.content?.text ?? event?.delta
       const wait = text !== undefined && fanout.pending.get(text)
       if (!wait) return
       wait.received.push(performance.now() - wait.sentAt)

@@ -11,6 +11,7 @@ import { peer } from './scenarios/peer.ts'
 import { replay } from './scenarios/replay.ts'
 import { search } from './scenarios/search.ts'
 import { stack } from './scenarios/stack.ts'
+import { streams } from './scenarios/streams.ts'
 import { hotConversation, sendThroughput } from './scenarios/send-throughput.ts'
 import { syncScenario } from './scenarios/sync.ts'
 import { webhooks } from './scenarios/webhooks.ts'
@@ -34,6 +35,7 @@ const SCENARIOS: Record<string, (host: DatabaseHost, client: LoadClient) => Prom
   files,
   webhooks,
   push,
+  streams,
 }
 
 const chosen = process.argv.slice(2).filter((a) => !a.startsWith('-'))
