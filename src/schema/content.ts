@@ -109,7 +109,8 @@ const CardContent = content('CardContent', (t) => ({
   viewerActionId: t.string({
     nullable: true,
     description: 'The action the viewer pressed, if any',
-    resolve: (c, _a, ctx) => (c.key && c.data.actions?.length ? ctx.loaders.pressedActions.load(c.key) : null),
+    // A card that never had buttons has nothing to look up; one whose buttons updateCard removed keeps the choice.
+    resolve: (c, _a, ctx) => (c.key && c.data.actions ? ctx.loaders.pressedActions.load(c.key) : null),
   }),
 }))
 const MaterialContent = content('MaterialContent', (t) => ({

@@ -50,6 +50,7 @@ describe('live cards', () => {
         viewerActionId: null,
       },
     })
+    await member!.run(PressCardAction, { messageId: sent.id, actionId: 'approve' })
     const updated = (
       await agent!.run(UpdateCard, { messageId: sent.id, data: { leaveId: 78, status: 'approved' }, actions: [] })
     ).updateCard
@@ -61,6 +62,8 @@ describe('live cards', () => {
       content: { cardType: 'leave_approval', data: { leaveId: 78, status: 'approved' }, actions: [] },
     })
     expect(updated.content).toHaveProperty('updatedAt', expect.any(String))
+    // Buttons gone, the presser still reads what they chose.
+    expect((await member!.run(ReadCard, { id: sent.id })).node!.content).toMatchObject({ viewerActionId: 'approve' })
     const events = await stream.waitFor(2)
     expect(events[1]!.conversationEvents).toMatchObject({
       kind: 'EDITED',
