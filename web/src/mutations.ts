@@ -118,3 +118,65 @@ export const SendTyping = graphql(`
     sendTyping(conversationId: $id)
   }
 `)
+
+// --- Message side of the workbench (reactions, cards, stickers, threads): h4a ---
+
+export const AddReaction = graphql(`
+  mutation AddReaction($id: ID!, $emoji: String!) {
+    addReaction(messageId: $id, emoji: $emoji) {
+      id
+      reactions {
+        emoji
+        count
+        viewerReacted
+      }
+    }
+  }
+`)
+
+export const RemoveReaction = graphql(`
+  mutation RemoveReaction($id: ID!, $emoji: String!) {
+    removeReaction(messageId: $id, emoji: $emoji) {
+      id
+      reactions {
+        emoji
+        count
+        viewerReacted
+      }
+    }
+  }
+`)
+
+export const PressCardAction = graphql(`
+  mutation PressCardAction($id: ID!, $actionId: String!) {
+    pressCardAction(messageId: $id, actionId: $actionId) {
+      id
+      content {
+        __typename
+        ... on CardContent {
+          viewerActionId
+        }
+      }
+    }
+  }
+`)
+
+export const SaveSticker = graphql(`
+  mutation SaveSticker($id: ID!) {
+    saveSticker(messageId: $id) {
+      id
+      label
+    }
+  }
+`)
+
+export const FollowThread = graphql(`
+  mutation FollowThread($id: ID!, $follow: Boolean!) {
+    followThread(messageId: $id, follow: $follow) {
+      id
+      thread {
+        ...ThreadCount
+      }
+    }
+  }
+`)

@@ -71,6 +71,7 @@ graphql(`
 graphql(`
   fragment Bubble on Message {
     ...Preview
+    ...BubbleMore
     kind
     sentAt
     recalledAt
@@ -249,6 +250,94 @@ export const MemberSearch = graphql(`
           id
           handle
           displayName
+        }
+      }
+    }
+  }
+`)
+
+// --- Message side of the workbench (reactions, cards, streams, threads, forwards): h4a ---
+
+/** What a bubble shows beyond its content: reactions, its thread, a card's buttons, a forward's items. */
+graphql(`
+  fragment BubbleMore on Message {
+    inConversation
+    reactions {
+      emoji
+      count
+      viewerReacted
+    }
+    thread {
+      ...ThreadCount
+    }
+    threadRoot {
+      id
+      thread {
+        ...ThreadCount
+      }
+    }
+    content {
+      __typename
+      ... on CardContent {
+        viewerActionId
+        actions {
+          id
+          label
+          style
+          url
+        }
+      }
+      ... on ForwardContent {
+        items {
+          kind
+          content {
+            __typename
+            ... on SystemContent {
+              text
+            }
+            ... on ImageContent {
+              thumbnailUrl
+            }
+            ... on StickerContent {
+              url
+              label
+            }
+            ... on FileContent {
+              name
+            }
+          }
+        }
+      }
+    }
+  }
+`)
+
+graphql(`
+  fragment ThreadCount on ThreadSummary {
+    replyCount
+    viewerFollowing
+    viewerUnreadCount
+  }
+`)
+
+/** A thread: its root and its newest replies (Message.replies). */
+export const ThreadReplies = graphql(`
+  query ThreadReplies($id: ID!) {
+    node(id: $id) {
+      __typename
+      ... on Message {
+        ...Bubble
+        conversation {
+          id
+          type
+        }
+        replies(last: 50) {
+          edges {
+            cursor
+            node {
+              ...Bubble
+            }
+          }
         }
       }
     }
