@@ -18,6 +18,8 @@ const keys: KeyingConfig = {
   MessageEdge: (edge) => (edge.node as { id?: string } | undefined)?.id ?? null,
 }
 
+// Hand-written cache logic 1, a new message's place in the history or a thread: messageCache.ts.
+
 /**
  * Hand-written cache logic 2: a ReadEvent names a reader and a seq, but receipts hang off each of
  * the viewer's messages without an id; drop the ones it may change, so the page refetches them.
