@@ -6,7 +6,7 @@ import { CreateGroup, OpenPrivate, SendMessage } from '../support/operations.ts'
 import { Append, Finish, StartStream } from '../support/agents.ts'
 import { Stickers } from '../support/interactions.ts'
 import { pngOf } from '../support/files.ts'
-import { waitForSubscriptions } from '../support/server.ts'
+import { parseId } from '../../src/domain/core/ids.ts'
 import { startWorkbench, type Workbench } from '../support/workbench.ts'
 import { graphql } from '../gql/index.ts'
 import type { MessageContentInput } from '../gql/graphql.ts'
@@ -39,10 +39,13 @@ const send = async (user: TestUser, conversationId: string, content: ContentInpu
     .message
 
 const item = (page: Page, name: string) => page.locator(`[data-conversation="${name}"]`)
-/** Opens a conversation, and waits until its live events reach the user (the inbox's stream and this one). */
+/** Opens a conversation, and waits until its live events reach the user and its page has loaded. */
 async function open(user: TestUser, page: Page, name: string) {
+  const subscriptions = () => web.server.app.hub.stats(parseId(user.id, 'User')).subscriptions
+  const before = subscriptions()
   await item(page, name).click()
-  await waitForSubscriptions(web.server.app, user, 2)
+  await expect.poll(subscriptions).toBeGreaterThan(before)
+  await web.settled(page)
 }
 const bubble = (page: Page, text: string) => page.locator('.messages').getByTestId('message').filter({ hasText: text })
 const panel = (page: Page) => page.getByRole('region', { name: 'Messages' })
@@ -67,6 +70,9 @@ it('reactions: bob adds one, alice sees it live and adds hers, counts and her ow
   await send(alice, groupId, { text: { text: '发布计划 release plan' } })
   const [a, b] = await Promise.all([web.signedIn(alice), web.signedIn(bob)])
   await Promise.all([open(alice, a.page, groupTitle), open(bob, b.page, groupTitle)])
+  // Bob's read refetches alice's receipts: let that answer land before the reactions change.
+  await bubble(a.page, 'release plan').getByTestId('tail').filter({ hasText: '1 read' }).waitFor()
+  await web.settled(a.page)
 
   const forBob = bubble(b.page, 'release plan')
   await forBob.getByRole('button', { name: 'Add a reaction' }).click()

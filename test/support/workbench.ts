@@ -25,6 +25,11 @@ export type Workbench = {
   /** A browser context of its own (storage, socket) per user, signed in through the page. */
   signedIn(user: TestUser): Promise<{ context: BrowserContext; page: Page }>
   shot(page: Page, name: string): Promise<Buffer>
+  /**
+   * Until no GraphQL request of the page is in flight: a query answer that started before a change
+   * and lands after its event would show the older state (Graphcache keeps the last write).
+   */
+  settled(page: Page): Promise<void>
   close(): Promise<void>
 }
 
@@ -54,6 +59,7 @@ export async function startWorkbench(assets: Record<string, Buffer> = {}): Promi
       '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
     ],
   })
+  const inFlight = new WeakMap<Page, Set<unknown>>()
   const workbench: Workbench = {
     server,
     pageUrl,
@@ -71,6 +77,11 @@ export async function startWorkbench(assets: Record<string, Buffer> = {}): Promi
         },
       )
       const page = await context.newPage()
+      const pending = new Set<unknown>()
+      inFlight.set(page, pending)
+      page.on('request', (r) => r.url().endsWith('/graphql') && pending.add(r))
+      page.on('requestfinished', (r) => pending.delete(r))
+      page.on('requestfailed', (r) => pending.delete(r))
       page.on('pageerror', (error) => workbench.failures.push(`${user.handle}: ${error.message}`))
       await page.goto(pageUrl)
       await page.getByLabel('Handle').waitFor()
@@ -89,6 +100,13 @@ export async function startWorkbench(assets: Record<string, Buffer> = {}): Promi
         listAfterSignInMs: Math.round(list ?? -1),
       })
       return { context, page }
+    },
+    async settled(page) {
+      // Twice idle a moment apart: an answer may set off the next request (a refetch after an event).
+      for (let idle = 0; idle < 2;) {
+        await new Promise((resolve) => setTimeout(resolve, 150))
+        idle = inFlight.get(page)!.size ? 0 : idle + 1
+      }
     },
     shot: (page, name) => page.screenshot({ path: path.join(SHOTS, `${name}.png`) }),
     async close() {
