@@ -1,6 +1,9 @@
 import {
+  Kind,
   TypeInfo,
   visit,
+  type DefinitionNode,
+  type FragmentDefinitionNode,
   visitWithTypeInfo,
   type DocumentNode,
   type GraphQLSchema,
@@ -71,12 +74,43 @@ const VIEWERS_EVEN_BELOW = new Set(['CardContent.viewerActionId'])
 /** Whether nothing selected below this field can make a shared event differ between members. */
 const settled = (parent: string, field: string) => VIEWERS_OWN.has(parent) || MESSAGE_ONLY.has(`${parent}.${field}`)
 
-/** True when every field `operation` selects is the same for every member who receives an event. */
-export function sameForEveryMember(schema: GraphQLSchema, operation: OperationDefinitionNode): boolean {
+/**
+ * The operation with each named fragment spread replaced by its selection, so the fields a client
+ * selects through fragments are checked, and under the field they are spread in.
+ */
+function withFragmentsInlined(operation: OperationDefinitionNode, definitions: readonly DefinitionNode[]) {
+  const fragments = new Map(
+    definitions
+      .filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION)
+      .map((f) => [f.name.value, f]),
+  )
+  // A node returned on enter is visited in turn, so spreads inside a fragment are inlined too.
+  return visit(operation, {
+    FragmentSpread(node) {
+      const fragment = fragments.get(node.name.value)
+      return fragment
+        ? { kind: Kind.INLINE_FRAGMENT, typeCondition: fragment.typeCondition, selectionSet: fragment.selectionSet }
+        : node
+    },
+  })
+}
+
+/**
+ * True when every field `operation` selects, its fragments' (`definitions`, the document's) included,
+ * is the same for every member who receives an event.
+ */
+export function sameForEveryMember(
+  schema: GraphQLSchema,
+  operation: OperationDefinitionNode,
+  definitions: readonly DefinitionNode[] = [],
+): boolean {
   const typeInfo = new TypeInfo(schema)
   let shared = true
   let settledDepth = 0
-  const document: DocumentNode = { kind: 'Document' as DocumentNode['kind'], definitions: [operation] }
+  const document: DocumentNode = {
+    kind: Kind.DOCUMENT,
+    definitions: [withFragmentsInlined(operation, definitions)],
+  }
   visit(
     document,
     visitWithTypeInfo(typeInfo, {

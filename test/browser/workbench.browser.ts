@@ -1,61 +1,17 @@
 import { randomUUID } from 'node:crypto'
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import path from 'node:path'
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
-import { build } from 'vite'
+import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { PROJECT_ROOT } from '../../src/lib/projectRoot.ts'
-import { AUTH_SECRET, newUser, type TestUser } from '../support/harness.ts'
+import { newUser, type TestUser } from '../support/harness.ts'
 import { CreateGroup, OpenPrivate, SendMessage } from '../support/operations.ts'
 import { graphql } from '../gql/index.ts'
 import { pngOf } from '../support/files.ts'
-import { startServer, type TestServer } from '../support/server.ts'
+import { startWorkbench, type Workbench } from '../support/workbench.ts'
 
-/** Debian's chromium package (`apt-get install chromium`); nothing is downloaded. */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
-/** Screenshots of each screen, for review (tmp/ is not committed). */
-const SHOTS = path.join(PROJECT_ROOT, 'tmp', 'workbench-screens')
-
-let server: TestServer
-let pageUrl: string
-let browser: Browser
-let webDir: string
+let web: Workbench
 let alice: TestUser
 let bob: TestUser
 let conversationId: string
-const elsewhere: string[] = []
-const failures: string[] = []
-/** First paint of the sign-in screen (cold context) and the list's first render after it; reported, not asserted. */
-const timings: { user: string; signInPaintMs: number; listAfterSignInMs: number }[] = []
-
-/** A browser context of its own (cookies, storage, socket) per user, signed in through the page. */
-async function signedIn(user: TestUser): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({ viewport: { width: 1100, height: 700 } })
-  const origin = new URL(pageUrl).origin
-  await context.route(
-    (url) => url.origin !== origin,
-    (route) => {
-      elsewhere.push(route.request().url())
-      return route.abort('blockedbyclient')
-    },
-  )
-  const page = await context.newPage()
-  page.on('pageerror', (error) => failures.push(`${user.handle}: ${error.message}`))
-  await page.goto(pageUrl)
-  await page.getByLabel('Handle').waitFor()
-  const paint = await page.evaluate(() => performance.getEntriesByName('first-contentful-paint')[0]?.startTime)
-  await page.getByLabel('Handle').fill(user.handle)
-  await page.getByRole('button', { name: 'Sign in' }).click()
-  await page
-    .getByTestId('me')
-    .filter({ hasText: `@${user.handle}` })
-    .waitFor()
-  await page.locator('[role="option"]').first().waitFor()
-  const list = await page.evaluate(() => performance.getEntriesByName('parley:first-list')[0]?.startTime)
-  timings.push({ user: user.handle, signInPaintMs: Math.round(paint ?? -1), listAfterSignInMs: Math.round(list ?? -1) })
-  return { context, page }
-}
+const signedIn = (user: TestUser) => web.signedIn(user)
 
 const DraftOf = graphql(`
   query WorkbenchDraft($id: ID!) {
@@ -75,33 +31,10 @@ const draftOf = async (user: TestUser) =>
 /** The message with the mention (the quote reply below repeats its text). */
 const mentionOf = (page: Page) => page.getByTestId('message').filter({ hasText: 'please review', hasNotText: 'on it' })
 const item = (page: Page, handle: string) => page.locator(`[data-conversation="${handle}"]`)
-const shot = (page: Page, name: string) => page.screenshot({ path: path.join(SHOTS, `${name}.png`) })
+const shot = (page: Page, name: string) => web.shot(page, name)
 
 beforeAll(async () => {
-  webDir = mkdtempSync(path.join(tmpdir(), 'parley-web-'))
-  await build({
-    configFile: path.join(PROJECT_ROOT, 'web', 'vite.config.ts'),
-    build: { outDir: webDir },
-    logLevel: 'silent',
-  })
-  server = await startServer(undefined, { webApp: { dir: webDir, devTokenSecret: AUTH_SECRET } })
-  // An IP needs no name resolution, which the flag below cuts.
-  pageUrl = new URL('/', server.url.replace('//localhost:', '//127.0.0.1:')).href
-  mkdirSync(SHOTS, { recursive: true })
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
-    ],
-  })
+  web = await startWorkbench()
   ;[alice, bob] = await Promise.all([
     newUser({ prefix: 'alice', name: 'Alice 陈' }),
     newUser({ prefix: 'bob', name: 'Bob Li' }),
@@ -110,10 +43,8 @@ beforeAll(async () => {
 }, 120_000)
 
 afterAll(async () => {
-  console.log('workbench first-screen timings (ms since navigation):', JSON.stringify(timings))
-  await browser?.close()
-  await server?.close()
-  if (webDir) rmSync(webDir, { recursive: true, force: true })
+  console.log('workbench first-screen timings (ms since navigation):', JSON.stringify(web?.timings))
+  await web?.close()
 })
 
 it('alice and bob chat live: the message appears with an unread dot and an alert, and her tail turns to read', async () => {
@@ -147,7 +78,7 @@ it('alice and bob chat live: the message appears with an unread dot and an alert
   await input.pressSequentially('第二行')
   await input.press('Enter')
   await a.page.getByTestId('message').filter({ hasText: 'line one\n第二行' }).waitFor()
-  expect(failures).toEqual([])
+  expect(web.failures).toEqual([])
   await Promise.all([a.context.close(), b.context.close()])
 }, 90_000)
 
@@ -176,7 +107,7 @@ it('an image alice uploads renders for bob; recall replaces the bubble on both s
   await expect.poll(() => b.page.getByText('a message to take back').count()).toBe(0)
   await b.page.getByTestId('recalled').filter({ hasText: 'recalled a message' }).waitFor()
   await a.page.getByTestId('recalled').filter({ hasText: 'You recalled a message' }).waitFor()
-  expect(failures).toEqual([])
+  expect(web.failures).toEqual([])
   await Promise.all([a.context.close(), b.context.close()])
 }, 90_000)
 
@@ -202,8 +133,8 @@ it('a draft survives a reload with its marker; do-not-disturb shows its dot and 
   await item(b.page, alice.handle).locator('.unread-dot.muted').waitFor()
   expect(await b.page.getByTestId('alert').count()).toBe(0)
   await shot(b.page, '7-do-not-disturb')
-  expect(failures).toEqual([])
-  expect(elsewhere).toEqual([])
+  expect(web.failures).toEqual([])
+  expect(web.elsewhere).toEqual([])
   await b.context.close()
 }, 90_000)
 
@@ -249,7 +180,7 @@ it('in a group: the @ picker mentions bob, who sees it highlighted; "1 read" lis
   await a.page.getByRole('menuitem', { name: 'Pin' }).click()
   await a.page.getByTestId('pinned').filter({ hasText: 'please review' }).waitFor()
   await shot(a.page, '10-group')
-  expect(failures).toEqual([])
+  expect(web.failures).toEqual([])
   await Promise.all([a.context.close(), b.context.close()])
 }, 90_000)
 
@@ -281,6 +212,6 @@ it('scrolling up loads one older page at a time, and the view stays where the re
   await inPanel('history 1').waitFor()
   expect(await bubbles.count()).toBe(70)
   await shot(b.page, '11-history')
-  expect(failures).toEqual([])
+  expect(web.failures).toEqual([])
   await b.context.close()
 }, 120_000)

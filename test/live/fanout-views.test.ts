@@ -142,6 +142,22 @@ describe('results shared by subscribers who see an event alike', () => {
           operation(`subscription { inboxEvents { ... on MessageEvent { message { ${field} } } } }`),
         ),
       ).toBe(false)
+    // Fields selected through named fragments count as well (a client's generated documents use them).
+    const viaFragments = (document: string) =>
+      sameForEveryMember(schema, operation(document), parse(document).definitions)
+    const spread = 'subscription { conversationEvents(conversationId: "x") { ...E } }'
+    expect(viaFragments(`${spread} fragment E on MessageEvent { message { ...M } } fragment M on Message { id }`)).toBe(
+      true,
+    )
+    for (const field of ['receipt { readCount }', 'reactions { viewerReacted }', 'mentionsViewer'])
+      expect(
+        viaFragments(`${spread} fragment E on MessageEvent { message { ...M } } fragment M on Message { ${field} }`),
+      ).toBe(false)
+    expect(
+      viaFragments(
+        `${spread} fragment E on MessageEvent { message { content { ...T } } } fragment T on TextContent { text }`,
+      ),
+    ).toBe(true)
   })
 
   it('still give each subscriber its own alert: the sender, a member, a member in do-not-disturb', async () => {

@@ -2,7 +2,7 @@ import { Client, fetchExchange, subscriptionExchange } from '@urql/vue'
 import { cacheExchange, type Cache, type KeyingConfig } from '@urql/exchange-graphcache'
 import { relayPagination } from '@urql/exchange-graphcache/extras'
 import { createClient as createWsClient } from 'graphql-ws'
-import { graphql } from './gql/index.ts'
+import { appendMessage, writeStreamText, type NewMessage } from './messageCache.ts'
 import schema from './gql/urql-schema.ts'
 
 /**
@@ -18,33 +18,7 @@ const keys: KeyingConfig = {
   MessageEdge: (edge) => (edge.node as { id?: string } | undefined)?.id ?? null,
 }
 
-const AppendedEdge = graphql(`
-  fragment AppendedEdge on MessageEdge {
-    __typename
-    cursor
-    node {
-      __typename
-      id
-    }
-  }
-`)
-
-/** Hand-written cache logic 1: a new message joins the newest cached page of its conversation. */
-function appendMessage(cache: Cache, conversationId: string, cursor: string, messageId: string) {
-  cache.writeFragment(AppendedEdge, {
-    __typename: 'MessageEdge',
-    cursor,
-    node: { __typename: 'Message', id: messageId },
-  })
-  const edgeKey = cache.keyOfEntity({ __typename: 'MessageEdge', node: { __typename: 'Message', id: messageId } })
-  const conversation = { __typename: 'Conversation', id: conversationId }
-  for (const field of cache.inspectFields(conversation).filter((f) => f.fieldName === 'messages')) {
-    const connection = cache.resolve(conversation, field.fieldKey) as string | null
-    const edges = connection ? ((cache.resolve(connection, 'edges') as string[] | null) ?? []) : null
-    if (!connection || !edges || field.arguments?.before || edges.includes(edgeKey!)) continue
-    cache.link(connection, 'edges', [...edges, edgeKey])
-  }
-}
+// Hand-written cache logic 1, a new message's place in the history or a thread: messageCache.ts.
 
 /**
  * Hand-written cache logic 2: a ReadEvent names a reader and a seq, but receipts hang off each of
@@ -64,9 +38,10 @@ function invalidateReceipts(cache: Cache, conversationId: string, lastReadSeq: n
   }
 }
 
-type MessageEventData = { __typename: 'MessageEvent'; kind: string; cursor: string; message: { id: string } }
+type MessageEventData = { __typename: 'MessageEvent'; kind: string; cursor: string; message: NewMessage }
+type StreamEventData = { __typename: 'MessageStreamEvent'; messageId: string; text: string }
 type ConversationEventData =
-  MessageEventData | { __typename: 'ReadEvent'; lastReadSeq: number } | { __typename: string }
+  MessageEventData | StreamEventData | { __typename: 'ReadEvent'; lastReadSeq: number } | { __typename: string }
 
 export function createClient(token: string) {
   const authorization = `Bearer ${token}`
@@ -88,10 +63,9 @@ export function createClient(token: string) {
         updates: {
           Mutation: {
             sendMessage: (result, args, cache) => {
-              const { edge } = (result as { sendMessage: { edge: { cursor: string; node: { id: string } } } })
-                .sendMessage
+              const { edge } = (result as { sendMessage: { edge: { cursor: string; node: NewMessage } } }).sendMessage
               const input = args.input as { conversationId: string }
-              appendMessage(cache, input.conversationId, edge.cursor, edge.node.id)
+              appendMessage(cache, input.conversationId, edge.cursor, edge.node)
             },
           },
           Subscription: {
@@ -100,8 +74,9 @@ export function createClient(token: string) {
               const conversationId = args.conversationId as string
               if (event.__typename === 'MessageEvent' && (event as MessageEventData).kind === 'ADDED') {
                 const { cursor, message } = event as MessageEventData
-                appendMessage(cache, conversationId, cursor, message.id)
+                appendMessage(cache, conversationId, cursor, message)
               }
+              if (event.__typename === 'MessageStreamEvent') writeStreamText(cache, event as StreamEventData)
               if (event.__typename === 'ReadEvent')
                 invalidateReceipts(cache, conversationId, (event as { lastReadSeq: number }).lastReadSeq)
             },

@@ -71,6 +71,7 @@ graphql(`
 graphql(`
   fragment Bubble on Message {
     ...Preview
+    ...BubbleMore
     kind
     sentAt
     recalledAt

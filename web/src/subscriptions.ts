@@ -13,6 +13,7 @@ export const ConversationEvents = graphql(`
           ...Bubble
         }
       }
+      ...StreamDelta
       ... on ReadEvent {
         conversationId
         lastReadSeq
@@ -58,5 +59,16 @@ export const InboxEvents = graphql(`
         }
       }
     }
+  }
+`)
+
+// --- Message side of the workbench: h4a ---
+
+/** A streamed reply's text so far (selected by ConversationEvents; written into the message by web/src/messageCache.ts). */
+graphql(`
+  fragment StreamDelta on MessageStreamEvent {
+    messageId
+    sequence
+    text
   }
 `)

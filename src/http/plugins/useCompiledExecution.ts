@@ -102,7 +102,9 @@ export function useCompiledExecution(): Plugin {
               query,
               operation,
               oneOf: oneOfVariables(args.schema, operation),
-              sharesViews: operation.operation === 'subscription' && sameForEveryMember(args.schema, operation),
+              sharesViews:
+                operation.operation === 'subscription' &&
+                sameForEveryMember(args.schema, operation, args.document.definitions),
             }
           : (query as ExecutionResult)
       byOperation.set(operationName, entry)
