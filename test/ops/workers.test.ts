@@ -3,6 +3,7 @@ import { print } from 'graphql'
 import type { Client } from 'graphql-ws'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { newUsers, type TestUser } from '../support/harness.ts'
+import { Append, Finish, StartStream } from '../support/agents.ts'
 import { ConversationEvents, SendTyping } from '../support/live.ts'
 import { createGroup } from '../support/operations.ts'
 import { spawnInstance, subscribeWs, wsClient, type Received } from '../support/server.ts'
@@ -28,9 +29,9 @@ async function postAlone(url: string, user: TestUser, query: string, variables: 
     headers: { 'content-type': 'application/json', authorization: `Bearer ${user.token}`, connection: 'close' },
     body: JSON.stringify({ query, variables }),
   })
-  const body = (await response.json()) as { errors?: unknown }
+  const body = (await response.json()) as { errors?: unknown; data: Record<string, unknown> }
   expect(body.errors).toBeUndefined()
-  return body
+  return body.data
 }
 
 describe('WORKERS=2 without Redis', () => {
@@ -73,6 +74,25 @@ describe('WORKERS=2 without Redis', () => {
       await new Promise((resolve) => setTimeout(resolve, 2_100))
     }
     expect(heardEveryone()).toBe(true)
+  })
+
+  it("keeps a streamed message's live text for every worker, whichever takes each delta", async () => {
+    const [agent, reader] = await newUsers(2)
+    const group = await createGroup(agent!, [reader!])
+    const started = (await postAlone(instance.url, agent!, print(StartStream), {
+      conversationId: group.id,
+      clientMessageId: 'across-workers',
+    })) as { startStreamingMessage: { message: { id: string } } }
+    const messageId = started.startStreamingMessage.message.id
+    // Each append on a connection of its own, so they alternate between the workers: a worker
+    // without the live state would read the stored one back and refuse the next sequence.
+    const deltas = ['one ', 'two ', 'three ', 'four ', 'five ', 'six']
+    for (const [i, delta] of deltas.entries())
+      await postAlone(instance.url, agent!, print(Append), { messageId, sequence: i + 1, delta })
+    const finished = (await postAlone(instance.url, agent!, print(Finish), { messageId })) as {
+      finishStreamingMessage: { status: string; content: { text: string } }
+    }
+    expect(finished.finishStreamingMessage).toMatchObject({ status: 'NORMAL', content: { text: deltas.join('') } })
   })
 
   it('starts another worker when one dies, and drains every worker on SIGTERM', async () => {
