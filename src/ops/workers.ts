@@ -43,9 +43,11 @@ export function runWorkers(opts: WorkersOptions): Promise<number> {
         for (const worker of live()) worker.process.kill('SIGKILL')
       }, opts.shutdownGraceMs + EXIT_MARGIN_MS).unref()
     }
-    if (opts.relay) cluster.on('message', relayBetweenWorkers(live))
+    const relay = opts.relay ? relayBetweenWorkers(live) : undefined
+    if (relay) cluster.on('message', relay.message)
     cluster.on('listening', () => (listening = true))
     cluster.on('exit', (worker, code, signal) => {
+      relay?.exited(worker)
       if (stopping) {
         if (code !== 0 && signal !== 'SIGTERM' && signal !== 'SIGINT') failed = true
         if (!live().length) resolve(failed ? 1 : 0)

@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { newUsers, type TestUser } from '../support/harness.ts'
 import { Append, Finish, StartStream } from '../support/agents.ts'
 import { ConversationEvents, SendTyping } from '../support/live.ts'
-import { createGroup } from '../support/operations.ts'
+import { createGroup, OpenPrivate } from '../support/operations.ts'
+import { PresenceEvents, UserPresence } from '../support/push.ts'
 import { spawnInstance, subscribeWs, wsClient, type Received } from '../support/server.ts'
 
 type Instance = Awaited<ReturnType<typeof spawnInstance>>
@@ -93,6 +94,27 @@ describe('WORKERS=2 without Redis', () => {
       finishStreamingMessage: { status: string; content: { text: string } }
     }
     expect(finished.finishStreamingMessage).toMatchObject({ status: 'NORMAL', content: { text: deltas.join('') } })
+  })
+
+  it('answers who is online from every worker, while the subscription is on one of them', async () => {
+    const [alice, bob] = await newUsers(2)
+    await alice!.run(OpenPrivate, { userId: bob!.id })
+    const online = async () => {
+      const data = (await postAlone(instance.url, bob!, print(UserPresence), { id: alice!.id })) as {
+        node: { presence: { online: boolean } }
+      }
+      return data.node.presence.online
+    }
+    /** Four answers on connections of their own, so from both workers. */
+    const fromEveryWorker = async () => Promise.all([online(), online(), online(), online()])
+    const client = wsClient(instance.wsUrl, alice!.token)
+    const stream = subscribeWs(client, PresenceEvents)
+    for (let i = 0; i < 100 && !(await online()); i++) await new Promise((resolve) => setTimeout(resolve, 100))
+    expect(await fromEveryWorker()).toEqual([true, true, true, true])
+    stream.dispose()
+    await client.dispose()
+    for (let i = 0; i < 100 && (await online()); i++) await new Promise((resolve) => setTimeout(resolve, 100))
+    expect(await fromEveryWorker()).toEqual([false, false, false, false])
   })
 
   it('starts another worker when one dies, and drains every worker on SIGTERM', async () => {
