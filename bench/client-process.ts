@@ -3,6 +3,7 @@
 import http from 'node:http'
 import { createClient, type Client } from 'graphql-ws'
 import WebSocket from 'ws'
+import { bareJobs } from './bare-ws-client.ts'
 import { latencies, throughput } from './measure.ts'
 
 export type GraphQLCall = { token: string; query: string; variables?: Record<string, unknown> }
@@ -92,11 +93,16 @@ const fanout = {
   clients: [] as Client[],
   subscriptions: 0,
   failure: null as Error | null,
+  /** The size of the last frame that carried a delivery, as graphql-ws sends it (its 36-character id). */
+  frameBytes: 0,
   pending: new Map<
     string,
     { sentAt: number; left: number; received: number[]; resolve(): void; reject(error: Error): void }
   >(),
 }
+
+/** A graphql-ws client's operation id (a UUID), for the size of its frames. */
+const ID = '00000000-0000-4000-8000-000000000000'
 
 /** Subscriptions opening at once when opening many subscribers. */
 const CONNECT_BATCH = 200
@@ -105,6 +111,7 @@ const CONNECT_BATCH = 200
 const soak = { clients: [] as Client[], events: 0, streamErrors: 0, sent: 0, sendErrors: 0 }
 
 const jobs = {
+  ...bareJobs,
   /** One call: its data. */
   async request(a: { endpoint: string; call: GraphQLCall }) {
     return graphqlRequest(a.endpoint, a.call)
@@ -165,7 +172,10 @@ const jobs = {
       const wait = text !== undefined && fanout.pending.get(text)
       if (!wait) return
       wait.received.push(performance.now() - wait.sentAt)
-      if (--wait.left === 0) wait.resolve()
+      if (--wait.left === 0) {
+        fanout.frameBytes = Buffer.byteLength(JSON.stringify({ id: ID, type: 'next', payload: { data } }))
+        wait.resolve()
+      }
     }
     const onFailure = (error: unknown) => {
       fanout.failure = asError(error)
@@ -220,13 +230,20 @@ const jobs = {
     return wait.received
   },
 
-  /** Opens one subscription per call, counting the events they receive and the streams that fail. */
+  /**
+   * Opens one subscription per call, counting the events they receive and the streams that fail;
+   * CONNECT_BATCH sockets at a time (10,000 at once overflow the server's listen backlog).
+   */
   async soakSubscribe(a: { wsUrl: string; calls: GraphQLCall[] }) {
-    for (const call of a.calls) {
-      const sub = subscribe(a.wsUrl, call, () => void soak.events++)
-      sub.done.catch(() => void soak.streamErrors++)
-      soak.clients.push(sub.client)
-    }
+    for (let i = 0; i < a.calls.length; i += CONNECT_BATCH)
+      await Promise.all(
+        a.calls.slice(i, i + CONNECT_BATCH).map((call) => {
+          const sub = subscribe(a.wsUrl, call, () => void soak.events++)
+          sub.done.catch(() => void soak.streamErrors++)
+          soak.clients.push(sub.client)
+          return Promise.race([new Promise((resolve) => sub.client.on('connected', resolve)), sub.done.catch(() => {})])
+        }),
+      )
   },
 
   /**
@@ -275,6 +292,10 @@ const jobs = {
 
   async closeSoak() {
     await Promise.all(soak.clients.splice(0).map((c) => Promise.resolve(c.dispose())))
+  },
+
+  async frameBytes() {
+    return fanout.frameBytes
   },
 
   async closeSubscribers() {

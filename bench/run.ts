@@ -4,6 +4,7 @@ import path from 'node:path'
 import { build } from './scenarios/build.ts'
 import { fanout } from './scenarios/fanout.ts'
 import { fanoutCost } from './scenarios/fanout-cost.ts'
+import { fanout10k } from './scenarios/fanout-10k.ts'
 import { files } from './scenarios/files.ts'
 import { historyDepth } from './scenarios/history-depth.ts'
 import { inbox } from './scenarios/inbox.ts'
@@ -16,6 +17,7 @@ import { hotConversation, sendThroughput } from './scenarios/send-throughput.ts'
 import { syncScenario } from './scenarios/sync.ts'
 import { webhooks } from './scenarios/webhooks.ts'
 import { push } from './scenarios/push.ts'
+import { workers } from './scenarios/workers.ts'
 import { startClient, type LoadClient } from './client.ts'
 import { machine, openDatabaseHost, type DatabaseHost, type Figure } from './support.ts'
 
@@ -26,6 +28,7 @@ const SCENARIOS: Record<string, (host: DatabaseHost, client: LoadClient) => Prom
   inbox,
   fanout,
   'fanout-cost': fanoutCost,
+  'fanout-10k': fanout10k,
   replay,
   search,
   build,
@@ -36,6 +39,7 @@ const SCENARIOS: Record<string, (host: DatabaseHost, client: LoadClient) => Prom
   webhooks,
   push,
   streams,
+  workers,
 }
 
 const chosen = process.argv.slice(2).filter((a) => !a.startsWith('-'))

@@ -1,5 +1,6 @@
 import { execFileSync, spawn } from 'node:child_process'
 import { existsSync, readFileSync, statSync } from 'node:fs'
+import { availableParallelism } from 'node:os'
 import path from 'node:path'
 import { createInterface } from 'node:readline'
 import { processCpuSeconds } from './cpu.ts'
@@ -88,12 +89,15 @@ export async function startParleyProcess(
   }
   createInterface({ input: child.stderr }).on('line', remember)
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+  // With WORKERS, each worker writes the line: connections opened before all listen would all stay on the first.
+  const workers = env.WORKERS === 'auto' ? availableParallelism() : Number(env.WORKERS ?? 1)
+  let listening = 0
   const endpoint = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout }).on('line', (line) => {
       remember(line)
       // The JSON log line start-up writes once it listens.
       const url = /^GraphQL [^:]*: (http:\/\/\S+)$/.exec(logMessage(line))?.[1]
-      if (url) resolve(url.replace('localhost', '127.0.0.1'))
+      if (url && ++listening === workers) resolve(url.replace('localhost', '127.0.0.1'))
     })
     void exited.then((code) => reject(new Error(`Parley exited with ${code} before listening:\n${recent.join('\n')}`)))
   })

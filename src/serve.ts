@@ -22,7 +22,7 @@ import { startTracing, traceRealtime } from './ops/tracing.ts'
 import { createRealtime } from './realtime/pubsub.ts'
 import { createRateLimitRedis, createRedisRealtime } from './realtime/redis.ts'
 import { createRedisPresence } from './realtime/presence.ts'
-import { createWorkerRealtime } from './realtime/workerBus.ts'
+import { createWorkerPresence, createWorkerRealtime } from './realtime/workerBus.ts'
 import { createParleyServer } from './http/server.ts'
 import { findUserByHandle } from './store/users.ts'
 
@@ -97,13 +97,16 @@ export async function serve({ config, authSecret, database, log, logger, opened 
     realtime,
     replicas,
     rateLimitStore,
-    // Who is online on any instance: through Redis when instances share it (closed with the bus).
+    // Who is online on any instance: through Redis when instances share it (closed with the bus), else
+    // held by the primary of several workers.
     presence: config.REDIS_URL
       ? createRedisPresence(config.REDIS_URL, {
           ttlMs: config.PRESENCE_TTL_MS,
           log: (message, error) => logger.error({ err: error }, message),
         })
-      : undefined,
+      : cluster.isWorker
+        ? createWorkerPresence()
+        : undefined,
     media: config.MEDIA_S3_BUCKET
       ? s3MediaStore({
           bucket: config.MEDIA_S3_BUCKET,

@@ -32,6 +32,36 @@ const memoryFigure = (layout: string, perSubscriptionKiB: number, note: string):
 })
 
 /**
+ * Live subscribers of one conversation on `parley`: `open` adds `count` subscriptions (one per
+ * member from member `from` on, `perSocket` to a socket, each live once it has replayed the
+ * conversation's first message, sincePts 0), `send` sends a message and answers each open
+ * subscriber's delivery ms once all have it.
+ */
+export function liveConversation(client: LoadClient, parley: ParleyProcess, tokens: string[], conversationId: number) {
+  const id = encodeGlobalId('Conversation', conversationId)
+  const sendCall = (text: string) => ({
+    token: tokens[0]!,
+    query: SEND,
+    variables: { input: { conversationId: id, clientMessageId: text, content: { text: { text } } } },
+  })
+  let first: Promise<unknown> | undefined
+  return {
+    /** Sends the first message (the one subscriptions replay), once. */
+    sendFirst: () => (first ??= client.request({ endpoint: parley.endpoint, call: sendCall('first') })),
+    async open(count: number, perSocket: number, from = 0) {
+      await this.sendFirst()
+      const calls = Array.from({ length: count }, (_, i) => ({
+        token: tokens[(from + Math.floor(i / perSocket)) % tokens.length]!,
+        query: EVENTS,
+        variables: { id },
+      }))
+      await client.openSubscribers({ wsUrl: parley.endpoint.replace(/^http/, 'ws'), calls, perSocket })
+    },
+    send: (text: string) => client.deliver({ endpoint: parley.endpoint, text, send: sendCall(text) }),
+  }
+}
+
+/**
  * Scenario 5: one send to a group of 1,000 members, all subscribed over graphql-ws; delivery latency
  * from the send to each subscriber's receipt (measured in the load client), against the same with a
  * single subscriber. And the server process's RSS: at rest, with 10,000 idle subscriptions (one
@@ -61,45 +91,6 @@ export async function fanout(host: DatabaseHost, client: LoadClient): Promise<Fi
       return rssMiB(parley)
     }
 
-    /** Sends the conversation's first message (the one its subscriptions replay), unless it is there already. */
-    const sendFirst = (parley: ParleyProcess, conversationId: number) => {
-      const id = encodeGlobalId('Conversation', conversationId)
-      return client.request({
-        endpoint: parley.endpoint,
-        call: {
-          token: tokens[0]!,
-          query: SEND,
-          variables: { input: { conversationId: id, clientMessageId: 'first', content: { text: { text: 'first' } } } },
-        },
-      })
-    }
-
-    /**
-     * Opens `count` subscriptions to the conversation, `perSocket` per socket, each live once it has
-     * replayed the conversation's first message (sincePts 0, see sendFirst).
-     */
-    const openLive = async (parley: ParleyProcess, conversationId: number, count: number, perSocket: number) => {
-      const id = encodeGlobalId('Conversation', conversationId)
-      const wsUrl = parley.endpoint.replace(/^http/, 'ws')
-      await sendFirst(parley, conversationId)
-      const calls = Array.from({ length: count }, (_, i) => ({
-        token: tokens[Math.floor(i / perSocket) % tokens.length]!,
-        query: EVENTS,
-        variables: { id },
-      }))
-      await client.openSubscribers({ wsUrl, calls, perSocket })
-      return (text: string) =>
-        client.deliver({
-          endpoint: parley.endpoint,
-          text,
-          send: {
-            token: tokens[0]!,
-            query: SEND,
-            variables: { input: { conversationId: id, clientMessageId: text, content: { text: { text } } } },
-          },
-        })
-    }
-
     /**
      * A fresh server: RSS at start, at rest once it has served its first request, then with IDLE idle
      * subscriptions `perSocket` per socket, both settled (settledRss; the figure as they opened goes in
@@ -110,10 +101,11 @@ export async function fanout(host: DatabaseHost, client: LoadClient): Promise<Fi
       const parley = await startParleyProcess(database.url)
       try {
         const started = rssMiB(parley)
-        await sendFirst(parley, group)
+        const live = liveConversation(client, parley, tokens, group)
+        await live.sendFirst()
         const served = rssMiB(parley)
         const atRest = await settledRss(parley)
-        await openLive(parley, group, IDLE, perSocket)
+        await live.open(IDLE, perSocket)
         const opened = rssMiB(parley)
         const open = await settledRss(parley)
         await client.closeSubscribers()
@@ -140,11 +132,12 @@ export async function fanout(host: DatabaseHost, client: LoadClient): Promise<Fi
     try {
       const rssAtRest = rssMiB(parley)
       const latency = async (conversationId: number, subscribers: number) => {
-        const send = await openLive(parley, conversationId, subscribers, 1)
+        const live = liveConversation(client, parley, tokens, conversationId)
+        await live.open(subscribers, 1)
         const latencies: number[] = []
         let rssPeak = 0
         for (let i = 0; i < SENDS; i++) {
-          latencies.push(...(await send(`m-${subscribers}-${i}`)))
+          latencies.push(...(await live.send(`m-${subscribers}-${i}`)))
           rssPeak = Math.max(rssPeak, rssMiB(parley))
         }
         await client.closeSubscribers()

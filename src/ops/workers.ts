@@ -1,11 +1,11 @@
-import cluster, { type Worker } from 'node:cluster'
-import { relayToWorkers } from '../realtime/workerBus.ts'
+import cluster from 'node:cluster'
+import { relayBetweenWorkers } from '../realtime/workerBus.ts'
 
 export type WorkersOptions = {
   count: number
   /** Added to each worker's environment: the database the primary opened, the resolved secret. */
   env: NodeJS.ProcessEnv
-  /** Relay the bus between workers (no Redis); with Redis each worker has its own connection. */
+  /** Relay the bus and hold streams' live state for the workers (no Redis); with Redis each worker has its own connection. */
   relay: boolean
   shutdownGraceMs: number
   log: (message: string) => void
@@ -20,9 +20,9 @@ const EXIT_MARGIN_MS = 10_000
 /**
  * WORKERS > 1: this process (node:cluster's primary) serves nothing itself. It forks the workers, each
  * running the whole server on the shared port (the primary hands each new connection to the next
- * worker), relays the realtime bus between them when there is no Redis, starts another worker when
- * one dies, and on SIGINT/SIGTERM asks every worker to drain, resolving with the exit code once all
- * have exited. A worker that dies before any has listened is a start-up failure: the rest are stopped.
+ * worker), relays the realtime bus between them and holds streamed messages' live state when there
+ * is no Redis, starts another worker when one dies, and on SIGINT/SIGTERM asks every worker to drain,
+ * resolving with the exit code once all have exited. A worker that dies before any has listened is a start-up failure: the rest are stopped.
  */
 export function runWorkers(opts: WorkersOptions): Promise<number> {
   const restarts: number[] = []
@@ -43,9 +43,11 @@ export function runWorkers(opts: WorkersOptions): Promise<number> {
         for (const worker of live()) worker.process.kill('SIGKILL')
       }, opts.shutdownGraceMs + EXIT_MARGIN_MS).unref()
     }
-    if (opts.relay) cluster.on('message', (_worker: Worker, message: unknown) => relayToWorkers(message, live()))
+    const relay = opts.relay ? relayBetweenWorkers(live) : undefined
+    if (relay) cluster.on('message', relay.message)
     cluster.on('listening', () => (listening = true))
     cluster.on('exit', (worker, code, signal) => {
+      relay?.exited(worker)
       if (stopping) {
         if (code !== 0 && signal !== 'SIGTERM' && signal !== 'SIGINT') failed = true
         if (!live().length) resolve(failed ? 1 : 0)

@@ -3,8 +3,10 @@ import { print } from 'graphql'
 import type { Client } from 'graphql-ws'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { newUsers, type TestUser } from '../support/harness.ts'
+import { Append, Finish, StartStream } from '../support/agents.ts'
 import { ConversationEvents, SendTyping } from '../support/live.ts'
-import { createGroup } from '../support/operations.ts'
+import { createGroup, OpenPrivate } from '../support/operations.ts'
+import { PresenceEvents, UserPresence } from '../support/push.ts'
 import { spawnInstance, subscribeWs, wsClient, type Received } from '../support/server.ts'
 
 type Instance = Awaited<ReturnType<typeof spawnInstance>>
@@ -28,9 +30,9 @@ async function postAlone(url: string, user: TestUser, query: string, variables: 
     headers: { 'content-type': 'application/json', authorization: `Bearer ${user.token}`, connection: 'close' },
     body: JSON.stringify({ query, variables }),
   })
-  const body = (await response.json()) as { errors?: unknown }
+  const body = (await response.json()) as { errors?: unknown; data: Record<string, unknown> }
   expect(body.errors).toBeUndefined()
-  return body
+  return body.data
 }
 
 describe('WORKERS=2 without Redis', () => {
@@ -73,6 +75,46 @@ describe('WORKERS=2 without Redis', () => {
       await new Promise((resolve) => setTimeout(resolve, 2_100))
     }
     expect(heardEveryone()).toBe(true)
+  })
+
+  it("keeps a streamed message's live text for every worker, whichever takes each delta", async () => {
+    const [agent, reader] = await newUsers(2)
+    const group = await createGroup(agent!, [reader!])
+    const started = (await postAlone(instance.url, agent!, print(StartStream), {
+      conversationId: group.id,
+      clientMessageId: 'across-workers',
+    })) as { startStreamingMessage: { message: { id: string } } }
+    const messageId = started.startStreamingMessage.message.id
+    // Each append on a connection of its own, so they alternate between the workers: a worker
+    // without the live state would read the stored one back and refuse the next sequence.
+    const deltas = ['one ', 'two ', 'three ', 'four ', 'five ', 'six']
+    for (const [i, delta] of deltas.entries())
+      await postAlone(instance.url, agent!, print(Append), { messageId, sequence: i + 1, delta })
+    const finished = (await postAlone(instance.url, agent!, print(Finish), { messageId })) as {
+      finishStreamingMessage: { status: string; content: { text: string } }
+    }
+    expect(finished.finishStreamingMessage).toMatchObject({ status: 'NORMAL', content: { text: deltas.join('') } })
+  })
+
+  it('answers who is online from every worker, while the subscription is on one of them', async () => {
+    const [alice, bob] = await newUsers(2)
+    await alice!.run(OpenPrivate, { userId: bob!.id })
+    const online = async () => {
+      const data = (await postAlone(instance.url, bob!, print(UserPresence), { id: alice!.id })) as {
+        node: { presence: { online: boolean } }
+      }
+      return data.node.presence.online
+    }
+    /** Four answers on connections of their own, so from both workers. */
+    const fromEveryWorker = async () => Promise.all([online(), online(), online(), online()])
+    const client = wsClient(instance.wsUrl, alice!.token)
+    const stream = subscribeWs(client, PresenceEvents)
+    for (let i = 0; i < 100 && !(await online()); i++) await new Promise((resolve) => setTimeout(resolve, 100))
+    expect(await fromEveryWorker()).toEqual([true, true, true, true])
+    stream.dispose()
+    await client.dispose()
+    for (let i = 0; i < 100 && (await online()); i++) await new Promise((resolve) => setTimeout(resolve, 100))
+    expect(await fromEveryWorker()).toEqual([false, false, false, false])
   })
 
   it('starts another worker when one dies, and drains every worker on SIGTERM', async () => {
