@@ -7,7 +7,7 @@ import { newUser, type TestUser } from '../support/harness.ts'
 import { withDatabase } from '../support/database.ts'
 import { OpenPrivate, SendMessage } from '../support/operations.ts'
 import { UpdateSettings } from '../support/settings.ts'
-import { item, signedIn, startWorkbench, type Workbench } from '../support/workbench.ts'
+import { startWorkbench, type Workbench } from '../support/workbench.ts'
 
 /**
  * The workbench's input bar (emoji, voice, video, files), search, jumps (to a search hit, to the
@@ -65,6 +65,7 @@ async function attachRecordedVideo(page: Page) {
 
 const send = (user: TestUser, id: string, text: string) =>
   user.run(SendMessage, { input: { conversationId: id, clientMessageId: randomUUID(), content: { text: { text } } } })
+const item = (page: Page, name: string) => page.locator(`[data-conversation="${name}"]`)
 const message = (page: Page, text: string) => page.getByTestId('message').filter({ hasText: text })
 const input = (page: Page) => page.getByLabel('Message', { exact: true })
 /** Scrolls the message panel to its top and waits for `text`, which only an older page or window holds. */
@@ -74,7 +75,7 @@ async function scrollUpTo(page: Page, text: string) {
 }
 
 beforeAll(async () => {
-  wb = await startWorkbench('workbench-navigation')
+  wb = await startWorkbench()
   ;[alice, bob] = await Promise.all([
     newUser({ prefix: 'alice', name: 'Alice 陈' }),
     newUser({ prefix: 'bob', name: 'Bob Li' }),
@@ -87,7 +88,7 @@ afterAll(async () => {
 })
 
 it('the input bar: an emoji from the picker, Shift+Enter and Enter; a voice message, a video and a file play or download for bob', async () => {
-  const [a, b] = await Promise.all([signedIn(wb, alice), signedIn(wb, bob)])
+  const [a, b] = await Promise.all([wb.signedIn(alice), wb.signedIn(bob)])
   await item(a.page, bob.handle).click()
   await item(b.page, alice.handle).click()
 
@@ -95,7 +96,7 @@ it('the input bar: an emoji from the picker, Shift+Enter and Enter; a voice mess
   await a.page.getByRole('button', { name: 'Emoji' }).click()
   const picker = a.page.getByRole('dialog', { name: 'Emoji' })
   await picker.waitFor()
-  await wb.shot(a.page, '1-emoji-picker')
+  await wb.shot(a.page, 'nav-1-emoji-picker')
   // The picker takes focus: arrows move through it, Enter picks, and the box gets focus back.
   await expect
     .poll(() => picker.getByRole('button', { name: 'grinning' }).evaluate((e) => e === document.activeElement))
@@ -130,7 +131,7 @@ it('the input bar: an emoji from the picker, Shift+Enter and Enter; a voice mess
   expect(await link.getAttribute('download')).not.toBeNull()
   const body = await link.evaluate(async (a: HTMLAnchorElement) => (await fetch(a.href)).text())
   expect(body).toBe('第一周 week one')
-  await wb.shot(b.page, '2-media')
+  await wb.shot(b.page, 'nav-2-media')
   expect(wb.failures).toEqual([])
   await Promise.all([a.context.close(), b.context.close()])
 }, 120_000)
@@ -139,7 +140,7 @@ it('search finds Chinese and English with highlights built from ranges (markup s
   await send(alice, conversationId, '明天请假一天, day off tomorrow <b>not bold</b>')
   // Enough after it that the hit is not in the newest page: opening at it takes messagesAround.
   for (let n = 1; n <= 35; n++) await send(alice, conversationId, `filler ${n}`)
-  const b = await signedIn(wb, bob)
+  const b = await wb.signedIn(bob)
   const box = b.page.getByLabel('Search messages')
   await box.fill('请假')
   await box.press('Enter')
@@ -149,12 +150,12 @@ it('search finds Chinese and English with highlights built from ranges (markup s
   // The text's markup is shown as text, never parsed.
   expect(await hit.locator('b').count()).toBe(0)
   expect(await hit.innerText()).toContain('<b>not bold</b>')
-  await wb.shot(b.page, '3-search-chinese')
+  await wb.shot(b.page, 'nav-3-search-chinese')
 
   await box.fill('tomorrow')
   await box.press('Enter')
   await expect.poll(() => hit.locator('mark').allInnerTexts()).toEqual(['tomorrow'])
-  await wb.shot(b.page, '4-search-english')
+  await wb.shot(b.page, 'nav-4-search-english')
 
   await hit.click()
   const target = message(b.page, '明天请假一天')
@@ -162,7 +163,7 @@ it('search finds Chinese and English with highlights built from ranges (markup s
   await expect.poll(() => target.isVisible()).toBe(true)
   // messagesAround's window, not the newest page: the newest filler is not there until asked for.
   expect(await message(b.page, 'filler 35').count()).toBe(0)
-  await wb.shot(b.page, '5-search-opened')
+  await wb.shot(b.page, 'nav-5-search-opened')
   await b.page.getByRole('button', { name: '↓ Jump to latest' }).click()
   await message(b.page, 'filler 35').waitFor()
   expect(wb.failures).toEqual([])
@@ -183,7 +184,7 @@ it('100,000 messages: jump to the first unread and slide back from it, then scro
       [key, parseId(dave.id, 'User')],
     )
   })
-  const d = await signedIn(wb, dave)
+  const d = await wb.signedIn(dave)
   const chatRequests: string[] = []
   d.page.on('request', (request) => {
     const body = request.postData() ?? ''
@@ -196,7 +197,7 @@ it('100,000 messages: jump to the first unread and slide back from it, then scro
   await d.page.getByRole('button', { name: '↑ Jump to first unread' }).click()
   await message(d.page, 'message 50001').waitFor()
   await d.page.getByTestId('first-unread').waitFor()
-  await wb.shot(d.page, '6-first-unread')
+  await wb.shot(d.page, 'nav-6-first-unread')
   await scrollUpTo(d.page, 'message 49980')
   await scrollUpTo(d.page, 'message 49960')
   // A sliding window: what scrolled away was dropped.
@@ -206,7 +207,7 @@ it('100,000 messages: jump to the first unread and slide back from it, then scro
   await message(d.page, 'message 100000').waitFor()
   await expect.poll(() => bubbles.count()).toBe(30)
   for (const oldest of [99_941, 99_911, 99_881]) await scrollUpTo(d.page, `message ${oldest}`)
-  await wb.shot(d.page, '7-scrolled-back')
+  await wb.shot(d.page, 'nav-7-scrolled-back')
   expect(await bubbles.count()).toBe(120)
   // The first page and one per scroll (a refetch of a page already shown at most once more).
   expect(chatRequests.length).toBeGreaterThanOrEqual(4)
@@ -226,7 +227,7 @@ it('keyboard: arrows and Enter through the list, the context menu with arrows an
     const input = other === erin ? { pinned: true } : { archived: true }
     await bob.run(UpdateSettings, { id: openPrivateConversation.id, input })
   }
-  const b = await signedIn(wb, bob)
+  const b = await wb.signedIn(bob)
   const list = b.page.getByRole('listbox', { name: 'Conversations', exact: true }).getByRole('option')
   await list.first().waitFor()
   expect(await list.first().getAttribute('data-conversation')).toBe(erin.handle)
@@ -234,7 +235,7 @@ it('keyboard: arrows and Enter through the list, the context menu with arrows an
   expect(await item(b.page, frank.handle).isVisible()).toBe(false)
   await b.page.getByText('Archived', { exact: true }).click()
   await item(b.page, frank.handle).waitFor()
-  await wb.shot(b.page, '8-pinned-archived')
+  await wb.shot(b.page, 'nav-8-pinned-archived')
 
   await list.first().focus()
   await b.page.keyboard.press('ArrowDown')
@@ -250,7 +251,7 @@ it('keyboard: arrows and Enter through the list, the context menu with arrows an
   await expect.poll(() => items.first().evaluate((e) => e === document.activeElement)).toBe(true)
   await b.page.keyboard.press('ArrowDown')
   expect(await items.nth(1).evaluate((e) => e === document.activeElement)).toBe(true)
-  await wb.shot(b.page, '9-menu-keyboard')
+  await wb.shot(b.page, 'nav-9-menu-keyboard')
   await b.page.keyboard.press('Escape')
   expect(await b.page.getByRole('menu').count()).toBe(0)
   expect(await bubble.evaluate((e) => e === document.activeElement)).toBe(true)
