@@ -265,6 +265,11 @@ it('keyboard: arrows and Enter through the list, the context menu with arrows an
         .map((e) => e.outerHTML),
     )
   expect(unlabelled).toEqual([])
+  // A conversation that starts while the list is shown joins it (the list is asked for again).
+  const gina = await newUser({ prefix: 'gina', name: 'Gina Xu' })
+  const { openPrivateConversation } = await gina.run(OpenPrivate, { userId: bob.id })
+  await send(gina, openPrivateConversation.id, 'new here 新来的')
+  await item(b.page, gina.handle).filter({ hasText: 'new here 新来的' }).waitFor()
   expect(wb.failures).toEqual([])
   expect(wb.elsewhere).toEqual([])
   await b.context.close()
