@@ -86,7 +86,10 @@ export function createClient(token: string) {
               const event = result.inboxEvents as { __typename: string; kind?: string }
               if (event.__typename === 'MessageEvent' && event.kind !== 'ADDED') return
               const viewer = cache.resolve('Query', 'viewer') as string | null
-              if (viewer) cache.invalidate(viewer, 'conversations')
+              // Each cached list by its own arguments (the default one, the archived one):
+              // invalidate without them names only a field asked for without any.
+              for (const field of viewer ? cache.inspectFields(viewer) : [])
+                if (field.fieldName === 'conversations') cache.invalidate(viewer, field.fieldName, field.arguments)
             },
           },
         },

@@ -255,3 +255,73 @@ export const MemberSearch = graphql(`
     }
   }
 `)
+
+// --- h4b: search, jump to a message, archived conversations ---
+
+export const SearchMessages = graphql(`
+  query SearchMessages($query: String!) {
+    searchMessages(query: $query, first: 20) {
+      edges {
+        cursor
+        snippet
+        highlights {
+          start
+          length
+        }
+        node {
+          id
+          seq
+          sentAt
+          sender {
+            id
+            displayName
+          }
+          conversation {
+            id
+            title
+            peer {
+              id
+              displayName
+            }
+          }
+        }
+      }
+    }
+  }
+`)
+
+export const ChatAround = graphql(`
+  query ChatAround($id: ID!, $seq: SafeInt!, $count: Int!) {
+    conversation(id: $id) {
+      id
+      messagesAround(seq: $seq, count: $count) {
+        edges {
+          cursor
+          node {
+            ...Bubble
+          }
+        }
+        pageInfo {
+          hasPreviousPage
+          hasNextPage
+        }
+      }
+    }
+  }
+`)
+
+export const ArchivedInbox = graphql(`
+  query ArchivedInbox {
+    viewer {
+      id
+      conversations(first: 50, archived: true) {
+        edges {
+          cursor
+          node {
+            ...ConversationItem
+          }
+        }
+      }
+    }
+  }
+`)
