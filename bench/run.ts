@@ -6,6 +6,8 @@ import { fanout } from './scenarios/fanout.ts'
 import { fanoutCost } from './scenarios/fanout-cost.ts'
 import { files } from './scenarios/files.ts'
 import { historyDepth } from './scenarios/history-depth.ts'
+import { historyThreads } from './scenarios/history-threads.ts'
+import { exportScenario } from './scenarios/export.ts'
 import { inbox } from './scenarios/inbox.ts'
 import { peer } from './scenarios/peer.ts'
 import { replay } from './scenarios/replay.ts'
@@ -15,6 +17,7 @@ import { hotConversation, sendThroughput } from './scenarios/send-throughput.ts'
 import { syncScenario } from './scenarios/sync.ts'
 import { webhooks } from './scenarios/webhooks.ts'
 import { push } from './scenarios/push.ts'
+import { retention } from './scenarios/retention.ts'
 import { startClient, type LoadClient } from './client.ts'
 import { machine, openDatabaseHost, type DatabaseHost, type Figure } from './support.ts'
 
@@ -34,6 +37,9 @@ const SCENARIOS: Record<string, (host: DatabaseHost, client: LoadClient) => Prom
   files,
   webhooks,
   push,
+  'history-threads': historyThreads,
+  retention,
+  export: exportScenario,
 }
 
 const chosen = process.argv.slice(2).filter((a) => !a.startsWith('-'))
