@@ -53,47 +53,53 @@ function readExport(
 /**
  * Issue 45's export memory: the server process's RSS growth (peak during the export less RSS at
  * rest just before it) while an operator exports a conversation of MESSAGES messages through
- * GET /export/conversations/{id}, against the server as `npm start` runs it: read as fast as this
- * process can, gzipped, by a slow reader (5 ms after each chunk), and a second fast export (memory
+ * GET /export/conversations/{id}, against the server as `npm start` runs it. Each way of reading runs
+ * on a fresh server (warmed by one small request, then idle SETTLE_MS), so each figure includes
+ * what a first export makes the process grow to: read as fast as this process can, gzipped, by a
+ * slow reader (5 ms idle after each chunk); and a second fast export on the first server (memory
  * an export leaves behind would show there).
  */
-export async function exportScenario(host: DatabaseHost, _client: LoadClient): Promise<Figure[]> {
+export async function exportScenario(host: DatabaseHost, client: LoadClient): Promise<Figure[]> {
   const database = await openFixture(host, `export_${MESSAGES}`, (url) => insertReadersConversation(url, MESSAGES))
   try {
-    const parley = await startParleyProcess(database.url)
-    try {
-      const operator = await signToken(AUTH_SECRET, 'export-operator', { operator: true })
-      const url = `${new URL(parley.endpoint).origin}/export/conversations/${encodeGlobalId('Conversation', database.fixture)}`
-      const figures: Figure[] = []
-      const runs: [string, Reader][] = [
-        ['read as fast as it comes', { gzip: false, pauseMs: 0 }],
-        ['gzip, read as fast as it comes', { gzip: true, pauseMs: 0 }],
-        ['a slow reader (5 ms idle after each chunk)', { gzip: false, pauseMs: 5 }],
-        ['read as fast as it comes, a second time', { gzip: false, pauseMs: 0 }],
-      ]
-      for (const [how, reader] of runs) {
-        await new Promise((resolve) => setTimeout(resolve, SETTLE_MS))
-        const rest = parley.rssBytes()
-        const started = performance.now()
-        const { peak, bytes, lines } = await readExport(parley, url, operator, reader)
-        const seconds = (performance.now() - started) / 1000
-        if (!reader.gzip && lines !== MESSAGES) throw new Error(`${lines} lines, not ${MESSAGES}`)
-        const growth = (peak - rest) / MIB
-        figures.push({
-          scenario: `45 export of ${MESSAGES.toLocaleString('en')} messages (NDJSON), ${how}: server RSS growth`,
-          metric: 'MiB',
-          value: growth.toFixed(1),
-          baseline: `${(rest / MIB).toFixed(0)} MiB (RSS at rest before it)`,
-          ratio: peak / rest,
-          target: `growth < ${BOUND_MIB} MB`,
-          met: growth * MIB < BOUND_MIB * 1e6,
-          note: `${(bytes / MIB).toFixed(0)} MiB in ${seconds.toFixed(1)} s`,
-        })
-      }
-      return figures
-    } finally {
-      await parley.close()
+    const operator = await signToken(AUTH_SECRET, 'export-operator', { operator: true })
+    const path = `/export/conversations/${encodeGlobalId('Conversation', database.fixture)}`
+    const figures: Figure[] = []
+    const measure = async (parley: ParleyProcess, how: string, reader: Reader) => {
+      await new Promise((resolve) => setTimeout(resolve, SETTLE_MS))
+      const rest = parley.rssBytes()
+      const started = performance.now()
+      const { peak, bytes, lines } = await readExport(parley, new URL(path, parley.endpoint).href, operator, reader)
+      const seconds = (performance.now() - started) / 1000
+      if (!reader.gzip && lines !== MESSAGES) throw new Error(`${lines} lines, not ${MESSAGES}`)
+      const growth = (peak - rest) / MIB
+      figures.push({
+        scenario: `45 export of ${MESSAGES.toLocaleString('en')} messages (NDJSON), ${how}: server RSS growth`,
+        metric: 'MiB',
+        value: growth.toFixed(1),
+        baseline: `${(rest / MIB).toFixed(0)} MiB (RSS at rest before it)`,
+        ratio: peak / rest,
+        target: `growth < ${BOUND_MIB} MB`,
+        met: growth * MIB < BOUND_MIB * 1e6,
+        note: `${(bytes / MIB).toFixed(0)} MiB in ${seconds.toFixed(1)} s`,
+      })
     }
+    const runs: [string, Reader][] = [
+      ['read as fast as it comes', { gzip: false, pauseMs: 0 }],
+      ['gzip, read as fast as it comes', { gzip: true, pauseMs: 0 }],
+      ['a slow reader (5 ms idle after each chunk)', { gzip: false, pauseMs: 5 }],
+    ]
+    for (const [i, [how, reader]] of runs.entries()) {
+      const parley = await startParleyProcess(database.url)
+      try {
+        await client.request({ endpoint: parley.endpoint, call: { token: operator, query: '{ viewer { id } }' } })
+        await measure(parley, `${how}, a fresh server`, reader)
+        if (i === 0) await measure(parley, `${how}, the same server's second export`, reader)
+      } finally {
+        await parley.close()
+      }
+    }
+    return figures
   } finally {
     await database.drop()
   }
