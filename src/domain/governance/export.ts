@@ -58,12 +58,14 @@ export async function exportConversation(
     await recordAudit(tx, viewer, 'conversation.export', conversationId)
     return { result: null, events: [] }
   })
+  /** The page after `afterSeq` as bytes, and its last seq: its rows are garbage before the bytes are yielded. */
+  const readPage = async (afterSeq: number) => {
+    const page = await listExportRows(readerOf(app, viewer), id, afterSeq, EXPORT_PAGE)
+    return page.length ? { bytes: pageBytes(page.map((row) => lineOf(row, id))), lastSeq: page.at(-1)!.seq } : null
+  }
   return (async function* lines() {
-    for (let afterSeq = 0; ;) {
-      const page = await listExportRows(readerOf(app, viewer), id, afterSeq, EXPORT_PAGE)
-      if (!page.length) return
-      yield pageBytes(page.map((row) => lineOf(row, id)))
-      afterSeq = page.at(-1)!.seq
-    }
+    // Only the bytes wait across a yield (while the socket drains): rows kept there would outlive
+    // young-generation collections and be promoted, growing the old generation with the export.
+    for (let page = await readPage(0); page; page = await readPage(page.lastSeq)) yield page.bytes
   })()
 }
