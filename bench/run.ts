@@ -7,6 +7,8 @@ import { fanoutCost } from './scenarios/fanout-cost.ts'
 import { fanout10k } from './scenarios/fanout-10k.ts'
 import { files } from './scenarios/files.ts'
 import { historyDepth } from './scenarios/history-depth.ts'
+import { historyThreads } from './scenarios/history-threads.ts'
+import { exportScenario } from './scenarios/export.ts'
 import { inbox } from './scenarios/inbox.ts'
 import { peer } from './scenarios/peer.ts'
 import { replay } from './scenarios/replay.ts'
@@ -18,6 +20,7 @@ import { syncScenario } from './scenarios/sync.ts'
 import { webhooks } from './scenarios/webhooks.ts'
 import { push } from './scenarios/push.ts'
 import { workers } from './scenarios/workers.ts'
+import { retention } from './scenarios/retention.ts'
 import { startClient, type LoadClient } from './client.ts'
 import { machine, openDatabaseHost, type DatabaseHost, type Figure } from './support.ts'
 
@@ -40,6 +43,9 @@ const SCENARIOS: Record<string, (host: DatabaseHost, client: LoadClient) => Prom
   push,
   streams,
   workers,
+  'history-threads': historyThreads,
+  retention,
+  export: exportScenario,
 }
 
 const chosen = process.argv.slice(2).filter((a) => !a.startsWith('-'))

@@ -74,31 +74,55 @@ const DEPENDENTS = [
  * Deletes the expired messages among the next `batch` seqs from retained_from_seq, with every row
  * hanging off them, and moves retained_from_seq past them, in one statement under the sweep's lock.
  * Only a prefix goes: the batch ends before the first message that has not expired, so
- * retained_from_seq stays "every message before it is gone". Returns how many messages went and the
- * attachments they carried (others may still carry them).
+ * retained_from_seq stays "every message before it is gone" but for thread roots (decision 0292): a
+ * root whose thread has a reply after the batch loses its content and everything hanging off it
+ * like a purged recall (status RECALLED, no recalledBy, the next pts) and keeps its row, its thread
+ * row and its followers; it goes in the batch that deletes its last reply. Returns how many
+ * messages went, whether retained_from_seq moved, and the attachments they carried (others may
+ * still carry them).
  */
 export async function deleteExpiredBatch(
   conn: Conn,
   conversationId: number,
   swept: SweptConversation,
   batch: number,
-): Promise<{ deleted: number; attachmentIds: number[] }> {
+): Promise<{ deleted: number; advanced: boolean; attachmentIds: number[] }> {
   const lo = swept.retainedFromSeq
-  const inRange = (table: string) =>
-    Prisma.sql`DELETE FROM ${Prisma.raw(table)} x USING b WHERE x.conversation_id = ${conversationId} AND x.seq BETWEEN b.lo AND b.hi`
-  const dependents = DEPENDENTS.map((table, i) => Prisma.sql`d${Prisma.raw(String(i))} AS (${inRange(table)}),`)
-  const rows = await conn.$queryRaw<{ deleted: number; attachmentIds: bigint[] }[]>`
+  const doomed = Prisma.sql`(x.seq BETWEEN b.lo AND b.hi AND x.seq <> ALL(t.kept) OR x.seq = ANY(t.ended))`
+  const inBatch = (table: string) =>
+    Prisma.sql`DELETE FROM ${Prisma.raw(table)} x USING b, t WHERE x.conversation_id = ${conversationId} AND (x.seq BETWEEN b.lo AND b.hi OR x.seq = ANY(t.ended))`
+  const dependents = DEPENDENTS.map((table, i) => Prisma.sql`d${Prisma.raw(String(i))} AS (${inBatch(table)}),`)
+  const rows = await conn.$queryRaw<{ deleted: number; advanced: boolean; attachmentIds: bigint[] }[]>`
     WITH b AS (
       SELECT ${lo}::bigint AS lo, coalesce(
         (SELECT min(m.seq) FROM messages m WHERE m.conversation_id = ${conversationId} AND m.seq >= ${lo}
           AND m.seq < ${lo + batch} AND m.sent_at >= now() - make_interval(secs => ${swept.seconds})) - 1,
         least(${lo + batch - 1}::bigint, ${swept.lastSeq}::bigint)) AS hi),
+    t AS (SELECT
+      -- Roots of the batch whose thread goes on after it: tombstones.
+      ARRAY(SELECT r.root_seq FROM message_threads r WHERE r.conversation_id = ${conversationId}
+        AND r.root_seq BETWEEN b.lo AND b.hi AND r.last_reply_seq > b.hi ORDER BY r.root_seq) AS kept,
+      -- Tombstones of earlier batches whose last reply goes in this one.
+      ARRAY(SELECT DISTINCT m.thread_root_seq FROM messages m
+        JOIN message_threads r ON r.conversation_id = m.conversation_id AND r.root_seq = m.thread_root_seq
+        WHERE m.conversation_id = ${conversationId} AND m.seq BETWEEN b.lo AND b.hi AND m.thread_root_seq < b.lo
+          AND r.last_reply_seq <= b.hi) AS ended
+      FROM b),
     ${Prisma.join(dependents, ' ')}
-    attached AS (${inRange('message_attachments')} RETURNING x.attachment_id),
-    gone AS (${inRange('messages')} RETURNING x.seq),
-    moved AS (UPDATE conversations c SET retained_from_seq = b.hi + 1 FROM b WHERE c.id = ${conversationId} AND b.hi >= b.lo)
-    SELECT (SELECT count(*) FROM gone)::int AS deleted, ARRAY(SELECT DISTINCT attachment_id FROM attached) AS "attachmentIds"`
-  return { deleted: rows[0]!.deleted, attachmentIds: rows[0]!.attachmentIds.map(Number) }
+    attached AS (${inBatch('message_attachments')} RETURNING x.attachment_id),
+    gone AS (DELETE FROM messages x USING b, t WHERE x.conversation_id = ${conversationId} AND ${doomed} RETURNING x.seq),
+    erased AS (
+      UPDATE messages x SET status = 'RECALLED', content = 'null'::jsonb, recalled_at = coalesce(x.recalled_at, now()),
+        pts = c.last_pts + k.n
+      FROM t, conversations c, unnest(t.kept) WITH ORDINALITY k(seq, n)
+      WHERE c.id = ${conversationId} AND x.conversation_id = ${conversationId} AND x.seq = k.seq),
+    moved AS (
+      UPDATE conversations c SET retained_from_seq = b.hi + 1, last_pts = c.last_pts + cardinality(t.kept)
+      FROM b, t WHERE c.id = ${conversationId} AND b.hi >= b.lo)
+    SELECT (SELECT count(*) FROM gone)::int AS deleted, (SELECT hi >= lo FROM b) AS advanced,
+      ARRAY(SELECT DISTINCT attachment_id FROM attached) AS "attachmentIds"`
+  const row = rows[0]!
+  return { deleted: row.deleted, advanced: row.advanced, attachmentIds: row.attachmentIds.map(Number) }
 }
 
 /** Of `ids`, the attachments no message carries and no saved sticker keeps any more, locked (SKIP LOCKED) for removal. */

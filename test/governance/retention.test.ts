@@ -5,10 +5,11 @@ import { tablesHolding, withDatabase } from '../support/database.ts'
 import { onServer, pngOf, SendMedia, uploadFile } from '../support/files.ts'
 import { codes, newUser, newUsers, testApp, type TestUser } from '../support/harness.ts'
 import { AddReaction, PinMessage } from '../support/interactions.ts'
-import { EditMessage, MessageBySeq, RecallMessage, SetFavorite, SetReminder } from '../support/lifecycle.ts'
+import { Changes, EditMessage, MessageBySeq, RecallMessage, SetFavorite, SetReminder } from '../support/lifecycle.ts'
 import { createGroup, OpenPrivate, sendText, SetRole } from '../support/operations.ts'
 import { Search } from '../support/search.ts'
 import { liveServer, subscribeWs, waitForSubscriptions } from '../support/server.ts'
+import { reply, ViewerThreads } from '../support/threads.ts'
 
 const SetRetention = graphql(`
   mutation GovernanceSetRetention($conversationId: ID!, $seconds: Int) {
@@ -292,5 +293,128 @@ describe('legal hold', () => {
     expect(await tablesHolding(takenWord)).toEqual([])
     await sweepRetention(testApp().app)
     expect((await retained(bob!, group.id)).conversation!.retainedFromSeq).toBeGreaterThan(message.seq)
+  })
+})
+
+const SweptThread = graphql(`
+  query GovernanceSweptThread($id: ID!, $rootSeq: SafeInt!, $replySeq: SafeInt!) {
+    conversation(id: $id) {
+      retainedFromSeq
+      unreadCount
+      messages(first: 100) {
+        edges {
+          node {
+            seq
+            status
+          }
+        }
+      }
+      root: message(seq: $rootSeq) {
+        id
+        pts
+        status
+        content {
+          __typename
+        }
+        recalledBy {
+          id
+        }
+        reactions {
+          count
+        }
+        thread {
+          replyCount
+          viewerFollowing
+          viewerUnreadCount
+        }
+        replies(first: 10) {
+          edges {
+            node {
+              seq
+            }
+          }
+        }
+      }
+      reply: message(seq: $replySeq) {
+        threadRoot {
+          id
+          seq
+          status
+        }
+      }
+    }
+  }
+`)
+
+/** Rows of the conversation in the thread tables, and replies whose root row is missing. */
+const threadRows = (conversationId: string) =>
+  withDatabase(async (client) => {
+    const { rows } = await client.query<{ threads: number; followers: number; orphans: number }>(
+      `SELECT (SELECT count(*)::int FROM message_threads WHERE conversation_id = $1) AS threads,
+        (SELECT count(*)::int FROM thread_followers WHERE conversation_id = $1) AS followers,
+        (SELECT count(*)::int FROM messages r WHERE r.conversation_id = $1 AND r.thread_root_seq IS NOT NULL
+          AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.conversation_id = r.conversation_id AND m.seq = r.thread_root_seq)) AS orphans`,
+      [conversationKey(conversationId)],
+    )
+    return rows[0]!
+  })
+
+const swept = (user: TestUser, id: string, rootSeq: number, replySeq: number) =>
+  user.run(SweptThread, { id, rootSeq, replySeq }).then((r) => r.conversation!)
+
+describe('retention and threads (decision 0292)', () => {
+  it('erases an expired root whose thread goes on, keeps it as a tombstone for its kept replies, and deletes it with its last reply', async () => {
+    const [alice, bob, carol] = await newUsers(3)
+    const group = await createGroup(alice!, [bob!, carol!])
+    const word = `rootword${Date.now()}${Math.floor(Math.random() * 1e6)}`
+    const root = (await sendText(alice!, group.id, `question ${word}`)).message
+    await bob!.run(AddReaction, { messageId: root.id, emoji: '👀' })
+    await bob!.run(SetFavorite, { messageId: root.id, favorite: true })
+    await reply(bob!, group.id, root.id, { text: 'an old answer' })
+    // A thread that expires whole: its root and its replies go, with its thread rows.
+    const done = (await sendText(alice!, group.id, 'settled')).message
+    await reply(carol!, group.id, done.id)
+    await alice!.run(SetRetention, { conversationId: group.id, seconds: 2 })
+    await sleep(2_200)
+    const fresh = await reply(carol!, group.id, root.id, { text: 'a new answer' })
+    const kept = (await sendText(carol!, group.id, 'kept')).message
+    expect(await threadRows(group.id)).toEqual({ threads: 2, followers: 5, orphans: 0 })
+
+    // Batches of two seqs: the root is erased in one batch and its tombstone outlives later ones.
+    // Every message before the new reply went but the root (other conversations have no retention).
+    expect(await sweepRetention(testApp().app, 2)).toBe(fresh.seq - 2)
+    const after = await swept(bob!, group.id, root.seq, fresh.seq)
+    expect(after.retainedFromSeq).toBe(fresh.seq)
+    expect(after.root).toMatchObject({ status: 'RECALLED', content: null, recalledBy: null, reactions: [] })
+    expect(after.root!.pts).toBeGreaterThan(kept.pts)
+    expect(after.root!.replies.edges.map((e) => e.node.seq)).toEqual([fresh.seq])
+    // Bob replied and follows: carol's newer reply is his only unread one, counted once.
+    expect(after.root!.thread).toEqual({ replyCount: 1, viewerFollowing: true, viewerUnreadCount: 1 })
+    expect(after.reply!.threadRoot).toEqual({ id: root.id, seq: root.seq, status: 'RECALLED' })
+    // History shows the tombstone above what is kept; bob's unread count is the kept message only.
+    expect(after.messages.edges.map((e) => [e.node.seq, e.node.status])).toEqual([
+      [root.seq, 'RECALLED'],
+      [kept.seq, 'NORMAL'],
+    ])
+    expect(after.unreadCount).toBe(1)
+    const threads = (await bob!.run(ViewerThreads, { first: 10 })).viewer.threads.edges.map((e) => e.node)
+    expect(threads).toEqual([
+      { id: root.id, seq: root.seq, conversationId: group.id, thread: { viewerUnreadCount: 1, replyCount: 1 } },
+    ])
+    // The erasure takes a pts: a device resuming the change feed learns of it.
+    const changes = (await bob!.run(Changes, { id: group.id, sincePts: kept.pts })).conversation!.changes
+    expect(changes.messages.map((m) => [m.seq, m.status])).toEqual([[root.seq, 'RECALLED']])
+    expect(await tablesHolding(word)).toEqual([])
+    expect(await threadRows(group.id)).toEqual({ threads: 1, followers: 3, orphans: 0 })
+
+    // The last reply expires: the tombstone goes with it, and so do its thread rows.
+    await sleep(2_200)
+    await sweepRetention(testApp().app, 2)
+    const gone = await swept(bob!, group.id, root.seq, fresh.seq)
+    expect(gone.retainedFromSeq).toBe(kept.seq + 1)
+    expect([gone.root, gone.reply, gone.messages.edges, gone.unreadCount]).toEqual([null, null, [], 0])
+    expect((await bob!.run(ViewerThreads, { first: 10 })).viewer.threads.edges).toEqual([])
+    expect(await threadRows(group.id)).toEqual({ threads: 0, followers: 0, orphans: 0 })
+    await alice!.run(SetRetention, { conversationId: group.id, seconds: null })
   })
 })

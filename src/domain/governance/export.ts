@@ -28,6 +28,20 @@ function lineOf(row: ExportRow, conversationId: number): string {
 }
 
 /**
+ * A page's lines written into one Buffer, never joined into one string first: a string of a page
+ * (some 200 KB) lands in V8's large-object space, which only a full collection frees, so an export's
+ * pages piled up there until one ran (the server's RSS grew by about as much as the export's size).
+ * The Buffer's bytes live outside the heap and go with the first minor collection after the socket
+ * has them; the lines are small, young strings.
+ */
+function pageBytes(lines: string[]): Buffer {
+  const bytes = Buffer.allocUnsafe(lines.reduce((n, line) => n + Buffer.byteLength(line), 0))
+  let at = 0
+  for (const line of lines) at += bytes.write(line, at)
+  return bytes
+}
+
+/**
  * GET /export/conversations/{id}: operators only (FORBIDDEN), an existing conversation (NOT_FOUND).
  * The audit entry is written before the first line; the lines, one message each in seq order, are
  * read page by page as the caller pulls them, so memory does not grow with the conversation.
@@ -44,13 +58,14 @@ export async function exportConversation(
     await recordAudit(tx, viewer, 'conversation.export', conversationId)
     return { result: null, events: [] }
   })
+  /** The page after `afterSeq` as bytes, and its last seq: its rows are garbage before the bytes are yielded. */
+  const readPage = async (afterSeq: number) => {
+    const page = await listExportRows(readerOf(app, viewer), id, afterSeq, EXPORT_PAGE)
+    return page.length ? { bytes: pageBytes(page.map((row) => lineOf(row, id))), lastSeq: page.at(-1)!.seq } : null
+  }
   return (async function* lines() {
-    for (let afterSeq = 0; ;) {
-      const page = await listExportRows(readerOf(app, viewer), id, afterSeq, EXPORT_PAGE)
-      if (!page.length) return
-      // A Buffer, not a string: its bytes live outside V8's heap and go as soon as the socket has them.
-      yield Buffer.from(page.map((row) => lineOf(row, id)).join(''))
-      afterSeq = page.at(-1)!.seq
-    }
+    // Only the bytes wait across a yield (while the socket drains): rows kept there would outlive
+    // young-generation collections and be promoted, growing the old generation with the export.
+    for (let page = await readPage(0); page; page = await readPage(page.lastSeq)) yield page.bytes
   })()
 }

@@ -21,14 +21,15 @@ export const conversationUpdatedForMembers = (conversationId: number, userIds: n
 
 /**
  * One batch of one conversation in its own short transaction: null when another instance's sweeper
- * holds the conversation (its turn), or nothing had expired.
+ * holds the conversation (its turn), or nothing had expired. A batch may delete nothing yet move
+ * retainedFromSeq (it only erased thread roots whose replies are kept): the sweep goes on.
  */
 async function sweepBatch(app: FilesApp, conversationId: number, batch: number) {
   return transact(app, async (tx) => {
     const swept = await lockForSweep(tx, conversationId, app.settings.retention.defaultSeconds)
     if (!swept || swept.retainedFromSeq > swept.lastSeq) return { result: null, events: [] }
     const done = await deleteExpiredBatch(tx, conversationId, swept, batch)
-    return { result: done.deleted ? done : null, events: [] }
+    return { result: done.advanced ? done : null, events: [] }
   })
 }
 
@@ -59,17 +60,17 @@ export async function sweepRetention(app: FilesApp, batch = SWEEP_BATCH): Promis
   for (let afterId = 0; ;) {
     const ids = await findExpiredConversations(app.db, { defaultSeconds, afterId, limit: CONVERSATIONS_PER_PAGE })
     for (const conversationId of ids) {
-      let deleted = 0
+      let moved = false
       for (
         let done = await sweepBatch(app, conversationId, batch);
         done;
         done = await sweepBatch(app, conversationId, batch)
       ) {
-        deleted += done.deleted
+        moved = true
+        total += done.deleted
         await removeUncarried(app, done.attachmentIds)
       }
-      if (!deleted) continue
-      total += deleted
+      if (!moved) continue
       void app.realtime.publish(
         conversationUpdatedForMembers(conversationId, await currentMemberIds(app.db, conversationId)),
       )
