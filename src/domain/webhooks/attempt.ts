@@ -6,6 +6,21 @@ import { renderBody } from './payload.ts'
 import { postWebhook, type Agents } from './post.ts'
 import { decryptSecret } from './secrets.ts'
 
+/** Signers by key and stored secret: deriving the key and opening the secret cost more than signing. */
+const signers = new Map<string, Signer>()
+const SIGNERS_KEPT = 1000
+
+function signerOf(keyMaterial: string, stored: string): Signer {
+  const key = `${keyMaterial}\0${stored}`
+  let signer = signers.get(key)
+  if (!signer) {
+    if (signers.size >= SIGNERS_KEPT) signers.clear()
+    signer = new Signer(decryptSecret(keyMaterial, stored).slice('whsec_'.length))
+    signers.set(key, signer)
+  }
+  return signer
+}
+
 /** Retry after the next delay of the schedule, ±10% so receivers that failed together are not hit together. */
 function retryOrFail(app: App, d: ClaimedDelivery, statusCode: number | null, error: string): AttemptResult {
   const delay = app.settings.webhooks.retryScheduleMs[d.roundAttempts]
@@ -29,7 +44,7 @@ export async function attemptDelivery(app: App, agents: Agents, d: ClaimedDelive
   try {
     const id = encodeGlobalId('WebhookDelivery', d.id)
     const now = new Date()
-    const signer = new Signer(decryptSecret(app.settings.webhooks.secretKey, d.secret).slice('whsec_'.length))
+    const signer = signerOf(app.settings.webhooks.secretKey, d.secret)
     const headers = {
       'webhook-id': id,
       'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
