@@ -129,10 +129,12 @@ async function runQueue(
       ctl.observer()?.attempted(attempt.result.outcome, (performance.now() - started) / 1000)
       posted.push(attempt)
       if (attempt.result.outcome !== 'delivered') break
-      // Recorded while the next one is posted; a failed record ends the run (its leases run out).
-      void stepSoon().catch((error: unknown) => {
-        broken.error = error instanceof Error ? error : new Error(String(error))
-      })
+      // Recorded while the next ones are posted, once half the window is: one commit for several.
+      // A failed record ends the run (its leases run out).
+      if (held.length <= WINDOW / 2)
+        void stepSoon().catch((error: unknown) => {
+          broken.error = error instanceof Error ? error : new Error(String(error))
+        })
     }
   } finally {
     ended = true
