@@ -36,9 +36,9 @@ export type WebhookWorker = {
 /**
  * Delivers the outbox (decisions 0272, 0289): claims the due heads of queues (webhook, conversation)
  * and runs each queue from there. A run posts its deliveries one at a time in order; after a 2xx it
- * posts the next it holds, and once half its window is posted one statement records them and leases
- * more while it posts on (store/webhookDeliveries.ts#recordAndLease); anything but a 2xx ends the run, the rest held given
- * back. A committed change wakes the worker (outbox.ts#onDeliveriesCommitted); the poll catches
+ * posts the next it holds, and once half its window is posted one statement records them and
+ * leases more while it posts on (store/webhookDeliveries.ts#recordAndLease); anything but a 2xx
+ * ends the run, the rest held given back. A committed change wakes the worker (outbox.ts#onDeliveriesCommitted); the poll catches
  * what another instance wrote. Any number of instances may run one.
  */
 export function startWebhookWorker(
