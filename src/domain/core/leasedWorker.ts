@@ -15,10 +15,12 @@ export type LeasedWorkerOptions<T> = {
   run(item: T): Promise<void>
   /** Runs every minute (retention). */
   sweep(): Promise<unknown>
+  /** Waits this long between claims (woken often, it claims for all that woke it meanwhile). */
+  claimGapMs?: number
 }
 
 export type LeasedWorker = {
-  /** Claims now (new work committed, an item finished), not at the next poll. */
+  /** Claims now (new work committed), not at the next poll. */
   wake(): void
   /** Claims no more and resolves once every item in flight has ended. */
   stop(): Promise<void>
@@ -31,20 +33,30 @@ export function startLeasedWorker<T>(opts: LeasedWorkerOptions<T>): LeasedWorker
   let claiming: Promise<void> | null = null
   let again = false
   let claimFailure: string | null = null
+  // Wakes so far, and whether the last claim took all it had room for.
+  let wakes = 0
+  let full = false
 
   function start(item: T): void {
+    const wakesBefore = wakes
     const running: Promise<void> = opts
       .run(item)
       .catch((error: unknown) => log(`${name} work not recorded: ${String(error)}`))
       .finally(() => {
         inFlight.delete(running)
-        wake()
+        // Work may wait for this room, or have come in while the item ran (what it could not take).
+        if (full || wakes !== wakesBefore) claim()
       })
     inFlight.add(running)
   }
 
-  // One claim at a time; a wake while one runs makes it go round again.
   function wake(): void {
+    wakes++
+    claim()
+  }
+
+  // One claim at a time; asked for while one runs, it goes round again.
+  function claim(): void {
     if (stopped) return
     if (claiming) {
       again = true
@@ -54,10 +66,13 @@ export function startLeasedWorker<T>(opts: LeasedWorkerOptions<T>): LeasedWorker
       do {
         again = false
         const room = opts.concurrency - inFlight.size
-        if (room <= 0) break
+        full = room <= 0
+        if (full) break
         const claimed = await opts.claim(room)
         claimed.forEach(start)
-        if (claimed.length === room) again = true
+        full = claimed.length === room
+        if (full) again = true
+        if (again && opts.claimGapMs) await new Promise((resolve) => setTimeout(resolve, opts.claimGapMs))
       } while (again && !stopped)
     })()
       .then(() => {
@@ -72,16 +87,16 @@ export function startLeasedWorker<T>(opts: LeasedWorkerOptions<T>): LeasedWorker
       .finally(() => {
         claiming = null
         // Asked for while the last round was finishing: go round once more.
-        if (again) wake()
+        if (again) claim()
       })
   }
 
-  const poll = setInterval(wake, opts.pollMs)
+  const poll = setInterval(claim, opts.pollMs)
   const sweep = setInterval(
     () => void opts.sweep().catch((error: unknown) => log(`${name} sweep failed: ${String(error)}`)),
     60_000,
   )
-  wake()
+  claim()
   return {
     wake,
     async stop() {

@@ -56,6 +56,8 @@ export function startWebhookWorker(
     claim: (limit) => claimDeliveries(app.db, limit, LEASE_MS),
     run: (first) => runQueue(app, agents, first, { stopping: () => stopping, observer: () => worker.observer }),
     sweep: () => deleteOldDeliveries(app.db, RETENTION_MS, 10_000),
+    // Every commit with a delivery wakes the worker: under many senders one claim takes several.
+    claimGapMs: 10,
   })
   const unsubscribe = onDeliveriesCommitted(leased.wake)
   const worker: WebhookWorker = {
