@@ -131,9 +131,9 @@ async function runQueue(
       ctl.observer()?.attempted(attempt.result.outcome, (performance.now() - started) / 1000)
       posted.push(attempt)
       if (attempt.result.outcome !== 'delivered') break
-      // Recorded while the next ones are posted, once half the window is: one commit for several.
-      // A failed record ends the run (its leases run out).
-      if (held.length <= WINDOW / 2)
+      // Recorded while the next ones are posted, once half the window is and no step is under way:
+      // one commit for several. A failed record ends the run (its leases run out).
+      if (held.length <= WINDOW / 2 && !stepping)
         void stepSoon().catch((error: unknown) => {
           broken.error = error instanceof Error ? error : new Error(String(error))
         })
