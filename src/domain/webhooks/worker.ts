@@ -36,9 +36,9 @@ export type WebhookWorker = {
 /**
  * Delivers the outbox (decisions 0272, 0289): claims the due heads of queues (webhook, conversation)
  * and runs each queue from there. A run posts its deliveries one at a time in order; after a 2xx it
- * posts the next it holds, and once half its window is posted one statement records them and
- * leases more while it posts on (store/webhookDeliveries.ts#recordAndLease); anything but a 2xx
- * ends the run, the rest held given back. A committed change wakes the worker (outbox.ts#onDeliveriesCommitted); the poll catches
+ * posts the next it holds while one statement records the last ones and leases more
+ * (store/webhookDeliveries.ts#recordAndLease); anything but a 2xx ends the run, the rest held given
+ * back. A committed change wakes the worker (outbox.ts#onDeliveriesCommitted); the poll catches
  * what another instance wrote. Any number of instances may run one.
  */
 export function startWebhookWorker(
@@ -131,12 +131,11 @@ async function runQueue(
       ctl.observer()?.attempted(attempt.result.outcome, (performance.now() - started) / 1000)
       posted.push(attempt)
       if (attempt.result.outcome !== 'delivered') break
-      // Recorded while the next ones are posted, once half the window is and no step is under way:
-      // one commit for several. A failed record ends the run (its leases run out).
-      if (held.length <= WINDOW / 2 && !stepping)
-        void stepSoon().catch((error: unknown) => {
-          broken.error = error instanceof Error ? error : new Error(String(error))
-        })
+      // Recorded while the next one is posted (steps one at a time: one records all posted meanwhile).
+      // A failed record ends the run (its leases run out).
+      void stepSoon().catch((error: unknown) => {
+        broken.error = error instanceof Error ? error : new Error(String(error))
+      })
     }
   } finally {
     ended = true
