@@ -51,8 +51,9 @@ export function createApp({
   const hub = new Hub(parts.db, parts.realtime)
   // The outbox: webhook deliveries, and with a push gateway one push job per added message.
   const recordEvents: App['recordEvents'] = async (tx, events) => {
-    await recordWebhookDeliveries(tx, events)
+    const afterCommit = await recordWebhookDeliveries(tx, events)
     if (parts.settings.push.gatewayUrl) await recordPushJobs(tx, events)
+    return afterCommit
   }
   const app: App = { ...parts, recordEvents }
   const tracker = new PresenceTracker(app, presence, { debounceMs: parts.settings.presenceDebounceMs })

@@ -1,5 +1,5 @@
 import { directedTo, inMembershipWindow } from './fragments.ts'
-import { Prisma, type Conn } from './sql.ts'
+import { bigintArray, limitLiteral, Prisma, type Conn } from './sql.ts'
 import type { WebhookEventType, WebhookScope } from './webhooks.ts'
 
 /**
@@ -106,36 +106,20 @@ export const claimDeliveries = (conn: Conn, limit: number, leaseMs: number): Pro
   )
 
 /**
- * Leases the next delivery of one queue when it is due (the same rule as claimDeliveries): what a
- * worker asks right after delivering that queue's last one. One index probe, however long the
- * backlog, where claimDeliveries looks at every due row.
+ * Leases the deliveries `due` selects (and locks) and returns what their requests need. `before`
+ * adds CTEs ahead of it (a step's records), `guard` a condition on each leased row.
  */
-export const claimNextInQueue = (
+async function lease(
   conn: Conn,
-  queue: { webhookId: number; conversationId: number | null },
   leaseMs: number,
-): Promise<ClaimedDelivery[]> =>
-  lease(
-    conn,
-    leaseMs,
-    Prisma.sql`
-      SELECT d.id FROM webhook_deliveries d
-      WHERE d.id = (SELECT h.id FROM webhook_deliveries h
-          WHERE h.webhook_id = ${queue.webhookId} AND COALESCE(h.conversation_id, 0) = ${queue.conversationId ?? 0}
-            AND h.status <> 'DELIVERED'
-          ORDER BY COALESCE(h.pts, 0), h.id LIMIT 1)
-        AND d.status = 'PENDING' AND d.next_attempt_at <= now() AND (d.leased_until IS NULL OR d.leased_until < now())
-        AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id AND w.active)
-      FOR UPDATE OF d SKIP LOCKED`,
-  )
-
-/** Leases the deliveries `due` selects (and locks) and returns what their requests need. */
-async function lease(conn: Conn, leaseMs: number, due: Prisma.Sql): Promise<ClaimedDelivery[]> {
+  due: Prisma.Sql,
+  opts: { before?: Prisma.Sql; guard?: Prisma.Sql } = {},
+): Promise<ClaimedDelivery[]> {
   const rows = await conn.$queryRaw<(ClaimedDelivery & Record<string, unknown>)[]>`
-    WITH due AS (${due})
+    WITH ${opts.before ?? Prisma.empty} due AS (${due})
     UPDATE webhook_deliveries d SET leased_until = now() + ${leaseMs} * interval '1 millisecond'
     FROM due JOIN webhook_deliveries x ON x.id = due.id JOIN webhooks w ON w.id = x.webhook_id
-    WHERE d.id = due.id
+    WHERE d.id = due.id ${opts.guard ?? Prisma.empty}
     RETURNING d.id, d.webhook_id AS "webhookId", w.url, w.secret, w.owner_id AS "ownerId", w.scope::text AS scope,
       d.event_type::text AS "eventType", d.conversation_id AS "conversationId", d.seq, d.pts,
       d.round_attempts AS "roundAttempts", d.body, d.created_at AS "createdAt",
@@ -158,21 +142,79 @@ export type AttemptResult =
   | { outcome: 'retry'; statusCode: number | null; error: string; retryInMs: number }
   | { outcome: 'failed'; statusCode: number | null; error: string; disableReason: string }
 
-/** Records an attempt (and the body it sent, kept for the retries); a FAILED one disables its webhook. */
-export async function recordAttempt(conn: Conn, id: number, body: string, result: AttemptResult): Promise<void> {
-  const error = result.outcome === 'delivered' ? null : result.error.slice(0, 500)
-  const next =
-    result.outcome === 'retry' ? Prisma.sql`now() + ${result.retryInMs} * interval '1 millisecond'` : Prisma.sql`NULL`
-  const status = result.outcome === 'delivered' ? 'DELIVERED' : result.outcome === 'failed' ? 'FAILED' : 'PENDING'
-  await conn.$executeRaw`
-    WITH d AS (
-      UPDATE webhook_deliveries SET status = ${status}::"WebhookDeliveryStatus", attempts = attempts + 1,
-        round_attempts = round_attempts + 1, last_status_code = ${result.statusCode}::int, last_error = ${error},
-        next_attempt_at = ${next}, leased_until = NULL, body = COALESCE(body, ${body}),
-        delivered_at = ${result.outcome === 'delivered' ? Prisma.sql`now()` : Prisma.sql`NULL`}
-      WHERE id = ${id} RETURNING webhook_id)
-    UPDATE webhooks SET active = false, disabled_reason = ${result.outcome === 'failed' ? result.disableReason.slice(0, 500) : null}
-    WHERE ${result.outcome === 'failed'} AND id = (SELECT webhook_id FROM d)`
+/** A posted delivery: what came of it, and the body it sent (kept for the retries). */
+export type PostedDelivery = { id: number; body: string; result: AttemptResult }
+
+/**
+ * One step of a queue's run, one statement (decision 0289): records what came of the deliveries
+ * posted since the last step (a FAILED one disables the webhook), gives back the leases of `release`
+ * (leased, never to be posted now), and leases up to `count` more of the queue, the due ones
+ * right after `after` (the last one the run holds) with no undelivered one between: the queue's
+ * order is kept while the records of the ones before them have not committed yet, and no other
+ * worker takes them, as the claim takes only a queue's first undelivered one.
+ */
+export async function recordAndLease(
+  conn: Conn,
+  step: {
+    posted: readonly PostedDelivery[]
+    release: readonly number[]
+    queue: { webhookId: number; conversationId: number | null }
+    after: { pts: number | null; id: number }
+    count: number
+    leaseMs: number
+  },
+): Promise<ClaimedDelivery[]> {
+  const outcomes = step.posted.map(({ id, body, result }) => ({
+    id,
+    body,
+    status: result.outcome === 'delivered' ? 'DELIVERED' : result.outcome === 'failed' ? 'FAILED' : 'PENDING',
+    code: result.statusCode,
+    error: result.outcome === 'delivered' ? null : result.error.slice(0, 500),
+    retry_ms: result.outcome === 'retry' ? result.retryInMs : null,
+  }))
+  const failed = step.posted.find((p) => p.result.outcome === 'failed')?.result
+  const reason = failed?.outcome === 'failed' ? failed.disableReason.slice(0, 500) : null
+  const { webhookId } = step.queue
+  const conversationId = step.queue.conversationId ?? 0
+  const after = Prisma.sql`(${step.after.pts ?? 0}::bigint, ${step.after.id}::bigint)`
+  const position = (row: string) => Prisma.raw(`(COALESCE(${row}.pts, 0), ${row}.id)`)
+  const inQueue = (row: string) =>
+    Prisma.sql`${Prisma.raw(row)}.webhook_id = ${webhookId}::bigint
+      AND COALESCE(${Prisma.raw(row)}.conversation_id, 0) = ${conversationId}::bigint`
+  return lease(
+    conn,
+    step.leaseMs,
+    step.count > 0
+      ? Prisma.sql`
+        SELECT d.id FROM webhook_deliveries d
+        WHERE ${inQueue('d')} AND d.status = 'PENDING' AND ${position('d')} > ${after}
+          AND d.next_attempt_at <= now() AND (d.leased_until IS NULL OR d.leased_until < now())
+          AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id AND w.active)
+        ORDER BY COALESCE(d.pts, 0), d.id LIMIT ${limitLiteral(step.count)}
+        FOR UPDATE OF d SKIP LOCKED`
+      : Prisma.sql`SELECT NULL::bigint AS id WHERE false`,
+    {
+      before: Prisma.sql`
+        o AS (SELECT * FROM json_to_recordset(${JSON.stringify(outcomes)}::json)
+          AS o(id bigint, body text, status text, code int, error text, retry_ms float8)),
+        recorded AS (
+          UPDATE webhook_deliveries r SET status = o.status::"WebhookDeliveryStatus", attempts = r.attempts + 1,
+            round_attempts = r.round_attempts + 1, last_status_code = o.code, last_error = o.error,
+            next_attempt_at = now() + o.retry_ms * interval '1 millisecond', leased_until = NULL,
+            body = COALESCE(r.body, o.body), delivered_at = CASE WHEN o.status = 'DELIVERED' THEN now() END
+          FROM o WHERE r.id = o.id),
+        disabled AS (
+          UPDATE webhooks SET active = false, disabled_reason = ${reason}::text
+          WHERE ${reason}::text IS NOT NULL AND id = ${webhookId}::bigint),
+        released AS (
+          UPDATE webhook_deliveries SET leased_until = NULL
+          WHERE id = ANY(${bigintArray(step.release)}) AND status = 'PENDING'),`,
+      // A row SKIP LOCKED passed over (or one not yet due) leaves a gap: nothing after it is leased.
+      guard: Prisma.sql`AND NOT EXISTS (SELECT 1 FROM webhook_deliveries g
+        WHERE ${inQueue('g')} AND g.status <> 'DELIVERED' AND ${position('g')} > ${after}
+          AND ${position('g')} < ${position('d')} AND g.id NOT IN (SELECT id FROM due))`,
+    },
+  )
 }
 
 export type DeliveryRecord = {

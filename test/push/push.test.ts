@@ -1,11 +1,9 @@
-import { spawn } from 'node:child_process'
-import { once } from 'node:events'
-import { fileURLToPath } from 'node:url'
 import type { Client } from 'graphql-ws'
-import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { parseId } from '../../src/domain/core/ids.ts'
 import { startPushWorker, type PushWorker } from '../../src/domain/push/index.ts'
 import { createRealtime } from '../../src/realtime/pubsub.ts'
+import { sendThenCrash } from '../support/crash.ts'
 import { startGorush, type GorushNotification } from '../support/gorush.ts'
 import { newUser, newUsers, testApp, type TestUser } from '../support/harness.ts'
 import { RecallMessage } from '../support/lifecycle.ts'
@@ -266,19 +264,7 @@ describe('push: the gateway', () => {
     const [sender, reader] = await newUsers(2)
     const group = await createGroup(sender!, [reader!])
     await withDevice(reader!)
-    const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/push-crash.ts'], {
-      cwd: fileURLToPath(new URL('../..', import.meta.url)),
-      env: {
-        ...process.env,
-        DATABASE_URL: inject('databaseUrl'),
-        PUSH_GATEWAY_URL: gorush.url,
-        SENDER_ID: String(parseId(sender!.id, 'User')),
-        SENDER_HANDLE: sender!.handle,
-        CONVERSATION_ID: group.id,
-      },
-      stdio: 'ignore',
-    })
-    expect(await once(child, 'exit')).toEqual([null, 'SIGKILL'])
+    expect(await sendThenCrash(sender!, group.id, { PUSH_GATEWAY_URL: gorush.url })).toEqual([null, 'SIGKILL'])
     const conversationId = parseId(group.id, 'Conversation')
     const jobs = await testApp().db.$queryRaw<{ seq: bigint }[]>`
       SELECT seq FROM push_jobs WHERE conversation_id = ${conversationId}`

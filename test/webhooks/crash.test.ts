@@ -1,8 +1,6 @@
-import { spawn } from 'node:child_process'
-import { once } from 'node:events'
-import { fileURLToPath } from 'node:url'
-import { afterAll, describe, expect, inject, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { parseId } from '../../src/domain/core/ids.ts'
+import { sendThenCrash } from '../support/crash.ts'
 import { newUsers, testApp } from '../support/harness.ts'
 import { createGroup } from '../support/operations.ts'
 import { spawnInstance } from '../support/server.ts'
@@ -20,18 +18,7 @@ describe('webhooks: a crash between commit and delivery', () => {
     const { webhook, secret } = (await bob!.run(CreateWebhook, { input: { url: r.url, events: ['MESSAGE_ADDED'] } }))
       .createWebhook
 
-    const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/webhook-crash.ts'], {
-      cwd: fileURLToPath(new URL('../..', import.meta.url)),
-      env: {
-        ...process.env,
-        DATABASE_URL: inject('databaseUrl'),
-        SENDER_ID: String(parseId(alice!.id, 'User')),
-        SENDER_HANDLE: alice!.handle,
-        CONVERSATION_ID: group.id,
-      },
-      stdio: 'ignore',
-    })
-    expect(await once(child, 'exit')).toEqual([null, 'SIGKILL'])
+    expect(await sendThenCrash(alice!, group.id)).toEqual([null, 'SIGKILL'])
     // The message and its outbox row were committed together before the kill.
     const rows = await testApp().db.$queryRaw<{ status: string }[]>`
       SELECT d.status::text FROM webhook_deliveries d WHERE d.webhook_id = ${parseId(webhook.id, 'Webhook')}`

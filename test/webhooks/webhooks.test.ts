@@ -186,6 +186,8 @@ describe('webhooks: delivery', () => {
     })
     const seen = (await sendText(alice!, group.id, 'for everyone')).message
     await alice!.run(EditMessage, { messageId: seen.id, text: 'for everyone, edited' })
+    // A recall erases the message from deliveries not sent yet (decision 0284): the edit goes out first.
+    await r.until((requests) => requests.length === 2)
     await alice!.run(RecallMessage, { messageId: seen.id })
     await r.until((requests) => requests.length === 3)
     expect(r.delivered().map((b) => [b.type, b.data.message.id, b.data.message.text ?? null])).toEqual([

@@ -16,9 +16,10 @@ export type Viewer = { userId: number; handle: string; kind: UserKind; isOperato
 
 /**
  * Writes that commit with every change's events, inside its transaction (transact): the webhook
- * outbox, which src/app.ts wires in, so core imports no feature.
+ * outbox, which src/app.ts wires in, so core imports no feature. It may answer what to run once the
+ * transaction committed (wake this process's outbox workers).
  */
-type EventRecorder = (tx: Tx, events: readonly RealtimeEvent[]) => Promise<void>
+type EventRecorder = (tx: Tx, events: readonly RealtimeEvent[]) => Promise<(() => void) | undefined>
 
 /**
  * What every domain action runs against: the database, the realtime bus, the behaviour settings and

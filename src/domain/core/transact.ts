@@ -19,11 +19,13 @@ const CONFLICT_ATTEMPTS = 3
 export async function transact<T>(app: App, work: (tx: Tx) => Promise<Committed<T>>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
+      let afterCommit: (() => void) | undefined
       const { result, events } = await app.db.$transaction(async (tx) => {
         const committed = await work(tx)
-        await app.recordEvents(tx, committed.events)
+        afterCommit = await app.recordEvents(tx, committed.events)
         return committed
       })
+      afterCommit?.()
       // Not awaited: the write stands either way. publish never rejects (a bus that is away answers
       // false), and subscribers read what they missed from the database.
       if (events.length) void app.realtime.publish(events)

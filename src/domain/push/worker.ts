@@ -1,3 +1,4 @@
+import { startLeasedWorker } from '../core/leasedWorker.ts'
 import type { PresenceApp } from '../presence/presence.ts'
 import { claimPushJobs, deleteOldPushJobs, failPushJob, type PushJob } from '../../store/pushJobs.ts'
 import { createAgents } from './gateway.ts'
@@ -24,12 +25,16 @@ export function startPushWorker(
   app: PresenceApp,
   opts: { log?: (message: string) => void; pollMs?: number; concurrency?: number } = {},
 ): PushWorker {
-  const { log = console.error, pollMs = 100, concurrency = 8 } = opts
   const agents = createAgents()
-  const inFlight = new Set<Promise<void>>()
-  let stopped = false
-  let claiming: Promise<void> | null = null
-  let claimFailure: string | null = null
+  const leased = startLeasedWorker({
+    name: 'push',
+    log: opts.log ?? console.error,
+    pollMs: opts.pollMs ?? 100,
+    concurrency: opts.concurrency ?? 8,
+    claim: (limit) => claimPushJobs(app.db, limit, LEASE_MS),
+    run: (job) => attempt(job),
+    sweep: () => deleteOldPushJobs(app.db, FAILED_KEPT_MS),
+  })
 
   async function attempt(job: PushJob): Promise<void> {
     try {
@@ -42,47 +47,9 @@ export function startPushWorker(
     }
   }
 
-  function claim(): void {
-    if (stopped || claiming || inFlight.size >= concurrency) return
-    claiming = claimPushJobs(app.db, concurrency - inFlight.size, LEASE_MS)
-      .then((jobs) => {
-        claimFailure = null
-        for (const job of jobs) {
-          const running: Promise<void> = attempt(job)
-            .catch((error: unknown) => log(`push job ${job.id} not recorded: ${String(error)}`))
-            .finally(() => {
-              inFlight.delete(running)
-              claim()
-            })
-          inFlight.add(running)
-        }
-      })
-      .catch((error: unknown) => {
-        // Polled ten times a second: an outage is logged when it starts (or changes), not on every poll.
-        const message = error instanceof Error ? error.message : String(error)
-        if (message !== claimFailure) log(`push claim failed: ${message}`)
-        claimFailure = message
-      })
-      .finally(() => (claiming = null))
-  }
-
-  const poll = setInterval(claim, pollMs)
-  const sweep = setInterval(
-    () =>
-      void deleteOldPushJobs(app.db, FAILED_KEPT_MS).catch((error: unknown) =>
-        log(`push sweep failed: ${String(error)}`),
-      ),
-    60_000,
-  )
-  claim()
-
   const worker: PushWorker = {
     async stop() {
-      stopped = true
-      clearInterval(poll)
-      clearInterval(sweep)
-      await claiming
-      await Promise.all(inFlight)
+      await leased.stop()
       agents.http.destroy()
       agents.https.destroy()
     },

@@ -29,20 +29,37 @@ export async function recordWebhookEvents(tx: Tx, events: readonly WebhookEvent[
   if (events.length) await enqueueEventDeliveries(tx, events)
 }
 
+/** This process's webhook workers, woken when a change that wrote deliveries commits. */
+const committedListeners = new Set<() => void>()
+
+/** Calls `listener` each time a transaction of this process commits deliveries; returns how to stop. */
+export function onDeliveriesCommitted(listener: () => void): () => void {
+  committedListeners.add(listener)
+  return () => committedListeners.delete(listener)
+}
+
+const deliveriesCommitted = () => committedListeners.forEach((listener) => listener())
+
 /**
  * The outbox half of a transaction: the deliveries of the events it is about to publish, written
  * before it commits (domain/core/transact.ts), so a rolled-back change sends nothing and a committed
- * one is sent even when the process dies right after the commit.
+ * one is sent even when the process dies right after the commit. Answers what to run once it
+ * committed when it wrote any: this process's workers claim them then, not at their next poll.
  */
-export async function recordWebhookDeliveries(tx: Tx, events: readonly RealtimeEvent[]): Promise<void> {
+export async function recordWebhookDeliveries(
+  tx: Tx,
+  events: readonly RealtimeEvent[],
+): Promise<(() => void) | undefined> {
   const reported: OutboxEvent[] = []
   for (const e of events) {
     const type = e.type === 'message' ? TYPE_OF[e.kind] : undefined
     if (type && e.type === 'message')
       reported.push({ conversationId: e.conversationId, seq: e.seq, pts: e.pts, type, actorId: e.actorId ?? null })
   }
-  if (reported.length) await enqueueDeliveries(tx, reported)
-  await recordWebhookEvents(tx, await membershipAndFriendshipEvents(tx, events))
+  let written = reported.length ? await enqueueDeliveries(tx, reported) : 0
+  const others = await membershipAndFriendshipEvents(tx, events)
+  if (others.length) written += await enqueueEventDeliveries(tx, others)
+  return written ? deliveriesCommitted : undefined
 }
 
 /**

@@ -1,23 +1,27 @@
-import { Webhook as Signer } from 'standardwebhooks'
 import type { App } from '../core/app.ts'
-import { encodeGlobalId } from '../core/ids.ts'
+import { startLeasedWorker } from '../core/leasedWorker.ts'
 import {
   claimDeliveries,
-  claimNextInQueue,
   deleteOldDeliveries,
   oldestPendingAgeSeconds,
-  recordAttempt,
+  recordAndLease,
   type AttemptResult,
   type ClaimedDelivery,
+  type PostedDelivery,
 } from '../../store/webhookDeliveries.ts'
-import { renderBody } from './payload.ts'
-import { createAgents, postWebhook, ATTEMPT_TIMEOUT_MS } from './post.ts'
-import { decryptSecret } from './secrets.ts'
+import { attemptDelivery } from './attempt.ts'
+import { onDeliveriesCommitted } from './outbox.ts'
+import { createAgents, ATTEMPT_TIMEOUT_MS, type Agents } from './post.ts'
 
 /** Deliveries are kept this long, whatever became of them (Webhook.deliveries shows them until then). */
 const RETENTION_MS = 7 * 24 * 3600 * 1000
 /** A lease outlives an attempt's timeout by a margin, so only a dead worker's lease runs out. */
 const LEASE_MS = ATTEMPT_TIMEOUT_MS * 6
+/**
+ * Deliveries of one queue a run holds leased ahead (decision 0289): what it posts while the records
+ * of the ones before commit, and the most a crash sends again.
+ */
+const WINDOW = 8
 
 /** What an attempt came to, for metrics (ops/metrics.ts). */
 type DeliveryObserver = { attempted(outcome: AttemptResult['outcome'], seconds: number): void }
@@ -29,143 +33,113 @@ export type WebhookWorker = {
   oldestPendingAgeSeconds(): Promise<number>
 }
 
-/** Retry after the next delay of the schedule, ±10% so receivers that failed together are not hit together. */
-function retryOrFail(app: App, d: ClaimedDelivery, statusCode: number | null, error: string): AttemptResult {
-  const delay = app.settings.webhooks.retryScheduleMs[d.roundAttempts]
-  if (delay !== undefined)
-    return { outcome: 'retry', statusCode, error, retryInMs: Math.round(delay * (0.9 + Math.random() * 0.2)) }
-  const id = encodeGlobalId('WebhookDelivery', d.id)
-  return {
-    outcome: 'failed',
-    statusCode,
-    error,
-    disableReason: `delivery ${id} failed after ${d.roundAttempts + 1} attempts: ${error}`,
-  }
-}
-
 /**
- * Delivers the outbox (decision 0272): claims due deliveries (the head of each webhook and
- * conversation), POSTs each signed as Standard Webhooks asks, and records what came of it; a delivered
- * one leases the next of its queue at once (one index probe, so a long backlog drains at the
- * receiver's pace, not the claim's), anything else claims again, so nothing waits for the poll. Any
- * number of instances may run one.
+ * Delivers the outbox (decisions 0272, 0289): claims the due heads of queues (webhook, conversation)
+ * and runs each queue from there. A run posts its deliveries one at a time in order; after a 2xx it
+ * posts the next it holds while one statement records the last ones and leases more
+ * (store/webhookDeliveries.ts#recordAndLease); anything but a 2xx ends the run, the rest held given
+ * back. A committed change wakes the worker (outbox.ts#onDeliveriesCommitted); the poll catches
+ * what another instance wrote. Any number of instances may run one.
  */
 export function startWebhookWorker(
   app: App,
   opts: { log?: (message: string) => void; pollMs?: number; concurrency?: number } = {},
 ): WebhookWorker {
-  const { log = console.error, pollMs = 100, concurrency = 64 } = opts
   const agents = createAgents()
-  const inFlight = new Set<Promise<void>>()
-  let stopped = false
-  let pumping: Promise<void> | null = null
-  let again = false
-  let claimFailure: string | null = null
-
-  async function attempt(d: ClaimedDelivery): Promise<AttemptResult['outcome']> {
-    const started = performance.now()
-    const body = d.body ?? renderBody(d)
-    let result: AttemptResult
-    try {
-      const id = encodeGlobalId('WebhookDelivery', d.id)
-      const now = new Date()
-      const signer = new Signer(decryptSecret(app.settings.webhooks.secretKey, d.secret).slice('whsec_'.length))
-      const headers = {
-        'webhook-id': id,
-        'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
-        'webhook-signature': signer.sign(id, now, body),
-        'user-agent': 'Parley-Webhooks',
-      }
-      const status = await postWebhook(d.url, headers, body, { rules: app.settings.webhooks, agents })
-      if (status >= 200 && status < 300) result = { outcome: 'delivered', statusCode: status }
-      else if (status === 410)
-        result = {
-          outcome: 'failed',
-          statusCode: status,
-          error: 'HTTP 410',
-          disableReason: 'the receiver answered 410 Gone',
-        }
-      else result = retryOrFail(app, d, status, `HTTP ${status}`)
-    } catch (error) {
-      result = retryOrFail(app, d, null, error instanceof Error ? error.message : String(error))
-    }
-    await recordAttempt(app.db, d.id, body, result)
-    worker.observer?.attempted(result.outcome, (performance.now() - started) / 1000)
-    return result.outcome
-  }
-
-  /** Its queue's next delivery follows a delivered one at once; anything else leaves the queue to the claims. */
-  async function follow(d: ClaimedDelivery, outcome: AttemptResult['outcome']): Promise<void> {
-    const next = outcome === 'delivered' && !stopped ? await claimNextInQueue(app.db, d, LEASE_MS) : []
-    if (next.length) next.forEach(track)
-    else pump()
-  }
-
-  function track(d: ClaimedDelivery) {
-    const running: Promise<void> = attempt(d)
-      .then((outcome) => follow(d, outcome))
-      .catch((error: unknown) => {
-        log(`webhook delivery ${d.id}: ${String(error)}`)
-        pump()
-      })
-      .finally(() => inFlight.delete(running))
-    inFlight.add(running)
-  }
-
-  // One claim at a time per worker; a request for another while one runs makes it go round again.
-  function pump(): void {
-    if (stopped) return
-    if (pumping) {
-      again = true
-      return
-    }
-    pumping = (async () => {
-      do {
-        again = false
-        const room = concurrency - inFlight.size
-        if (room <= 0) break
-        const claimed = await claimDeliveries(app.db, room, LEASE_MS)
-        claimed.forEach(track)
-        if (claimed.length === room) again = true
-      } while (again && !stopped)
-    })()
-      .then(() => {
-        claimFailure = null
-      })
-      .catch((error: unknown) => {
-        // Polled ten times a second: an outage is logged when it starts (or changes), not on every poll.
-        const message = error instanceof Error ? error.message : String(error)
-        if (message !== claimFailure) log(`webhook claim failed: ${message}`)
-        claimFailure = message
-      })
-      .finally(() => {
-        pumping = null
-        // Asked for while the last round was finishing: go round once more.
-        if (again) pump()
-      })
-  }
-
-  const poll = setInterval(pump, pollMs)
-  const sweep = setInterval(
-    () =>
-      void deleteOldDeliveries(app.db, RETENTION_MS, 10_000).catch((error: unknown) =>
-        log(`webhook retention sweep failed: ${String(error)}`),
-      ),
-    60_000,
-  )
-  pump()
-
+  let stopping = false
+  const leased = startLeasedWorker({
+    name: 'webhook',
+    log: opts.log ?? console.error,
+    pollMs: opts.pollMs ?? 100,
+    // Queues run at once: each holds one connection to a receiver at a time.
+    concurrency: opts.concurrency ?? 64,
+    claim: (limit) => claimDeliveries(app.db, limit, LEASE_MS),
+    run: (first) => runQueue(app, agents, first, { stopping: () => stopping, observer: () => worker.observer }),
+    sweep: () => deleteOldDeliveries(app.db, RETENTION_MS, 10_000),
+    // Every commit with a delivery wakes the worker: under many senders one claim takes several.
+    claimGapMs: 10,
+  })
+  const unsubscribe = onDeliveriesCommitted(leased.wake)
   const worker: WebhookWorker = {
     async stop() {
-      stopped = true
-      clearInterval(poll)
-      clearInterval(sweep)
-      await pumping
-      await Promise.all(inFlight)
+      stopping = true
+      unsubscribe()
+      await leased.stop()
       agents.http.destroy()
       agents.https.destroy()
     },
     oldestPendingAgeSeconds: () => oldestPendingAgeSeconds(app.db),
   }
   return worker
+}
+
+/** Runs one queue from its claimed head until it is empty, an attempt is not a 2xx, or the worker stops. */
+async function runQueue(
+  app: App,
+  agents: Agents,
+  first: ClaimedDelivery,
+  ctl: { stopping(): boolean; observer(): DeliveryObserver | undefined },
+): Promise<void> {
+  const queue = { webhookId: first.webhookId, conversationId: first.conversationId }
+  const held = [{ d: first, leasedAt: performance.now() }]
+  let after = { pts: first.pts, id: first.id }
+  let posted: PostedDelivery[] = []
+  let ended = false
+  const broken: { error?: Error } = {}
+
+  async function step(): Promise<void> {
+    const release = ended ? held.splice(0).map((h) => h.d.id) : []
+    const count = ended ? 0 : WINDOW - held.length
+    const batch = posted
+    posted = []
+    if (!batch.length && !release.length && !count) return
+    const leasedAt = performance.now()
+    const next = await recordAndLease(app.db, { posted: batch, release, queue, after, count, leaseMs: LEASE_MS })
+    held.push(...next.map((d) => ({ d, leasedAt })))
+    const last = next.at(-1)
+    if (last) after = { pts: last.pts, id: last.id }
+  }
+
+  // One statement at a time; asked for while one runs, it runs once more with all that was posted meanwhile.
+  let stepping: Promise<void> | null = null
+  let asked = false
+  async function steps(): Promise<void> {
+    try {
+      while (asked) {
+        asked = false
+        await step()
+      }
+    } finally {
+      stepping = null
+    }
+  }
+  const stepSoon = (): Promise<void> => {
+    asked = true
+    stepping ??= steps()
+    return stepping
+  }
+
+  try {
+    while (!ctl.stopping() && !broken.error) {
+      if (!held.length) await stepSoon()
+      const next = held[0]
+      // Held so long its lease could run out in flight: leave it to a claim, which leases it afresh.
+      if (!next || performance.now() - next.leasedAt > LEASE_MS - 2 * ATTEMPT_TIMEOUT_MS) break
+      held.shift()
+      const started = performance.now()
+      const attempt = await attemptDelivery(app, agents, next.d)
+      ctl.observer()?.attempted(attempt.result.outcome, (performance.now() - started) / 1000)
+      posted.push(attempt)
+      if (attempt.result.outcome !== 'delivered') break
+      // Recorded while the next one is posted (steps one at a time: one records all posted meanwhile).
+      // A failed record ends the run (its leases run out).
+      void stepSoon().catch((error: unknown) => {
+        broken.error = error instanceof Error ? error : new Error(String(error))
+      })
+    }
+  } finally {
+    ended = true
+    await stepSoon()
+  }
+  if (broken.error) throw broken.error
 }

@@ -1,7 +1,8 @@
 /**
- * A server killed between commit and push: run as its own process (test/push/push.test.ts), it
- * sends one message with push on and no push worker running and, at the moment the committed
- * transaction publishes its events, kills itself with SIGKILL. The push job is committed; nothing was sent.
+ * A server killed between commit and delivery: run as its own process (crash.ts#sendThenCrash), it
+ * sends one message with no webhook or push worker running (push on when PUSH_GATEWAY_URL is set)
+ * and, at the moment the committed transaction publishes its events, kills itself with SIGKILL.
+ * The outbox rows (webhook deliveries, a push job) are committed; nothing was sent.
  */
 import { createDb } from '../../src/db/client.ts'
 import { createApp } from '../../src/app.ts'
@@ -14,10 +15,11 @@ const die = async () => {
   process.kill(process.pid, 'SIGKILL')
   return false
 }
+const gatewayUrl = process.env.PUSH_GATEWAY_URL
 const app = createApp({
   db: createDb(process.env.DATABASE_URL!, { poolSize: 1 }),
   realtime: { ...bus, publish: die },
-  settings: { ...DEFAULT_SETTINGS, push: { gatewayUrl: process.env.PUSH_GATEWAY_URL!, preview: 'full' } },
+  settings: gatewayUrl ? { ...DEFAULT_SETTINGS, push: { gatewayUrl, preview: 'full' } } : DEFAULT_SETTINGS,
 })
 await sendMessage(
   app,
