@@ -15,7 +15,7 @@ import { retryLater } from '../domain/core/index.ts'
 import { createHealth, databaseReadiness, type ReadinessCheck } from '../ops/health.ts'
 import { connectionIdFrom, requestIdFrom, yogaLogger, type Logger } from '../ops/logger.ts'
 import type { Metrics } from '../ops/metrics.ts'
-import { Utf8WebSocket } from './webSocket.ts'
+import { sharedPayloads, Utf8WebSocket } from './webSocket.ts'
 import { handleExport } from './export.ts'
 import { limitSocketLifetime } from './plugins/useTokenExpiry.ts'
 import { MEDIA_PATH } from '../domain/files/index.ts'
@@ -144,6 +144,8 @@ export function createParleyServer(opts: ServerOptions): ParleyServer {
   // subscriptions exactly as to HTTP.
   useServer(
     {
+      // A result shared by subscribers with the same view is serialised once (webSocket.ts).
+      ...sharedPayloads,
       // A socket needs a valid token: a missing or bad one is refused here (close 4403), before any
       // operation. Each subscribe authenticates again through Yoga's context (an expired token fails there).
       onConnect: async (ctx) => {
