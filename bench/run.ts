@@ -4,6 +4,7 @@ import path from 'node:path'
 import { build } from './scenarios/build.ts'
 import { fanout } from './scenarios/fanout.ts'
 import { fanoutCost } from './scenarios/fanout-cost.ts'
+import { ejabberd } from './scenarios/ejabberd.ts'
 import { files } from './scenarios/files.ts'
 import { historyDepth } from './scenarios/history-depth.ts'
 import { inbox } from './scenarios/inbox.ts'
@@ -25,6 +26,7 @@ const SCENARIOS: Record<string, (host: DatabaseHost, client: LoadClient) => Prom
   inbox,
   fanout,
   'fanout-cost': fanoutCost,
+  ejabberd,
   replay,
   search,
   build,
