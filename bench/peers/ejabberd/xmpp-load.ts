@@ -19,6 +19,11 @@ class Session {
     socket.setEncoding('utf8')
     socket.setNoDelay(true)
     socket.on('data', (chunk: string) => this.receive(chunk))
+    // Sessions end only with this process: a session ejabberd closed fails the run instead of hanging it.
+    socket.on('close', () => {
+      console.error(`[xmpp] ejabberd closed a session: ${this.buffer.slice(-300)}`)
+      process.exit(1)
+    })
   }
 
   static async open(port: number, user: string, onBody: (text: string) => void): Promise<Session> {
