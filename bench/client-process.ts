@@ -163,11 +163,12 @@ const jobs = {
    * live; CONNECT_BATCH subscriptions open at a time, so the server's memory is not measured at the
    * peak of thousands of subscribes at once. A subscription that fails fails the deliveries waiting for it.
    */
-  async openSubscribers(a: { wsUrl: string; calls: GraphQLCall[]; perSocket?: number }) {
+  async openSubscribers(a: { wsUrl: string; calls: GraphQLCall[]; perSocket?: number; noReplay?: boolean }) {
     const perSocket = a.perSocket ?? 1
+    type Event = { delta?: string; message?: { content?: { text?: string } } }
     const onEvent = (data: unknown) => {
-      const event = (data as { conversationEvents?: { delta?: string; message?: { content?: { text?: string } } } })
-        .conversationEvents
+      const { conversationEvents, inboxEvents } = data as { conversationEvents?: Event; inboxEvents?: Event }
+      const event = conversationEvents ?? inboxEvents
       const text = event?.message?.content?.text ?? event?.delta
       const wait = text !== undefined && fanout.pending.get(text)
       if (!wait) return
@@ -194,6 +195,8 @@ const jobs = {
             (call) =>
               new Promise<void>((live, failed) => {
                 let first = true
+                // With `noReplay` (inboxEvents replays nothing) the caller tells when they are live (scenarios/ejabberd.ts).
+                if (a.noReplay) live()
                 subscribeOn(client, call, (data) => {
                   if (first) live()
                   first = false
@@ -209,23 +212,28 @@ const jobs = {
     }
   },
 
-  /** Sends `send` (a message whose text is `text`) and waits until every open subscriber has it: each one's delivery ms. */
-  async deliver(a: { endpoint: string; send: GraphQLCall; text: string }) {
+  /**
+   * Sends `send` (a message whose text is `text`) and waits until every open subscriber has it (or
+   * `audience` of them, its conversation's): each one's delivery ms. Past `timeoutMs` it rejects.
+   */
+  async deliver(a: { endpoint: string; send: GraphQLCall; text: string; audience?: number; timeoutMs?: number }) {
     if (fanout.failure) throw fanout.failure
     const wait = {
       sentAt: performance.now(),
-      left: fanout.subscriptions,
+      left: a.audience ?? fanout.subscriptions,
       received: [] as number[],
       resolve: () => {},
       reject: (_error: Error) => {},
     }
     const delivered = new Promise<void>((resolve, reject) => Object.assign(wait, { resolve, reject }))
     fanout.pending.set(a.text, wait)
+    const timer = a.timeoutMs && setTimeout(() => wait.reject(new Error(`not delivered: ${a.text}`)), a.timeoutMs)
     try {
       await graphqlRequest(a.endpoint, a.send)
       await delivered
     } finally {
       fanout.pending.delete(a.text)
+      if (timer) clearTimeout(timer)
     }
     return wait.received
   },

@@ -5,6 +5,7 @@ import { build } from './scenarios/build.ts'
 import { fanout } from './scenarios/fanout.ts'
 import { fanoutCost } from './scenarios/fanout-cost.ts'
 import { fanout10k } from './scenarios/fanout-10k.ts'
+import { ejabberd } from './scenarios/ejabberd.ts'
 import { files } from './scenarios/files.ts'
 import { historyDepth } from './scenarios/history-depth.ts'
 import { historyThreads } from './scenarios/history-threads.ts'
@@ -32,6 +33,7 @@ const SCENARIOS: Record<string, (host: DatabaseHost, client: LoadClient) => Prom
   fanout,
   'fanout-cost': fanoutCost,
   'fanout-10k': fanout10k,
+  ejabberd,
   replay,
   search,
   build,

@@ -11,6 +11,7 @@ import type { Metrics } from '../ops/metrics.ts'
 import type { createAuthenticator } from './auth/authenticate.ts'
 import type { ClientPeer } from './plugins/useRateLimits.ts'
 import { limitSocketLifetime } from './plugins/useTokenExpiry.ts'
+import { sharedPayloads } from './webSocket.ts'
 import type { createYogaServer } from './yoga.ts'
 
 /** GraphQL over WebSocket (graphql-ws) on the server's /graphql upgrades, through Yoga's envelop. */
@@ -53,6 +54,8 @@ export function serveGraphqlWs(wss: WebSocketServer, deps: GraphqlWsDeps): void 
 
   useServer(
     {
+      // A result shared by subscribers with the same view is serialised once (webSocket.ts).
+      ...sharedPayloads,
       // A socket needs a valid token: a missing or bad one is refused here (close 4403), before any
       // operation. Each subscribe authenticates again through Yoga's context (an expired token fails there).
       onConnect: async (ctx) => {

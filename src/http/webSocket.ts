@@ -1,8 +1,48 @@
 import { isUtf8 } from 'node:buffer'
 import type { Socket } from 'node:net'
+import type { ExecutionResult } from 'graphql'
 import { WebSocket } from 'ws'
 
-/** The server side of each graphql-ws socket: frames batched per event-loop turn, and only UTF-8 let in. */
+/**
+ * The server side of each graphql-ws socket: frames batched per event-loop turn, a result's payload
+ * serialised once for every subscription it goes to, and only UTF-8 let in.
+ */
+
+/** A `next` frame's payload as graphql-ws stringifies it: the text is spliced in by the socket's send. */
+const PAYLOAD_MARK = '\u0000parley-payload'
+const MARKED_END = `"payload":${JSON.stringify(PAYLOAD_MARK)}}`
+/** Each result's payload text, kept as long as the result: subscribers with the same view share one result. */
+const payloadTexts = new WeakMap<object, string>()
+/** The payload text of the frame being stringified, until that frame's send splices it in. */
+let pendingPayload: string | null = null
+
+/**
+ * graphql-ws's hooks that serialise each `next` payload once per result, not once per subscription
+ * (decision 0296): subscribers of an event with the same view get the same result object
+ * (http/plugins/useCompiledExecution.ts), and only the subscription id differs between their
+ * frames. `onNext` hands graphql-ws that object itself (it would copy it), and the replacer puts a
+ * mark where its text goes. graphql-ws stringifies a frame and hands it to the socket in one
+ * synchronous step, so the text the replacer leaves is the one the next marked frame takes.
+ */
+export const sharedPayloads = {
+  onNext: (_ctx: unknown, _id: string, _payload: unknown, _args: unknown, result: ExecutionResult) => result,
+  jsonMessageReplacer(this: unknown, key: string, value: unknown): unknown {
+    if (key !== 'payload' || (this as { type?: unknown }).type !== 'next' || typeof value !== 'object' || !value)
+      return value
+    let text = payloadTexts.get(value)
+    if (text === undefined) payloadTexts.set(value, (text = JSON.stringify(value)))
+    pendingPayload = text
+    return PAYLOAD_MARK
+  },
+}
+
+/** A marked `next` frame with its payload's text in place of the mark. */
+function withPayload(data: SendData): SendData {
+  if (pendingPayload === null || typeof data !== 'string' || !data.endsWith(MARKED_END)) return data
+  const frame = `${data.slice(0, -MARKED_END.length)}"payload":${pendingPayload}}`
+  pendingPayload = null
+  return frame
+}
 
 /** Bytes a socket may hold unsent before a frame's sender waits for the network (backpressure). */
 const SEND_HIGH_WATER = 256 * 1024
@@ -25,6 +65,7 @@ class BatchingWebSocket extends WebSocket {
 
   override send(data: SendData, options?: SendOptions | SendCallback, cb?: SendCallback): void {
     if (typeof options === 'function') return this.send(data, {}, options)
+    data = withPayload(data)
     // ws keeps the TCP socket private; it is set once the connection is open.
     const socket = (this as unknown as { _socket?: Socket })._socket
     if (!socket || this.readyState !== WebSocket.OPEN) return super.send(data, options ?? {}, cb)

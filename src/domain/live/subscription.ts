@@ -3,16 +3,13 @@ import { DomainError, notFound } from '../core/errors.ts'
 import { BoundedQueue } from '../../realtime/queue.ts'
 import type { Viewer } from '../core/app.ts'
 import { createLoaders, type Loaders } from '../history/loaders.ts'
-import { shownViewerState } from '../policy/policy.ts'
 import type { Hub } from './hub.ts'
-import { presencePayload, type Delivery } from './payloads.ts'
+import type { Delivery } from './payloads.ts'
 import { alertRule } from './alertRule.ts'
-import { conversationVerdict, followsAll, mayConcern, userTopicVerdict, type Scope } from './rules.ts'
+import { conversationVerdict, followsAll, mayConcern, type Scope } from './rules.ts'
 import type { ConversationBound, Wave } from './wave.ts'
 import { StreamOrder } from './streamOrder.ts'
-
-/** Reminder firings a subscription remembers to drop a repeat (one comes a lease, 30 s, after the first). */
-const REMINDERS_REMEMBERED = 1000
+import { fromUserTopic, RemindersDelivered } from './userTopic.ts'
 
 /**
  * One GraphQL subscription: joins topics, replays what it missed, then turns the waves its topics
@@ -23,8 +20,7 @@ export class Subscription {
   readonly queue: BoundedQueue<Wave>
   readonly delivered = new Map<number, number>()
   private readonly joined = new Set<number>()
-  /** Reminder firings delivered ("<conversation>:<seq>:<remindAt>"): a reminder fired again after a lost lease shows once. */
-  private readonly remindersDelivered = new Set<string>()
+  readonly reminders = new RemindersDelivered()
   private readonly streamOrder = new StreamOrder()
   opened = false
   private closed = false
@@ -32,7 +28,7 @@ export class Subscription {
   constructor(
     private readonly hub: Hub,
     readonly viewer: Viewer,
-    private readonly scope: Scope,
+    readonly scope: Scope,
   ) {
     this.queue = new BoundedQueue(hub.realtime.subscriberBuffer, () => this.leaveAll())
     hub.open.add(this)
@@ -117,7 +113,7 @@ export class Subscription {
         )
       }
       const wave = next.value
-      const delivery = wave.fromUserTopic ? await this.fromUserTopic(wave) : await this.fromConversation(wave)
+      const delivery = wave.fromUserTopic ? await fromUserTopic(this, wave) : await this.fromConversation(wave)
       if (delivery) return delivery.payload.typename === 'Error' ? this.ending(delivery) : delivery
     }
     return null
@@ -133,7 +129,7 @@ export class Subscription {
   }
 
   /** The viewer is no longer a member: a conversation stream ends with NOT_FOUND, the inbox just stops listening there. */
-  private lostAccess(conversationId: number): Delivery | null {
+  lostAccess(conversationId: number): Delivery | null {
     if (followsAll(this.scope)) {
       this.leave(conversationId)
       return null
@@ -212,80 +208,6 @@ export class Subscription {
           view: { key: '', scope: wave.views },
         }
       }
-    }
-  }
-
-  private async fromUserTopic(wave: Wave): Promise<Delivery | null> {
-    const event = wave.event
-    const verdict = userTopicVerdict(event, this.scope)
-    if (verdict === 'skip') return null
-    const loaders = this.loaders(wave)
-    const accountChanged: Delivery = { payload: { typename: 'AccountChanged' }, loaders }
-    switch (event.type) {
-      case 'removed':
-        if (verdict === 'lostAccess') return this.lostAccess(event.conversationId)
-        this.leave(event.conversationId)
-        return this.scope === 'account' ? accountChanged : null
-      case 'read':
-        if (verdict === 'sync') return accountChanged
-        return {
-          payload: {
-            typename: 'ReadEvent',
-            conversationId: event.conversationId,
-            userId: event.userId,
-            lastReadSeq: event.lastReadSeq,
-          },
-          loaders,
-        }
-      case 'joined': {
-        // Listen first: the conversation as resolved below is at least as new as the first live event.
-        await this.join(event.conversationId)
-        if (this.scope === 'account') return accountChanged
-        const access = await loaders.conversations.load(event.conversationId)
-        if (!access?.member) return this.lostAccess(event.conversationId)
-        return { payload: { typename: 'ConversationJoinedEvent', conversation: access }, loaders }
-      }
-      case 'reminderDue': {
-        const firing = `${event.conversationId}:${event.seq}:${event.remindAt}`
-        if (this.remindersDelivered.has(firing)) return null
-        const message = await loaders.messages.load(event)
-        if (!message) return null
-        this.remindersDelivered.add(firing)
-        if (this.remindersDelivered.size > REMINDERS_REMEMBERED)
-          this.remindersDelivered.delete(this.remindersDelivered.values().next().value!)
-        return { payload: { typename: 'ReminderDueEvent', message, remindAt: new Date(event.remindAt) }, loaders }
-      }
-      case 'messageAction': {
-        if (verdict === 'sync') return accountChanged
-        const key = { conversationId: event.conversationId, seq: event.seq }
-        // A message deleted for the viewer is invisible to them, but its state still goes to their devices.
-        const [message, stored] = await Promise.all([loaders.messages.load(key), loaders.viewerStates.load(key)])
-        return {
-          payload: { typename: 'MessageActionEvent', key, state: message ? shownViewerState(message, stored) : stored },
-          loaders,
-        }
-      }
-      case 'conversationUpdated': {
-        if (verdict === 'sync') return accountChanged
-        const access = await loaders.conversations.load(event.conversationId)
-        return access?.member
-          ? { payload: { typename: 'ConversationUpdatedEvent', conversation: access }, loaders }
-          : null
-      }
-      case 'friendship': {
-        if (verdict === 'sync') return accountChanged
-        // The state as it is now: events carry keys only, and a later change sends its own event.
-        const state = await loaders.friendships.load(event.peerId)
-        return { payload: { typename: 'FriendshipEvent', userId: event.peerId, state }, loaders }
-      }
-      case 'presence':
-        return { payload: presencePayload(event), loaders }
-      case 'message':
-      case 'typing':
-      case 'account':
-      case 'signal':
-      case 'stream':
-        return null
     }
   }
 }
