@@ -3,6 +3,7 @@ import { cacheExchange, type Cache, type KeyingConfig } from '@urql/exchange-gra
 import { relayPagination } from '@urql/exchange-graphcache/extras'
 import { createClient as createWsClient } from 'graphql-ws'
 import { appendMessage, writeStreamText, type NewMessage } from './messageCache.ts'
+import { noteStreamText } from './streamTexts.ts'
 import schema from './gql/urql-schema.ts'
 
 /**
@@ -39,7 +40,7 @@ function invalidateReceipts(cache: Cache, conversationId: string, lastReadSeq: n
 }
 
 type MessageEventData = { __typename: 'MessageEvent'; kind: string; cursor: string; message: NewMessage }
-type StreamEventData = { __typename: 'MessageStreamEvent'; messageId: string; text: string }
+type StreamEventData = { __typename: 'MessageStreamEvent'; messageId: string; sequence: number; text: string }
 type ConversationEventData =
   MessageEventData | StreamEventData | { __typename: 'ReadEvent'; lastReadSeq: number } | { __typename: string }
 
@@ -76,7 +77,10 @@ export function createClient(token: string) {
                 const { cursor, message } = event as MessageEventData
                 appendMessage(cache, conversationId, cursor, message)
               }
-              if (event.__typename === 'MessageStreamEvent') writeStreamText(cache, event as StreamEventData)
+              if (event.__typename === 'MessageStreamEvent') {
+                noteStreamText(event as StreamEventData)
+                writeStreamText(cache, event as StreamEventData)
+              }
               if (event.__typename === 'ReadEvent')
                 invalidateReceipts(cache, conversationId, (event as { lastReadSeq: number }).lastReadSeq)
             },
@@ -84,7 +88,13 @@ export function createClient(token: string) {
             // so a new or re-sorted conversation needs the first page again.
             inboxEvents: (result, _args, cache) => {
               const event = result.inboxEvents as { __typename: string; kind?: string }
-              if (event.__typename === 'MessageEvent' && event.kind !== 'ADDED') return
+              // Only a new message or a conversation's change moves the list; a streamed reply's
+              // deltas, typing and presence do not, and refetching on each would race the live text.
+              const movesList =
+                event.__typename === 'MessageEvent'
+                  ? event.kind === 'ADDED'
+                  : event.__typename === 'ConversationUpdatedEvent' || event.__typename === 'ConversationJoinedEvent'
+              if (!movesList) return
               const viewer = cache.resolve('Query', 'viewer') as string | null
               // Each cached list by its own arguments (the default one, the archived one):
               // invalidate without them names only a field asked for without any.
