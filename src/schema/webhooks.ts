@@ -8,7 +8,7 @@ import {
   viewerWebhooks,
   type WebhookWithSecret,
 } from '../domain/webhooks/index.ts'
-import type { DeliveryRecord } from '../store/webhookDeliveries.ts'
+import type { DeliveryRecord } from '../store/webhookDeliveryHistory.ts'
 import type { WebhookRecord } from '../store/webhooks.ts'
 import { builder } from './builder.ts'
 import { viewerOf } from './context.ts'

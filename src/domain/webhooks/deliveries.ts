@@ -2,7 +2,8 @@ import type { App } from '../core/app.ts'
 import { keysetCursor } from '../core/cursors.ts'
 import { pageSize } from '../core/input.ts'
 import { forwardPage, type Connection } from '../core/paging.ts'
-import { listDeliveries, type DeliveryRecord, type DeliveryStatus } from '../../store/webhookDeliveries.ts'
+import type { DeliveryStatus } from '../../store/webhookDeliveries.ts'
+import { listDeliveries, type DeliveryRecord } from '../../store/webhookDeliveryHistory.ts'
 import type { WebhookRecord } from '../../store/webhooks.ts'
 
 const DELIVERY_CURSOR = keysetCursor('webhookDelivery', ['id'])

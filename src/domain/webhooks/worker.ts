@@ -2,13 +2,12 @@ import type { App } from '../core/app.ts'
 import { startLeasedWorker } from '../core/leasedWorker.ts'
 import {
   claimDeliveries,
-  deleteOldDeliveries,
-  oldestPendingAgeSeconds,
   recordAndLease,
   type AttemptResult,
   type ClaimedDelivery,
   type PostedDelivery,
 } from '../../store/webhookDeliveries.ts'
+import { deleteOldDeliveries, oldestPendingAgeSeconds } from '../../store/webhookDeliveryHistory.ts'
 import { attemptDelivery } from './attempt.ts'
 import { onDeliveriesCommitted } from './outbox.ts'
 import { createAgents, ATTEMPT_TIMEOUT_MS, type Agents } from './post.ts'
