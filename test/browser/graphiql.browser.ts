@@ -2,12 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { chromium, type BrowserContext } from 'playwright-core'
+import { CHROMIUM_OPTIONS } from '../support/chromium.ts'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { DEV_USER } from '../../src/http/graphiql.ts'
 import { startServer, type TestServer } from '../support/server.ts'
 
 /** Debian's chromium package (`apt-get install chromium`); nothing is downloaded. */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 
 let server: TestServer
 /** startServer listens on 127.0.0.1; an IP needs no name resolution, which the flags below cut. */
@@ -21,21 +21,7 @@ beforeAll(async () => {
   server = await startServer()
   pageUrl = server.url.replace('//localhost:', '//127.0.0.1:')
   profile = mkdtempSync(path.join(tmpdir(), 'parley-chromium-'))
-  context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      // No host name resolves: the page is opened by loopback IP, so only this machine can be reached.
-      '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
-    ],
-  })
+  context = await chromium.launchPersistentContext(profile, CHROMIUM_OPTIONS)
   const origin = new URL(pageUrl).origin
   await context.route(
     (url) => url.origin !== origin,

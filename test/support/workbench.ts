@@ -2,13 +2,13 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
+import { CHROMIUM_OPTIONS } from './chromium.ts'
 import { build } from 'vite'
 import { PROJECT_ROOT } from '../../src/lib/projectRoot.ts'
 import { AUTH_SECRET, type TestUser } from './harness.ts'
 import { startServer, type TestServer } from './server.ts'
 
 /** Debian's chromium package (`apt-get install chromium`); nothing is downloaded. */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 /** Screenshots of each screen, for review (tmp/ is not committed). */
 const SHOTS = path.join(PROJECT_ROOT, 'tmp', 'workbench-screens')
 
@@ -45,20 +45,7 @@ export async function startWorkbench(assets: Record<string, Buffer> = {}): Promi
   const server = await startServer(undefined, { webApp: { dir: webDir, devTokenSecret: AUTH_SECRET } })
   const pageUrl = new URL('/', server.url.replace('//localhost:', '//127.0.0.1:')).href
   mkdirSync(SHOTS, { recursive: true })
-  const browser: Browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
-    ],
-  })
+  const browser: Browser = await chromium.launch(CHROMIUM_OPTIONS)
   const inFlight = new WeakMap<Page, Set<unknown>>()
   const workbench: Workbench = {
     server,
